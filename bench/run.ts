@@ -1,0 +1,77 @@
+// npm run bench: each RPC against furikomi and, in the same run, against a bare connect-node echo
+// (bench/echo-server.ts), with the same load; prints requests/s, p50/p99 and the ratio to the echo,
+// and writes the same figures to bench/results/latest.json (one object per scenario).
+import autocannon from "autocannon";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { scenarios, type Scenario } from "./scenarios.js";
+
+const root = new URL("..", import.meta.url).pathname;
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+async function startProcess(args: string[], env: Record<string, string>, readyMessage: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === readyMessage) resolve(entry.port);
+      } catch {
+        // not JSON
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function load(url: string, request: { path: string; body: string; headers: Record<string, string> }) {
+  const result = await autocannon({
+    url: url + request.path,
+    method: "POST",
+    body: request.body,
+    headers: { "content-type": "application/json", ...request.headers },
+    connections,
+    duration: seconds,
+  });
+  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-"));
+  const databaseUrl = `file:${join(dir, "bench.db")}`;
+  const env = { MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "warn", DATABASE_URL: databaseUrl };
+  const echo = await startProcess(["bench/echo-server.ts"], {}, "echo listening");
+  const furikomi = await startProcess(["src/main.ts"], { ...env, LOG_LEVEL: "info" }, "furikomi listening");
+  const results: object[] = [];
+  try {
+    for (const scenario of scenarios) {
+      const request = await scenario.prepare({ url: furikomi.url, databaseUrl });
+      const baseline = await load(echo.url, scenario.echoRequest ?? request);
+      const measured = await load(furikomi.url, request);
+      const ratio = Number((measured.requestsPerSecond / baseline.requestsPerSecond).toFixed(2));
+      const row = { scenario: scenario.name, kind: scenario.kind, goal: goalOf(scenario), ...measured, echoRequestsPerSecond: baseline.requestsPerSecond, echoP99Ms: baseline.p99Ms, ratio };
+      results.push(row);
+      console.log(
+        `${scenario.name.padEnd(34)} ${String(measured.requestsPerSecond).padStart(6)} req/s  p50 ${measured.p50Ms} ms  p99 ${measured.p99Ms} ms  ` +
+          `echo ${baseline.requestsPerSecond} req/s  ratio ${ratio} (goal ≥ ${goalOf(scenario)})${measured.non2xx ? `  non-2xx ${measured.non2xx}` : ""}`,
+      );
+    }
+  } finally {
+    furikomi.child.kill("SIGTERM");
+    echo.child.kill("SIGTERM");
+  }
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  writeFileSync(join(root, "bench/results/latest.json"), JSON.stringify({ at: new Date().toISOString(), seconds, connections, results }, null, 2));
+  console.log("written bench/results/latest.json");
+}
+
+function goalOf(scenario: Scenario): number {
+  return scenario.kind === "read" ? 0.8 : 0.6;
+}
+
+await main();

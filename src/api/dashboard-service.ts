@@ -1,0 +1,206 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import QRCode from "qrcode";
+import { ApiKeySchema, CsvBatchSchema, DashboardService, DashboardUserSchema, type ApiKey, type CsvBatch, type DashboardUser } from "../../gen/payments/v1/dashboard_service_pb.js";
+import { ListEventsRequestSchema, RedeliverEventRequestSchema } from "../../gen/payments/v1/payment_service_pb.js";
+import { GetBankAccountRequestSchema, ListMailboxRequestSchema } from "../../gen/payments/v1/sandbox_service_pb.js";
+import type { FlowContext } from "../flows/flow-context.js";
+import {
+  authenticateSession,
+  beginTotpEnrollment,
+  confirmTotpEnrollment,
+  signIn,
+  signOut,
+  type DashboardPrincipal,
+} from "../flows/dashboard-auth.js";
+import {
+  chargeDetail,
+  createApiKey,
+  customerDetail,
+  getWebhookSettings,
+  listApiKeys,
+  listCharges,
+  requireSandbox,
+  revokeOneApiKey,
+  updateWebhookSettings,
+  type ApiKeyView,
+} from "../flows/dashboard.js";
+import { confirmCsvBatch, csvBatchResult, getCsvBatch, listRecentCsvBatches, newCsvBatchChallenge, uploadCsvBatch, type CsvBatchView } from "../flows/dashboard-csv-batch.js";
+import { searchCustomers } from "../flows/status.js";
+import { sessionLimits } from "../domain/dashboard-session.js";
+import { createDashboardSessionInterceptor, dashboardCookies, dashboardPrincipalOf, sessionCookieHeaders, type DashboardCookies } from "../server/dashboard-session.js";
+import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
+import { createEventHandlers } from "./payment-events.js";
+import { createRefundHandlers } from "./payment-refunds.js";
+import { createSandboxService } from "./sandbox-service.js";
+
+/** Cookies are Secure (and `__Host-`) when the server speaks TLS or sits behind an https public URL. */
+export function dashboardCookiesFor(ctx: FlowContext): DashboardCookies {
+  const tls = Boolean(ctx.config.tlsCertFile && ctx.config.tlsKeyFile) || ctx.config.publicBaseUrl.startsWith("https:");
+  return dashboardCookies(tls);
+}
+
+/** The interceptor that authenticates DashboardService calls (wired by the composition root). */
+export function createDashboardAuthInterceptor(ctx: FlowContext) {
+  return createDashboardSessionInterceptor((token, csrf) => authenticateSession(ctx, token, csrf), dashboardCookiesFor(ctx));
+}
+
+/** DashboardService (README, "Merchant dashboard"): decode, call a flow, encode. */
+export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof DashboardService> {
+  const cookies = dashboardCookiesFor(ctx);
+  const merchantOf = (context: HandlerContext) => dashboardPrincipalOf(context).merchant;
+  // The session interceptor also sets the merchant of the call, so these PaymentService and
+  // SandboxService handlers serve the dashboard as they serve the API.
+  const refunds = createRefundHandlers(ctx);
+  const events = createEventHandlers(ctx);
+  const sandbox = createSandboxService(ctx) as Required<ReturnType<typeof createSandboxService>>;
+  return {
+    async signIn(req, context) {
+      const session = await signIn(ctx, { email: req.email, password: req.password });
+      const maxAgeSeconds = Math.floor(sessionLimits.absoluteMs / 1000);
+      for (const cookie of sessionCookieHeaders(cookies, { token: session.sessionToken, csrfToken: session.principal.csrfToken, maxAgeSeconds })) {
+        context.responseHeader.append("set-cookie", cookie);
+      }
+      return { user: encodeUser(session.principal), csrfToken: session.principal.csrfToken };
+    },
+    async signOut(_req, context) {
+      await signOut(ctx, dashboardPrincipalOf(context));
+      for (const cookie of sessionCookieHeaders(cookies, undefined)) context.responseHeader.append("set-cookie", cookie);
+      return {};
+    },
+    async getSession(_req, context) {
+      const principal = dashboardPrincipalOf(context);
+      return { user: encodeUser(principal), csrfToken: principal.csrfToken };
+    },
+    async beginTotpEnrollment(_req, context) {
+      const { secret, uri } = await beginTotpEnrollment(ctx, dashboardPrincipalOf(context));
+      return { secret, otpauthUri: uri, qrSvg: await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 }) };
+    },
+    async confirmTotpEnrollment(req, context) {
+      await confirmTotpEnrollment(ctx, dashboardPrincipalOf(context), req.code);
+      return { totpEnabled: true };
+    },
+    async searchCustomers(req, context) {
+      const page = await searchCustomers(ctx, merchantOf(context), req);
+      return { customers: page.customers.map(encodeCustomer), nextPageToken: page.nextPageToken };
+    },
+    async getCustomerDetail(req, context) {
+      const merchant = merchantOf(context);
+      const detail = await customerDetail(ctx, merchant, req.customerId);
+      return {
+        customer: encodeCustomer(detail.customer),
+        contracts: detail.contracts.map((contract) => encodeContract(contract, merchant.name)),
+        charges: detail.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)),
+      };
+    },
+    async listCharges(req, context) {
+      const page = await listCharges(ctx, merchantOf(context), req);
+      return { charges: page.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)), nextPageToken: page.nextPageToken };
+    },
+    async getChargeDetail(req, context) {
+      const detail = await chargeDetail(ctx, merchantOf(context), req.chargeId);
+      return { charge: encodeCharge(detail.charge, detail.refunds), customer: detail.customer && encodeCustomer(detail.customer) };
+    },
+    async refundCharge(req, context) {
+      const { refund, charge } = await refunds.refund(req.refund!, context);
+      return { result: { refund, charge } };
+    },
+    async listWebhookEvents(req, context) {
+      const page = await events.listEvents(req.filter ?? create(ListEventsRequestSchema), context);
+      return { events: page.events, nextPageToken: page.nextPageToken };
+    },
+    async redeliverWebhookEvent(req, context) {
+      return { event: (await events.redeliverEvent(create(RedeliverEventRequestSchema, { id: req.id }), context)).event };
+    },
+    async listApiKeys(_req, context) {
+      return { keys: (await listApiKeys(ctx, merchantOf(context))).map(encodeApiKey) };
+    },
+    async createApiKey(_req, context) {
+      const { key, secret } = await createApiKey(ctx, merchantOf(context));
+      return { key: encodeApiKey(key), secret };
+    },
+    async revokeApiKey(req, context) {
+      return { key: encodeApiKey(await revokeOneApiKey(ctx, merchantOf(context), req.id)) };
+    },
+    async getWebhookSettings(_req, context) {
+      return getWebhookSettings(ctx, merchantOf(context));
+    },
+    async updateWebhookSettings(req, context) {
+      const settings = await updateWebhookSettings(ctx, merchantOf(context), { url: req.url, rotateSecret: req.rotateSecret });
+      return { url: settings.url, secret: settings.secret };
+    },
+    async listSandboxMailbox(req, context) {
+      requireSandbox(ctx);
+      return { messages: (await sandbox.listMailbox(create(ListMailboxRequestSchema, { email: req.email }), context)).messages };
+    },
+    async getSandboxBankAccount(req, context) {
+      requireSandbox(ctx);
+      return { account: (await sandbox.getBankAccount(create(GetBankAccountRequestSchema, { customerId: req.customerId }), context)).account };
+    },
+    async configureSandboxBankAccount(req, context) {
+      requireSandbox(ctx);
+      return { account: (await sandbox.configureBankAccount(req.settings!, context)).account };
+    },
+    async setSandboxBankMaintenance(req, context) {
+      requireSandbox(ctx);
+      return { underMaintenance: (await sandbox.setBankMaintenance(req.settings!, context)).underMaintenance };
+    },
+    async uploadCsvBatch(req, context) {
+      const uploaded = await uploadCsvBatch(ctx, dashboardPrincipalOf(context), { fileName: req.fileName, content: req.content });
+      return {
+        batchId: uploaded.batch.id,
+        rowCount: uploaded.batch.rowCount,
+        challengeId: uploaded.challenge.id,
+        challengeExpiresAt: timestampFromDate(uploaded.challenge.expiresAt),
+        invalidRowCount: uploaded.invalidRowCount,
+        expiresAt: timestampFromDate(uploaded.batch.expiresAt),
+      };
+    },
+    async createCsvBatchChallenge(req, context) {
+      const challenge = await newCsvBatchChallenge(ctx, dashboardPrincipalOf(context), req.batchId);
+      return { challengeId: challenge.id, challengeExpiresAt: timestampFromDate(challenge.expiresAt) };
+    },
+    async confirmCsvBatch(req, context) {
+      return { batch: encodeBatch(await confirmCsvBatch(ctx, dashboardPrincipalOf(context), req)) };
+    },
+    async getCsvBatch(req, context) {
+      return { batch: encodeBatch(await getCsvBatch(ctx, dashboardPrincipalOf(context), req.batchId)) };
+    },
+    async listCsvBatches(req, context) {
+      return { batches: (await listRecentCsvBatches(ctx, dashboardPrincipalOf(context), req.pageSize || 20)).map(encodeBatch) };
+    },
+    async downloadCsvBatchResult(req, context) {
+      const result = await csvBatchResult(ctx, dashboardPrincipalOf(context), req.batchId);
+      return { fileName: result.fileName, content: new TextEncoder().encode(result.content) };
+    },
+  };
+}
+
+function encodeUser(principal: DashboardPrincipal): DashboardUser {
+  return create(DashboardUserSchema, { email: principal.email, merchantId: principal.merchant.id, merchantName: principal.merchant.name, totpEnabled: principal.totpEnabled });
+}
+
+function encodeApiKey(key: ApiKeyView): ApiKey {
+  return create(ApiKeySchema, {
+    id: key.id,
+    prefix: key.prefix,
+    createdAt: timestampFromDate(key.createdAt),
+    revokedAt: key.revokedAt ? timestampFromDate(key.revokedAt) : undefined,
+  });
+}
+
+function encodeBatch(batch: CsvBatchView): CsvBatch {
+  return create(CsvBatchSchema, {
+    batchId: batch.id,
+    status: batch.status,
+    rowCount: batch.rowCount,
+    succeeded: batch.succeeded,
+    failed: batch.failed,
+    processing: batch.processing,
+    createdAt: timestampFromDate(batch.createdAt),
+    completedAt: batch.completedAt && timestampFromDate(batch.completedAt),
+    fileName: batch.fileName,
+    expiresAt: timestampFromDate(batch.expiresAt),
+  });
+}

@@ -1,0 +1,134 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { AsyncStatus, ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ErrorBodySchema } from "../../gen/payments/v1/errors_pb.js";
+import {
+  AsyncPaymentRequestSchema,
+  ChargeSchema,
+  ContractSchema,
+  CustomerSchema,
+  DeliveryAttemptSchema,
+  EventSchema,
+  RefundErrorSchema,
+  RefundSchema,
+  type AsyncPaymentRequest,
+  type Charge,
+  type Contract,
+  type Customer,
+  type Event,
+  type Refund,
+} from "../../gen/payments/v1/resources_pb.js";
+import { errorTypeMessages } from "../domain/payment-failure.js";
+import type { AsyncRequestRecord } from "../domain/async-request.js";
+import { refundableRemainder, refundedIncludingPending } from "../domain/refund.js";
+import type { ChargeRecord, ContractRecord, CustomerRecord, DeliveryAttemptRecord, EventRecord, RefundRecord } from "../domain/records.js";
+
+/** Records → response messages, with the spec's field names (camelCase on the wire). */
+export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = []): Charge {
+  const failed = charge.status === ChargeStatus.FAILURE;
+  return create(ChargeSchema, {
+    chargeId: charge.id,
+    chargeStatus: charge.status,
+    description: charge.description,
+    initialAmount: charge.amount,
+    finalAmount: charge.amount,
+    currency: "JPY",
+    createdAt: timestampFromDate(charge.createdAt),
+    updatedAt: timestampFromDate(charge.updatedAt),
+    // spec: error is set only when chargeStatus is CHARGE_STATUS_FAILURE.
+    error: failed
+      ? create(ErrorBodySchema, { code: charge.errorType, message: charge.errorMessage || errorTypeMessages[charge.errorType] })
+      : undefined,
+    customerId: charge.customerId ?? "",
+    metadata: charge.metadata,
+    onSessionChargeId: charge.onSessionId ?? "",
+    apiSource: charge.apiSource,
+    refundedAmount: refundedIncludingPending(charge),
+    refundableAmount: refundableRemainder(charge),
+    refunds: refunds.map(encodeRefund),
+    requestId: charge.requestId ?? "",
+  });
+}
+
+export function encodeRefund(refund: RefundRecord): Refund {
+  return create(RefundSchema, {
+    refundId: refund.id,
+    chargeId: refund.chargeId,
+    amount: refund.amount,
+    status: refund.status,
+    reason: refund.reason,
+    metadata: refund.metadata,
+    createdAt: timestampFromDate(refund.createdAt),
+    updatedAt: timestampFromDate(refund.updatedAt),
+    error: refund.status === RefundStatus.FAILED ? create(RefundErrorSchema, { code: "refund_failed", message: refund.errorMessage }) : undefined,
+    cancellation: refund.cancellation,
+  });
+}
+
+export function encodeContract(contract: ContractRecord, merchantName: string): Contract {
+  return create(ContractSchema, {
+    tokenId: contract.id,
+    status: contract.status,
+    merchantName,
+    metadata: contract.metadata,
+    createdAt: timestampFromDate(contract.createdAt),
+    updatedAt: timestampFromDate(contract.updatedAt),
+    customerId: contract.customerId,
+  });
+}
+
+export function encodeCustomer(customer: CustomerRecord): Customer {
+  return create(CustomerSchema, {
+    id: customer.id,
+    email: customer.email,
+    linkInitialized: customer.linkInitialized,
+    activated: customer.activated,
+    status: { payment: customer.paymentStatus, kyc: customer.kycStatus },
+    name: customer.name,
+    katakanaLastName: customer.katakanaLastName,
+    katakanaFirstName: customer.katakanaFirstName,
+    address: customer.address,
+    birthDate: customer.birthDate,
+    gender: customer.gender,
+    metadata: customer.metadata,
+    createdAt: timestampFromDate(customer.createdAt),
+    updatedAt: timestampFromDate(customer.updatedAt),
+    kycRejectionReason: customer.kycRejectionReason,
+  });
+}
+
+/** A webhook event with its delivery attempts (oldest first) and the exact content JSON it carries. */
+export function encodeEvent(event: EventRecord, attempts: DeliveryAttemptRecord[]): Event {
+  return create(EventSchema, {
+    id: event.id,
+    eventType: event.eventType,
+    eventTypeName: event.eventTypeName,
+    createdAt: timestampFromDate(event.createdAt),
+    contentJson: event.contentJson,
+    deliveryStatus: event.deliveryStatus,
+    attempts: attempts.map((attempt) =>
+      create(DeliveryAttemptSchema, {
+        attemptedAt: timestampFromDate(attempt.attemptedAt),
+        httpStatus: attempt.httpStatus,
+        error: attempt.error,
+        durationMs: attempt.durationMs,
+      }),
+    ),
+    nextAttemptAt: timestampFromDate(event.nextAttemptAt),
+    chargeId: event.chargeId,
+  });
+}
+
+/** An async off-session request; its error is set once it failed (FAILED or FAILED_TO_START). */
+export function encodeAsyncRequest(request: AsyncRequestRecord): AsyncPaymentRequest {
+  const failed = request.status === AsyncStatus.FAILED || request.status === AsyncStatus.FAILED_TO_START;
+  return create(AsyncPaymentRequestSchema, {
+    requestId: request.id,
+    status: request.status,
+    chargeId: request.chargeId,
+    attempts: request.attempts,
+    error: failed ? create(ErrorBodySchema, { code: request.errorType, message: request.errorMessage || errorTypeMessages[request.errorType] }) : undefined,
+    createdAt: timestampFromDate(request.createdAt),
+    updatedAt: timestampFromDate(request.updatedAt),
+  });
+}

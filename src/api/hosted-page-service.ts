@@ -1,0 +1,130 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ErrorBodySchema, type ErrorBody } from "../../gen/payments/v1/errors_pb.js";
+import {
+  HostedMerchantSchema,
+  HostedPaymentErrorSchema,
+  type HostedMerchant,
+  type HostedPageService,
+  type HostedPaymentError,
+} from "../../gen/payments/v1/hosted_page_service_pb.js";
+import { errorTypeMessages } from "../domain/payment-failure.js";
+import type { LinkOutcome } from "../domain/payment-link.js";
+import type { FlowContext } from "../flows/flow-context.js";
+import {
+  approvePayment,
+  initiatePayment,
+  linkBankAccount,
+  sendTwoFactorCode,
+  submitKyc,
+  verifyTwoFactorCode,
+  type HostedMerchantView,
+  type HostedRefusal,
+} from "../flows/hosted-page.js";
+
+/** HostedPageService: the customer-facing steps of a payment link, authorised by its token. */
+export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof HostedPageService> {
+  return {
+    async initiatePayment(req) {
+      const answer = await initiatePayment(ctx, req.token);
+      if ("error" in answer) return { result: { outcome: { case: "error", value: encodeRefusal(answer.error) } } };
+      const { session } = answer;
+      return {
+        result: {
+          outcome: {
+            case: "session",
+            value: {
+              merchant: encodeMerchant(session.merchant),
+              amount: session.amount,
+              currency: "JPY",
+              description: session.description,
+              workflow: session.workflow,
+              expiresAt: timestampFromDate(session.expiresAt),
+              emailHint: session.emailHint,
+              twoFactorVerified: session.twoFactorVerified,
+              needsBankLink: session.needsBankLink,
+              bankLinked: session.bankLinked,
+              needsKyc: session.needsKyc,
+              kycSubmitted: session.kycSubmitted,
+              completed: session.completed,
+              redirectUrl: session.redirectUrl,
+              chargeStatus: session.outcome.chargeStatus,
+              error: encodeFailure(session.outcome),
+            },
+          },
+        },
+      };
+    },
+    async sendTwoFactorCode(req) {
+      const sent = await sendTwoFactorCode(ctx, req.token);
+      return { emailHint: sent.emailHint, expiresAt: timestampFromDate(sent.expiresAt), resendAvailableAt: timestampFromDate(sent.resendAvailableAt) };
+    },
+    async verifyTwoFactorCode(req) {
+      return verifyTwoFactorCode(ctx, req.token, req.code);
+    },
+    async linkBankAccount(req) {
+      await linkBankAccount(ctx, req.token, { bankCode: req.bankCode, branchCode: req.branchCode, accountNumber: req.accountNumber, accountHolder: req.accountHolder });
+      return { linked: true };
+    },
+    async submitKyc(req) {
+      const kycStatus = await submitKyc(
+        ctx,
+        req.token,
+        {
+          name: req.name,
+          katakanaLastName: req.katakanaLastName,
+          katakanaFirstName: req.katakanaFirstName,
+          birthDate: req.birthDate,
+          address: req.address,
+          gender: req.gender,
+        },
+        { decide: true },
+      );
+      return { kycStatus };
+    },
+    async approvePayment(req) {
+      const answer = await approvePayment(ctx, req.token);
+      if ("error" in answer) return { result: { outcome: { case: "error", value: encodeRefusal(answer.error) } } };
+      const { success } = answer;
+      return {
+        result: {
+          outcome: {
+            case: "success",
+            value: {
+              chargeStatus: success.outcome.chargeStatus,
+              redirectUrl: success.redirectUrl,
+              chargeId: success.chargeId,
+              error: encodeFailure(success.outcome),
+            },
+          },
+        },
+      };
+    },
+  };
+}
+
+function encodeMerchant(merchant: HostedMerchantView): HostedMerchant {
+  return create(HostedMerchantSchema, {
+    token: merchant.token,
+    name: merchant.name,
+    logoUrl: merchant.logoUrl,
+    redirect: { successUrl: merchant.successUrl, failureUrl: merchant.failureUrl },
+  });
+}
+
+function encodeRefusal(refusal: HostedRefusal): HostedPaymentError {
+  return create(HostedPaymentErrorSchema, {
+    errorCode: refusal.paymentErrorCode,
+    errorMessage: refusal.message,
+    merchant: refusal.merchant && encodeMerchant(refusal.merchant),
+    redirectUrl: refusal.redirectUrl ?? "",
+  });
+}
+
+/** The failure reason, set only when the charge failed (as on a charge). */
+export function encodeFailure(outcome: LinkOutcome): ErrorBody | undefined {
+  if (outcome.chargeStatus !== ChargeStatus.FAILURE) return undefined;
+  return create(ErrorBodySchema, { code: outcome.errorType, message: outcome.errorMessage || errorTypeMessages[outcome.errorType] });
+}

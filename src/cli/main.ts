@@ -1,0 +1,129 @@
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { loadConfig } from "../config.js";
+import { systemClock } from "../ports/clock.js";
+import { openStorage } from "../storage/database.js";
+import { Transactor } from "../storage/transactor.js";
+import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl } from "../flows/merchants.js";
+import { PaymentFailure } from "../domain/payment-failure.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
+import { createDashboardUser } from "../flows/dashboard-auth.js";
+import { listen } from "./listen.js";
+import { SandboxBank } from "../ports/sandbox-bank.js";
+import { notifierForMode } from "../ports/notifier-for-mode.js";
+import type { FlowContext } from "../flows/flow-context.js";
+
+const usage = `usage: furikomi <command>
+
+  merchants create --name NAME [--webhook-url URL] [--logo-url URL]
+      Provisions a merchant; prints JSON with merchant_id, api_key and webhook_secret (shown once).
+  merchants list
+      Lists merchants as JSON (with webhook_failing and its reason).
+  merchants set-webhook --merchant MERCHANT_ID --webhook-url URL
+      Changes the webhook URL ("" removes it); pending events are sent to it at once.
+  keys rotate --merchant MERCHANT_ID
+      Revokes the merchant's API keys and prints a new one.
+  users create --merchant MERCHANT_ID --email EMAIL [--password P | --password-stdin]
+      Creates a merchant dashboard user (the password also comes from FURIKOMI_PASSWORD);
+      the user enrols TOTP at first sign-in to /dashboard.
+
+  listen --api-key sk_test_… --forward-to http://127.0.0.1:3000/webhooks
+         [--base-url http://localhost:8080] [--secret whsec_…] [--interval-ms 1000]
+      Polls the merchant's events through the API and forwards each new one to a local URL,
+      re-signed (with --secret, or a session secret it prints); one line per event.
+
+Except for listen, the database is DATABASE_URL (default: the SQLite file ./data/furikomi.db), as for the server.`;
+
+/** Commands that need only the database (no server) run against a flow context of their own. */
+async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const storage = await openStorage(config.databaseUrl);
+  const tx = new Transactor(storage);
+  try {
+    return await run({ tx, clock: systemClock, config, bank: new SandboxBank(tx), notifier: notifierForMode(config, tx), wake: () => {} });
+  } finally {
+    await storage.close();
+  }
+}
+
+const commands: Record<string, (args: string[]) => Promise<unknown>> = {
+  "merchants create": async (args) => {
+    const { values } = parseArgs({ args, options: { name: { type: "string" }, "webhook-url": { type: "string" }, "logo-url": { type: "string" } } });
+    if (!values.name) throw new UsageError("--name is required");
+    return withContext((ctx) => createMerchant(ctx, { name: values.name!, webhookUrl: values["webhook-url"], logoUrl: values["logo-url"] }));
+  },
+  "merchants list": async () => withContext((ctx) => listAllMerchants(ctx)),
+  "merchants set-webhook": async (args) => {
+    const { values } = parseArgs({ args, options: { merchant: { type: "string" }, "webhook-url": { type: "string" } } });
+    if (!values.merchant || values["webhook-url"] === undefined) throw new UsageError("--merchant and --webhook-url are required");
+    return withContext((ctx) => setWebhookUrl(ctx, values.merchant!, values["webhook-url"]!));
+  },
+  listen: async (args) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        "api-key": { type: "string" },
+        "forward-to": { type: "string" },
+        "base-url": { type: "string", default: "http://localhost:8080" },
+        secret: { type: "string" },
+        "interval-ms": { type: "string", default: "1000" },
+      },
+    });
+    if (!values["api-key"] || !values["forward-to"]) throw new UsageError("--api-key and --forward-to are required");
+    await listen({
+      apiKey: values["api-key"],
+      forwardTo: values["forward-to"],
+      baseUrl: values["base-url"].replace(/\/$/, ""),
+      secret: values.secret,
+      intervalMs: Number(values["interval-ms"]),
+    });
+    return undefined;
+  },
+  "users create": async (args) => {
+    const { values } = parseArgs({ args, options: { merchant: { type: "string" }, email: { type: "string" }, password: { type: "string" }, "password-stdin": { type: "boolean" } } });
+    if (!values.merchant || !values.email) throw new UsageError("--merchant and --email are required");
+    const password = values["password-stdin"] ? (await readStdin()).replace(/\r?\n$/, "") : (values.password ?? process.env.FURIKOMI_PASSWORD);
+    if (!password) throw new UsageError("give the password with --password, --password-stdin or FURIKOMI_PASSWORD");
+    return withContext((ctx) => createDashboardUser(ctx, { merchantId: values.merchant!, email: values.email!, password }));
+  },
+  "keys rotate": async (args) => {
+    const { values } = parseArgs({ args, options: { merchant: { type: "string" } } });
+    if (!values.merchant) throw new UsageError("--merchant is required");
+    return withContext((ctx) => rotateApiKey(ctx, values.merchant!));
+  },
+};
+
+class UsageError extends Error {}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [group, verb, ...rest] = argv;
+  const command = commands[`${group} ${verb}`] ?? commands[group ?? ""];
+  if (!command) {
+    console.error(usage);
+    return group && group !== "help" && group !== "--help" ? 2 : 0;
+  }
+  try {
+    const result = await command(commands[`${group} ${verb}`] ? rest : [verb, ...rest].filter(Boolean));
+    if (result !== undefined) console.log(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (error) {
+    if (error instanceof PaymentFailure || error instanceof RequestRefusal) {
+      console.error(error.message);
+      return 1;
+    }
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${usage}`);
+      return 2;
+    }
+    pino().error({ err: error }, "command failed");
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

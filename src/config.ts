@@ -1,0 +1,73 @@
+import { resolve } from "node:path";
+import type { SmtpSettings } from "./ports/smtp-notifier.js";
+
+/** Deployment mode: sandbox (the default) simulates the bank; production talks to real ports. */
+export type Mode = "sandbox" | "production";
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly mode: Mode;
+  readonly publicBaseUrl: string;
+  readonly logLevel: string;
+  /** PEM files; when both are set the listener speaks TLS (HTTP/2 + HTTP/1.1 via ALPN). */
+  readonly tlsCertFile?: string;
+  readonly tlsKeyFile?: string;
+  /** "manual" lets SandboxService.AdvanceClock move time (sandbox only, for test suites). */
+  readonly sandboxClock: "system" | "manual";
+  /** How long a verified API key is trusted before the database is asked again. */
+  readonly apiKeyCacheMs: number;
+  /** How long a worker holds a claimed job; a job whose process died is taken over after it. */
+  readonly jobLeaseMs: number;
+  /** Background workers (async charges, webhooks, refunds, expiry); off for one-shot tools. */
+  readonly workers: boolean;
+  /** How long one webhook delivery attempt may take (connect, send, answer) before it counts as failed. */
+  readonly webhookTimeoutMs: number;
+  /** The SMTP relay customer e-mail goes through in production (SMTP_HOST unset: none). */
+  readonly smtp: SmtpSettings | undefined;
+}
+
+/** Reads the configuration from environment variables; every one has a documented default. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 8080);
+  const mode = (env.MODE ?? "sandbox") as Mode;
+  if (mode !== "sandbox" && mode !== "production") {
+    throw new Error(`MODE must be sandbox or production, not ${env.MODE}`);
+  }
+  const sandboxClock = env.SANDBOX_CLOCK === "manual" ? "manual" : "system";
+  if (sandboxClock === "manual" && mode !== "sandbox") {
+    throw new Error("SANDBOX_CLOCK=manual is only allowed in sandbox mode");
+  }
+  return Object.freeze({
+    port,
+    host: env.HOST ?? "0.0.0.0",
+    databaseUrl: env.DATABASE_URL ?? `file:${resolve("data/furikomi.db")}`,
+    mode,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
+    logLevel: env.LOG_LEVEL ?? "info",
+    tlsCertFile: env.TLS_CERT_FILE,
+    tlsKeyFile: env.TLS_KEY_FILE,
+    sandboxClock,
+    workers: env.WORKERS !== "off",
+    webhookTimeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
+    apiKeyCacheMs: Number(env.API_KEY_CACHE_MS ?? 5000),
+    jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),
+    smtp: smtpSettings(env),
+  });
+}
+
+/** SMTP_HOST, SMTP_PORT (587), SMTP_SECURE (implicit TLS; default on for port 465), SMTP_USER, SMTP_PASSWORD, SMTP_FROM, SMTP_REQUIRE_TLS. */
+function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
+  if (!env.SMTP_HOST) return undefined;
+  const port = Number(env.SMTP_PORT ?? 587);
+  return Object.freeze({
+    host: env.SMTP_HOST,
+    port,
+    secure: env.SMTP_SECURE ? env.SMTP_SECURE === "true" : port === 465,
+    user: env.SMTP_USER || undefined,
+    password: env.SMTP_PASSWORD || undefined,
+    from: env.SMTP_FROM ?? `no-reply@${env.PUBLIC_BASE_URL ? new URL(env.PUBLIC_BASE_URL).hostname : "localhost"}`,
+    requireTls: env.SMTP_REQUIRE_TLS === "true",
+  });
+}

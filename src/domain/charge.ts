@@ -1,0 +1,75 @@
+import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { PaymentFailure, errorTypeMessages } from "./payment-failure.js";
+import type { ChargeRecord } from "./records.js";
+
+/**
+ * The charge state machine (spec: ChargeStatus). Every change of a charge's status goes
+ * through `transitionCharge`, so an illegal transition cannot be written.
+ *
+ *   PENDING ──► WAITING_EKYC ──► SUCCESS ──► CANCELLED (same-day full refund)
+ *      │             │              └──────► REFUNDED  (refunds settled to the amount)
+ *      └─────────────┴──► FAILURE (error set)
+ */
+const allowed: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = Object.freeze({
+  [ChargeStatus.UNSPECIFIED]: [],
+  [ChargeStatus.PENDING]: [ChargeStatus.WAITING_EKYC, ChargeStatus.SUCCESS, ChargeStatus.FAILURE],
+  [ChargeStatus.WAITING_EKYC]: [ChargeStatus.PENDING, ChargeStatus.SUCCESS, ChargeStatus.FAILURE],
+  [ChargeStatus.SUCCESS]: [ChargeStatus.CANCELLED, ChargeStatus.REFUNDED],
+  [ChargeStatus.FAILURE]: [],
+  [ChargeStatus.CANCELLED]: [],
+  [ChargeStatus.REFUNDED]: [],
+});
+
+/** What a new charge is made of; the rest of the record starts empty. */
+export type NewChargeInput = Pick<
+  ChargeRecord,
+  "id" | "merchantId" | "customerId" | "contractId" | "onSessionId" | "requestId" | "apiSource" | "amount" | "description" | "metadata"
+>;
+
+/** A new charge: PENDING, nothing refunded, no error. */
+export function newPendingCharge(input: NewChargeInput, now: Date): ChargeRecord {
+  return {
+    ...input,
+    status: ChargeStatus.PENDING,
+    errorType: ErrorType.UNSPECIFIED,
+    errorMessage: "",
+    refundedAmount: 0,
+    pendingRefundAmount: 0,
+    succeededAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function canTransitionCharge(from: ChargeStatus, to: ChargeStatus): boolean {
+  return allowed[from].includes(to);
+}
+
+/** The charge after a status change; refuses an illegal one. */
+export function transitionCharge(
+  charge: ChargeRecord,
+  to: ChargeStatus,
+  now: Date,
+  failure?: { errorType: ErrorType; message?: string },
+): ChargeRecord {
+  if (!canTransitionCharge(charge.status, to)) {
+    throw new PaymentFailure(
+      PaymentErrorCode.INTERNAL,
+      `charge ${charge.id} cannot go from ${ChargeStatus[charge.status]} to ${ChargeStatus[to]}`,
+    );
+  }
+  const next: ChargeRecord = { ...charge, status: to, updatedAt: now };
+  if (to === ChargeStatus.SUCCESS) next.succeededAt = now;
+  if (to === ChargeStatus.FAILURE) {
+    const errorType = failure?.errorType ?? ErrorType.PAYMENT_CHARGE_FAILED;
+    next.errorType = errorType;
+    next.errorMessage = failure?.message ?? errorTypeMessages[errorType];
+  }
+  return next;
+}
+
+/** A charge is final once nothing but refunds can change it. */
+export function isChargeFinal(status: ChargeStatus): boolean {
+  return status !== ChargeStatus.PENDING && status !== ChargeStatus.WAITING_EKYC;
+}

@@ -1,0 +1,144 @@
+import { createHash } from "node:crypto";
+import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { csvRowReasons } from "./csv-row.js";
+import { isLocked } from "./failure-lock.js";
+import { errorTypeMessages } from "./payment-failure.js";
+import { RequestRefusal } from "./request-refusal.js";
+
+/**
+ * A CSV batch from upload to result (README, "CSV batch payments"). Rows are stored in a state;
+ * what the result says of a charged row is read from its charge, so it is never stale.
+ *
+ *   invalid   failed validation at upload (final, reason set)
+ *   ready     valid, waiting for the batch's confirmation
+ *   queued    confirmed and resolved to a customer; a csv-row job will charge it
+ *   submitted handed to the off-session engine: charge_id set, the charge tells the outcome
+ *   failed    resolution or the start of the charge failed (final, reason set)
+ */
+export type CsvRowState = "invalid" | "ready" | "queued" | "submitted" | "failed";
+
+/** Batch status as the dashboard shows it. */
+export type CsvBatchStatus = "uploaded" | "running" | "completed";
+
+/** Status column of the result CSV. */
+export type CsvRowStatus = "succeeded" | "failed" | "processing";
+
+export const csvChargeReasons = Object.freeze({
+  initiateFailed: "Failed to initiate payment",
+  stillProcessing: "Payment is still processing",
+  keyReused: "idempotency_key was already used for a different payment",
+});
+
+/** The TOTP confirmation of a batch (spec: Limits; README, "CSV batch payments"). */
+export const csvConfirmationLimits = Object.freeze({
+  /** A challenge is answered within 5 minutes (a new one can be asked for while the batch lives). */
+  challengeMs: 5 * 60_000,
+  /** An unconfirmed batch lives 30 minutes. */
+  batchMs: 30 * 60_000,
+  /** spec: 3 failures lock confirmation for 15 minutes. */
+  lock: Object.freeze({ max: 3, lockMs: 15 * 60_000 }),
+});
+
+/** The refusals of upload and confirmation; each carries a stable reason in an ErrorInfo detail. */
+export const csvBatchRefusals = Object.freeze({
+  totpNotEnabled: () => new RequestRefusal("precondition", "TOTP is not enabled for this user: enrol an authenticator app first", "TOTP_NOT_ENABLED"),
+  invalidCode: (attemptsLeft: number, replayed = false) =>
+    new RequestRefusal(
+      "invalid",
+      `${replayed ? "this TOTP code was already used; wait for the next one" : "invalid TOTP code"} (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
+      "TOTP_CODE_INVALID",
+    ),
+  challengeExpired: () => new RequestRefusal("precondition", "the TOTP challenge expired or was used: ask for a new one", "TOTP_CHALLENGE_EXPIRED"),
+  locked: (until: Date) =>
+    new RequestRefusal("rate_limited", `TOTP challenge locked after ${csvConfirmationLimits.lock.max} failed codes until ${until.toISOString()}`, "TOTP_CHALLENGE_LOCKED"),
+  challengeNotFound: () => new RequestRefusal("not_found", "TOTP challenge not found", "TOTP_CHALLENGE_NOT_FOUND"),
+  batchNotFound: () => new RequestRefusal("not_found", "batch not found", "CSV_BATCH_NOT_FOUND"),
+  batchExpired: () => new RequestRefusal("precondition", "the batch expired before it was confirmed: upload the file again", "CSV_BATCH_EXPIRED"),
+});
+
+export interface ConfirmationFacts {
+  batch: { status: string; expiresAt: Date; contentHash: string } | undefined;
+  /** The challenge, when it is this user's and this batch's. */
+  challenge: { expiresAt: Date; usedAt: Date | null; contentHash: string } | undefined;
+  user: { totpEnabled: boolean; lockedUntil: Date | null };
+}
+
+/**
+ * Why a confirmation is refused before its code is looked at, or "confirmed" when the batch was
+ * already confirmed (a repeated click answers the batch, charging nothing again), or undefined:
+ * check the code.
+ */
+export function confirmationRefusal(facts: ConfirmationFacts, now: Date): RequestRefusal | "confirmed" | undefined {
+  const { batch, challenge, user } = facts;
+  if (!batch) return csvBatchRefusals.batchNotFound();
+  if (batch.status !== "uploaded") return "confirmed";
+  if (now >= batch.expiresAt) return csvBatchRefusals.batchExpired();
+  if (!challenge || challenge.contentHash !== batch.contentHash) return csvBatchRefusals.challengeNotFound();
+  if (!user.totpEnabled) return csvBatchRefusals.totpNotEnabled();
+  if (user.lockedUntil && isLocked(user, now)) return csvBatchRefusals.locked(user.lockedUntil);
+  if (challenge.usedAt || now >= challenge.expiresAt) return csvBatchRefusals.challengeExpired();
+  return undefined;
+}
+
+/**
+ * The idempotency key a row is charged under: its own idempotency_key, or one derived from the
+ * batch's content and the row's place in it — so the same file uploaded again, or a row's job
+ * run again after a crash, replays the first charge instead of making a second.
+ */
+export function csvRowIdempotencyKey(contentHash: string, rowNumber: number, given: string | undefined): string {
+  if (given) return given;
+  return "csv-" + createHash("sha256").update(`${contentHash}:${rowNumber}`).digest("base64url");
+}
+
+/** The Reason of a charge that failed: the ErrorType's default message (spec, group 3). */
+export function chargeFailureReason(errorType: ErrorType): string {
+  if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND) return csvRowReasons.customerIdNotFound;
+  if (errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE) return csvRowReasons.customerInactive;
+  return errorTypeMessages[errorType] ?? errorTypeMessages[ErrorType.PAYMENT_CHARGE_FAILED];
+}
+
+export interface CsvRowOutcome {
+  status: CsvRowStatus;
+  /** Set for failed rows, and "Payment is still processing" for rows not final yet. */
+  reason: string;
+}
+
+/**
+ * What the result says of a row. A refunded or cancelled charge was charged: the batch did its
+ * part (refunds show on the charge).
+ */
+export function csvRowOutcome(row: { state: CsvRowState; reason: string }, charge: { status: ChargeStatus; errorType: ErrorType } | undefined): CsvRowOutcome {
+  switch (row.state) {
+    case "invalid":
+    case "failed":
+      return { status: "failed", reason: row.reason };
+    case "ready":
+    case "queued":
+      return { status: "processing", reason: csvChargeReasons.stillProcessing };
+    case "submitted":
+      if (!charge) return { status: "processing", reason: csvChargeReasons.stillProcessing };
+      if (charge.status === ChargeStatus.FAILURE) return { status: "failed", reason: chargeFailureReason(charge.errorType) };
+      if (charge.status === ChargeStatus.SUCCESS || charge.status === ChargeStatus.REFUNDED || charge.status === ChargeStatus.CANCELLED) {
+        return { status: "succeeded", reason: "" };
+      }
+      return { status: "processing", reason: csvChargeReasons.stillProcessing };
+  }
+}
+
+export interface CsvBatchProgress {
+  status: CsvBatchStatus;
+  succeeded: number;
+  failed: number;
+  processing: number;
+}
+
+export function csvBatchProgress(confirmed: boolean, outcomes: readonly CsvRowOutcome[]): CsvBatchProgress {
+  const count = (status: CsvRowStatus) => outcomes.filter((o) => o.status === status).length;
+  const processing = confirmed ? count("processing") : 0;
+  return {
+    status: !confirmed ? "uploaded" : processing > 0 ? "running" : "completed",
+    succeeded: count("succeeded"),
+    failed: count("failed"),
+    processing,
+  };
+}

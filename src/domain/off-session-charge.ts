@@ -1,0 +1,57 @@
+import { ApiSource, ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { newPendingCharge, transitionCharge, type NewChargeInput } from "./charge.js";
+import { errorTypeMessages } from "./payment-failure.js";
+import type { ChargeRecord } from "./records.js";
+
+/** What the bank answered a debit (the shape of the bank gateway port's result). */
+export type BankAnswer = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean };
+
+/**
+ * The engine's retry schedule (README, "Off-session payments"): a retryable bank failure (gateway
+ * unavailable, maintenance) is tried again after 2, 4, 8, 16 and 32 minutes — 6 attempts over
+ * about an hour — before the charge fails with ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE.
+ */
+export const offSessionBankAttempts = 6;
+const firstRetryDelayMs = 2 * 60_000;
+
+/** The wait after attempt `attempt` (1-based) failed retryably. */
+export function bankRetryDelayMs(attempt: number): number {
+  return firstRetryDelayMs * 2 ** (attempt - 1);
+}
+
+/** A new off-session charge: PENDING, or FAILURE at once with the ErrorType that kept it from starting. */
+export function newOffSessionCharge(
+  input: Omit<NewChargeInput, "onSessionId" | "customerId"> & {
+    customerId: string;
+    apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC;
+    refusal: ErrorType | undefined;
+  },
+  now: Date,
+): ChargeRecord {
+  const { refusal, ...charge } = input;
+  const pending = newPendingCharge({ ...charge, onSessionId: null }, now);
+  return refusal === undefined ? pending : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal });
+}
+
+/** How a bank answer settles a charge. */
+export type ChargeSettlement = { status: ChargeStatus.SUCCESS } | { status: ChargeStatus.FAILURE; errorType: ErrorType; message: string };
+
+/**
+ * The answer as final (the synchronous call, or the engine's last attempt): a retryable
+ * refusal that is not tried again fails the charge as GATEWAY_UNAVAILABLE.
+ */
+export function settlementOf(answer: BankAnswer): ChargeSettlement {
+  if (answer.ok) return { status: ChargeStatus.SUCCESS };
+  if (!answer.retryable) return { status: ChargeStatus.FAILURE, errorType: answer.errorType, message: answer.message };
+  const errorType = ErrorType.PAYMENT_GATEWAY_UNAVAILABLE;
+  return { status: ChargeStatus.FAILURE, errorType, message: errorTypeMessages[errorType] };
+}
+
+/**
+ * The asynchronous engine: terminal refusals (insufficient funds, over limit, rejected) fail at
+ * once; a retryable one is tried again on the schedule while attempts remain.
+ */
+export function afterBankAnswer(answer: BankAnswer, attempt: number, now: Date): ChargeSettlement | { retryAt: Date } {
+  if (!answer.ok && answer.retryable && attempt < offSessionBankAttempts) return { retryAt: new Date(now.getTime() + bankRetryDelayMs(attempt)) };
+  return settlementOf(answer);
+}

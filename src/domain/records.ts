@@ -1,0 +1,109 @@
+import type {
+  ApiSource,
+  ChargeStatus,
+  ContractStatus,
+  ErrorType,
+  KycStatus,
+  PaymentAuthorizationStatus,
+  RefundStatus,
+  DeliveryStatus,
+  EventType,
+} from "../../gen/payments/v1/enums_pb.js";
+
+/** Plain records the flows and the domain work with; storage maps rows to these. */
+export type Metadata = Record<string, string>;
+
+export interface CustomerRecord {
+  id: string;
+  merchantId: string;
+  email: string;
+  name: string;
+  katakanaLastName: string;
+  katakanaFirstName: string;
+  address: string;
+  birthDate: string;
+  gender: string;
+  metadata: Metadata;
+  kycStatus: KycStatus;
+  kycRejectionReason: string;
+  paymentStatus: PaymentAuthorizationStatus;
+  linkInitialized: boolean;
+  activated: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ContractRecord {
+  id: string;
+  merchantId: string;
+  customerId: string;
+  status: ContractStatus;
+  metadata: Metadata;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ChargeRecord {
+  id: string;
+  merchantId: string;
+  customerId: string | null;
+  contractId: string | null;
+  onSessionId: string | null;
+  requestId: string | null;
+  apiSource: ApiSource;
+  status: ChargeStatus;
+  amount: number;
+  description: string;
+  metadata: Metadata;
+  errorType: ErrorType;
+  errorMessage: string;
+  refundedAmount: number;
+  pendingRefundAmount: number;
+  succeededAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface RefundRecord {
+  id: string;
+  merchantId: string;
+  chargeId: string;
+  amount: number;
+  status: RefundStatus;
+  cancellation: boolean;
+  reason: string;
+  metadata: Metadata;
+  errorMessage: string;
+  settleAfter: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A webhook event of the outbox and where its delivery stands. */
+export interface EventRecord {
+  id: string;
+  merchantId: string;
+  eventType: EventType;
+  /** The event_type as it travels (EVENT_TYPE_* or charge.created / charge.fail). */
+  eventTypeName: string;
+  /** trx-* the event is about, "" when none. */
+  chargeId: string;
+  /** The content exactly as signed and sent. */
+  contentJson: string;
+  createdAt: Date;
+  /** Recording order (ties of createdAt: charge.created before charge.fail). */
+  seq: number;
+  deliveryStatus: DeliveryStatus;
+  nextAttemptAt: Date;
+  deliveredAt: Date | null;
+}
+
+/** One attempt to deliver an event: the HTTP status answered, or the network error. */
+export interface DeliveryAttemptRecord {
+  eventId: string;
+  attemptedAt: Date;
+  /** 0 when no HTTP answer came (see error). */
+  httpStatus: number;
+  error: string;
+  durationMs: number;
+}

@@ -1,0 +1,14 @@
+/** Refusals that are not payment errors: the protocol status is all a client needs. */
+export type RefusalKind = "unauthenticated" | "conflict" | "in_flight" | "not_found" | "rate_limited" | "precondition" | "invalid";
+
+export class RequestRefusal extends Error {
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+    /** A stable reason clients branch on (a google.rpc.ErrorInfo detail), e.g. CSV_TOO_MANY_ROWS. */
+    readonly reason?: string,
+  ) {
+    super(message);
+    this.name = "RequestRefusal";
+  }
+}

@@ -1,0 +1,106 @@
+import { create, toJson } from "@bufbuild/protobuf";
+import { ChargeStatus, ContractStatus } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeEventContentSchema,
+  ContractEventContentSchema,
+  RefundFailedContentSchema,
+  RefundSucceededContentSchema,
+} from "../../gen/payments/v1/webhooks_pb.js";
+import { errorTypeMessages } from "./payment-failure.js";
+import { refundableRemainder, refundedIncludingPending } from "./refund.js";
+import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
+
+// Webhook bodies use the proto field names (snake_case), as the spec shows them.
+const asWebhookJson = { useProtoFieldName: true, alwaysEmitImplicit: true } as const;
+
+/** Content of charge events (CHARGE_SUCCESS, CHARGE_FAIL, charge.created, charge.fail). */
+export function chargeEventContent(charge: ChargeRecord, merchantName: string): object {
+  const failed = charge.status === ChargeStatus.FAILURE;
+  const message = create(ChargeEventContentSchema, {
+    id: charge.id,
+    customer: charge.customerId ?? "",
+    description: charge.description,
+    merchantName,
+    initialAmount: charge.amount,
+    discount: 0,
+    finalAmount: charge.amount,
+    currency: "JPY",
+    createdAt: charge.createdAt.toISOString(),
+    updatedAt: charge.updatedAt.toISOString(),
+    error: failed ? { code: charge.errorType, message: charge.errorMessage || errorTypeMessages[charge.errorType] } : undefined,
+    metadata: charge.metadata,
+    apiSource: charge.apiSource,
+    onSessionChargeId: charge.onSessionId ?? "",
+    status: `CHARGE_STATUS_${ChargeStatus[charge.status]}`,
+    requestId: charge.requestId ?? "",
+  });
+  const json = toJson(ChargeEventContentSchema, message, asWebhookJson) as Record<string, unknown>;
+  if (!failed) delete json.error;
+  else (json.error as Record<string, unknown>).details ??= [];
+  return json;
+}
+
+/** Content of EVENT_TYPE_CONTRACT_ACTIVATED. */
+export function contractEventContent(contract: ContractRecord, merchantName: string): object {
+  return toJson(
+    ContractEventContentSchema,
+    create(ContractEventContentSchema, {
+      tokenId: contract.id,
+      status: `CONTRACT_STATUS_${ContractStatus[contract.status]}`,
+      merchantName,
+      metadata: contract.metadata,
+      createdAt: contract.createdAt.toISOString(),
+      updatedAt: contract.updatedAt.toISOString(),
+      customer: contract.customerId,
+    }),
+    asWebhookJson,
+  ) as object;
+}
+
+/** Content of EVENT_TYPE_REFUND_FAILED: the spec's {transaction, refund} body. */
+export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, merchantName: string): object {
+  return toJson(
+    RefundFailedContentSchema,
+    create(RefundFailedContentSchema, {
+      transaction: {
+        id: charge.id,
+        customer: charge.customerId ?? "",
+        // spec: 1 means success — the original charge is not affected by the refund failure.
+        status: 1,
+        description: charge.description,
+        merchantName,
+        initialAmount: charge.amount,
+        discount: 0,
+        finalAmount: charge.amount,
+        currency: "JPY",
+        createdAt: charge.createdAt.toISOString(),
+        updatedAt: charge.updatedAt.toISOString(),
+      },
+      refund: { refundId: refund.id, error: { code: "refund_failed", message: refund.errorMessage }, amount: refund.amount },
+    }),
+    asWebhookJson,
+  ) as object;
+}
+
+/** Content of EVENT_TYPE_REFUND_SUCCEEDED (ours to define; see README). */
+export function refundSucceededContent(charge: ChargeRecord, refund: RefundRecord, settledAt: Date): object {
+  return toJson(
+    RefundSucceededContentSchema,
+    create(RefundSucceededContentSchema, {
+      refundId: refund.id,
+      chargeId: charge.id,
+      customer: charge.customerId ?? "",
+      amount: refund.amount,
+      refundedAmount: refundedIncludingPending(charge),
+      refundableAmount: refundableRemainder(charge),
+      chargeStatus: `CHARGE_STATUS_${ChargeStatus[charge.status]}`,
+      currency: "JPY",
+      reason: refund.reason,
+      metadata: refund.metadata,
+      createdAt: refund.createdAt.toISOString(),
+      settledAt: settledAt.toISOString(),
+      cancellation: refund.cancellation,
+    }),
+    asWebhookJson,
+  ) as object;
+}

@@ -1,0 +1,103 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
+import { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
+import { PaymentErrorSchema } from "../gen/payments/v1/errors_pb.js";
+import { PaymentFailure } from "./domain/payment-failure.js";
+import { RequestRefusal, type RefusalKind } from "./domain/request-refusal.js";
+
+/**
+ * The one error table (decisions.md, "Errors"): PaymentErrorCode → Connect code. The Connect
+ * protocol fixes the HTTP status of each code (400, 404, 503, 500), on the RPC paths and on
+ * the plain HTTP paths alike.
+ */
+const connectCodeOf: Readonly<Record<PaymentErrorCode, Code>> = Object.freeze({
+  [PaymentErrorCode.BAD_REQUEST]: Code.InvalidArgument,
+  [PaymentErrorCode.CUSTOMER_NOT_FOUND]: Code.InvalidArgument,
+  [PaymentErrorCode.CUSTOMER_INACTIVE]: Code.InvalidArgument,
+  [PaymentErrorCode.NOT_FOUND]: Code.NotFound,
+  [PaymentErrorCode.UNDER_MAINTENANCE]: Code.Unavailable,
+  [PaymentErrorCode.UNSPECIFIED]: Code.Internal,
+  [PaymentErrorCode.INTERNAL]: Code.Internal,
+  [PaymentErrorCode.EXPIRED]: Code.Internal,
+  [PaymentErrorCode.REJECTED]: Code.Internal,
+  [PaymentErrorCode.OVER_LIMIT]: Code.Internal,
+  [PaymentErrorCode.KYC_REQUIRED]: Code.Internal,
+  [PaymentErrorCode.INSUFFICIENT_FUNDS]: Code.Internal,
+  [PaymentErrorCode.OTHER]: Code.Internal,
+});
+
+const connectCodeOfRefusal: Readonly<Record<RefusalKind, Code>> = Object.freeze({
+  unauthenticated: Code.Unauthenticated,
+  conflict: Code.InvalidArgument,
+  in_flight: Code.Aborted,
+  not_found: Code.NotFound,
+  rate_limited: Code.ResourceExhausted,
+  precondition: Code.FailedPrecondition,
+  invalid: Code.InvalidArgument,
+});
+
+/** HTTP status of each Connect code, as the Connect protocol defines it. */
+export const httpStatusOf: Readonly<Record<Code, number>> = Object.freeze({
+  [Code.Canceled]: 499,
+  [Code.Unknown]: 500,
+  [Code.InvalidArgument]: 400,
+  [Code.DeadlineExceeded]: 504,
+  [Code.NotFound]: 404,
+  [Code.AlreadyExists]: 409,
+  [Code.PermissionDenied]: 403,
+  [Code.ResourceExhausted]: 429,
+  [Code.FailedPrecondition]: 400,
+  [Code.Aborted]: 409,
+  [Code.OutOfRange]: 400,
+  [Code.Unimplemented]: 501,
+  [Code.Internal]: 500,
+  [Code.Unavailable]: 503,
+  [Code.DataLoss]: 500,
+  [Code.Unauthenticated]: 401,
+});
+
+/** Error details reach clients in details[] (JSON in details[].debug on the Connect protocol). */
+export const errorDomain = "furikomi.payments.v1";
+
+/** Turns a domain failure into the ConnectError the client sees; anything else passes through. */
+export function toConnectError(error: unknown): ConnectError | undefined {
+  if (error instanceof PaymentFailure) return paymentFailureToConnectError(error);
+  if (error instanceof RequestRefusal) return refusalToConnectError(error);
+  if (error instanceof ConnectError) return error;
+  return undefined;
+}
+
+function refusalToConnectError(refusal: RequestRefusal): ConnectError {
+  const details = refusal.reason ? [{ desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: refusal.reason, domain: errorDomain }) }] : [];
+  return new ConnectError(refusal.message, connectCodeOfRefusal[refusal.kind], undefined, details);
+}
+
+function paymentFailureToConnectError(failure: PaymentFailure): ConnectError {
+  const paymentErrorCode = `PAYMENT_ERROR_CODE_${PaymentErrorCode[failure.paymentErrorCode]}`;
+  const details = [];
+  if (failure.code) {
+    const metadata: Record<string, string> = { paymentErrorCode };
+    if (failure.field) metadata.field = failure.field;
+    details.push(
+      { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: failure.code, domain: errorDomain, metadata }) },
+      {
+        desc: PaymentErrorSchema,
+        value: create(PaymentErrorSchema, {
+          code: failure.code,
+          paymentErrorCode: failure.paymentErrorCode,
+          errorType: enumValue(ErrorType, failure.code, "ERROR_TYPE_"),
+          onSessionErrorCode: enumValue(OnSessionPaymentErrorCode, failure.code, "ON_SESSION_PAYMENT_ERROR_CODE_"),
+          field: failure.field ?? "",
+        }),
+      },
+    );
+  }
+  return new ConnectError(failure.message, connectCodeOf[failure.paymentErrorCode], undefined, details);
+}
+
+function enumValue(enumObject: Record<string, string | number>, code: string, prefix: string): number {
+  if (!code.startsWith(prefix)) return 0;
+  const value = enumObject[code.slice(prefix.length)];
+  return typeof value === "number" ? value : 0;
+}

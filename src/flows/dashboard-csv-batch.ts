@@ -1,0 +1,269 @@
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import {
+  csvBatchProgress,
+  csvBatchRefusals,
+  csvConfirmationLimits,
+  csvRowIdempotencyKey,
+  csvRowOutcome,
+  confirmationRefusal,
+  type CsvBatchProgress,
+  type CsvRowOutcome,
+  type CsvRowState,
+} from "../domain/csv-batch.js";
+import { readCsvUpload } from "../domain/csv-file.js";
+import { afterFailure, isLocked } from "../domain/failure-lock.js";
+import { resultCsv } from "../domain/csv-result.js";
+import { checkCsvRows, csvRowReasons, rowsSharingCustomer } from "../domain/csv-row.js";
+import { normalizeEmail } from "../domain/customer.js";
+import { newId } from "../domain/ids.js";
+import { offSessionRefusal } from "../domain/off-session-eligibility.js";
+import type { CustomerRecord } from "../domain/records.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
+import { verifyTotpCode } from "../domain/totp.js";
+import { enqueueJob } from "../jobs/job-queue.js";
+import {
+  csvRowsWithCharges,
+  findCsvBatch,
+  findTotpChallenge,
+  insertCsvBatch,
+  insertTotpChallenge,
+  listCsvBatches,
+  lockCsvBatch,
+  markCsvBatchConfirmed,
+  updateCsvRow,
+  updateTotpChallenge,
+  type CsvBatchRow,
+} from "../storage/csv-batches.js";
+import { activatedContractsOf, customersForResolution } from "../storage/dashboard-queries.js";
+import { lockDashboardUser, updateDashboardUser } from "../storage/dashboard-users.js";
+import type { Tx } from "../storage/transactor.js";
+import type { DashboardPrincipal } from "./dashboard-auth.js";
+import type { FlowContext } from "./flow-context.js";
+
+/** A batch as the dashboard shows it: its record and where its rows stand. */
+export interface CsvBatchView extends CsvBatchProgress {
+  id: string;
+  fileName: string;
+  rowCount: number;
+  createdAt: Date;
+  expiresAt: Date;
+  completedAt: Date | undefined;
+}
+
+export interface UploadedCsvBatch {
+  batch: CsvBatchView;
+  invalidRowCount: number;
+  challenge: { id: string; expiresAt: Date };
+}
+
+/**
+ * Upload (spec: "CSV batch rejection and row failure reasons"): a batch-level rejection throws
+ * and nothing is stored; otherwise the batch and its rows (invalid ones with their reasons) are
+ * stored with a TOTP challenge bound to the file's content. Nothing is charged before confirmation.
+ */
+export async function uploadCsvBatch(ctx: FlowContext, principal: DashboardPrincipal, file: { fileName: string; content: Uint8Array }): Promise<UploadedCsvBatch> {
+  if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
+  const upload = readCsvUpload(file.content);
+  const checks = checkCsvRows(upload.rows, upload.header.length);
+  const now = ctx.clock.now();
+  const batch: CsvBatchRow = {
+    id: newId("bat"),
+    merchant_id: principal.merchant.id,
+    user_id: principal.userId,
+    file_name: file.fileName.trim() || "batch.csv",
+    content_hash: upload.contentHash,
+    header_json: JSON.stringify(upload.header),
+    row_count: upload.rows.length,
+    status: "uploaded",
+    expires_at: new Date(now.getTime() + csvConfirmationLimits.batchMs).toISOString(),
+    confirmed_at: null,
+    created_at: now.toISOString(),
+  };
+  const challenge = { id: newId("tch"), expiresAt: new Date(now.getTime() + csvConfirmationLimits.challengeMs) };
+  await ctx.tx.write(async (trx) => {
+    await insertCsvBatch(
+      trx,
+      batch,
+      upload.rows.map((cells, i) => {
+        const check = checks[i];
+        return {
+          batch_id: batch.id,
+          row_number: i + 1,
+          cells_json: JSON.stringify(cells),
+          state: check.valid ? "ready" : "invalid",
+          reason: check.valid ? "" : check.reason,
+          customer_id: null,
+          idempotency_key: check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "",
+          charge_id: null,
+          updated_at: batch.created_at,
+        };
+      }),
+    );
+    await insertChallenge(trx, principal, batch, challenge, now);
+  });
+  return { batch: await getCsvBatch(ctx, principal, batch.id), invalidRowCount: checks.filter((c) => !c.valid).length, challenge };
+}
+
+function insertChallenge(trx: Tx, principal: DashboardPrincipal, batch: CsvBatchRow, challenge: { id: string; expiresAt: Date }, now: Date) {
+  return insertTotpChallenge(trx, {
+    id: challenge.id,
+    user_id: principal.userId,
+    batch_id: batch.id,
+    content_hash: batch.content_hash,
+    failures: 0,
+    expires_at: challenge.expiresAt.toISOString(),
+    used_at: null,
+    created_at: now.toISOString(),
+  });
+}
+
+/** A new challenge for a batch still waiting for confirmation (its first one expired). */
+export async function newCsvBatchChallenge(ctx: FlowContext, principal: DashboardPrincipal, batchId: string): Promise<{ id: string; expiresAt: Date }> {
+  if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
+  const now = ctx.clock.now();
+  const challenge = { id: newId("tch"), expiresAt: new Date(now.getTime() + csvConfirmationLimits.challengeMs) };
+  await ctx.tx.write(async (trx) => {
+    const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, batchId);
+    if (!batch) throw csvBatchRefusals.batchNotFound();
+    if (batch.status !== "uploaded") throw new RequestRefusal("precondition", "the batch is already confirmed", "CSV_BATCH_CONFIRMED");
+    if (now >= new Date(batch.expires_at)) throw csvBatchRefusals.batchExpired();
+    await insertChallenge(trx, principal, batch, challenge, now);
+  });
+  return challenge;
+}
+
+/**
+ * Confirmation with a TOTP code (spec: Limits): one transaction checks the batch, the challenge and
+ * the code, counts a wrong code (3 in a row lock confirmation for 15 minutes), and on success
+ * marks the code's time-step used, resolves every row's customer and queues a csv-row job per
+ * chargeable row. A refusal is thrown after its count is committed.
+ */
+export async function confirmCsvBatch(ctx: FlowContext, principal: DashboardPrincipal, input: { batchId: string; challengeId: string; code: string }): Promise<CsvBatchView> {
+  const now = ctx.clock.now();
+  const refusal = await ctx.tx.write(async (trx): Promise<RequestRefusal | undefined> => {
+    const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, input.batchId);
+    const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
+    if (!user) throw new RequestRefusal("unauthenticated", "the session's user no longer exists");
+    const challenge = batch ? await findTotpChallenge(trx, input.challengeId, user.id, batch.id) : undefined;
+    const lockedUntil = user.totp_locked_until ? new Date(user.totp_locked_until) : null;
+    const refused = confirmationRefusal(
+      {
+        batch: batch && { status: batch.status, expiresAt: new Date(batch.expires_at), contentHash: batch.content_hash },
+        challenge: challenge && { expiresAt: new Date(challenge.expires_at), usedAt: challenge.used_at ? new Date(challenge.used_at) : null, contentHash: challenge.content_hash },
+        user: { totpEnabled: user.totp_enabled === 1, lockedUntil },
+      },
+      now,
+    );
+    if (refused === "confirmed") return undefined;
+    if (refused) return refused;
+    // Past the refusals, the batch and this user's challenge for it exist.
+    const verdict = verifyTotpCode(user.totp_secret, input.code, now, user.totp_last_step);
+    if (!verdict.accepted) {
+      const next = afterFailure({ failures: user.totp_failures, lockedUntil }, now, csvConfirmationLimits.lock);
+      await updateDashboardUser(trx, user.id, { totp_failures: next.failures, totp_locked_until: next.lockedUntil?.toISOString() ?? null, updated_at: now.toISOString() });
+      await updateTotpChallenge(trx, challenge!.id, { failures: challenge!.failures + 1 });
+      return next.lockedUntil && isLocked(next, now)
+        ? csvBatchRefusals.locked(next.lockedUntil)
+        : csvBatchRefusals.invalidCode(csvConfirmationLimits.lock.max - next.failures, verdict.replayed);
+    }
+    await updateDashboardUser(trx, user.id, { totp_last_step: verdict.step, totp_failures: 0, totp_locked_until: null, updated_at: now.toISOString() });
+    await updateTotpChallenge(trx, challenge!.id, { used_at: now.toISOString() });
+    await markCsvBatchConfirmed(trx, batch!.id, now.toISOString());
+    await resolveAndQueueRows(trx, batch!, now);
+    return undefined;
+  });
+  if (refusal) throw refusal;
+  ctx.wake("jobs");
+  return getCsvBatch(ctx, principal, input.batchId);
+}
+
+/**
+ * spec, group 2 (customer resolution): a row names its customer by customer_id, or else by the
+ * e-mail the customer was created with. Not found, or not chargeable (no activated contract,
+ * payment not authorized), fails the row; so do rows that resolve to one customer together (one
+ * charge per customer per batch). The rest are queued.
+ */
+async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Promise<void> {
+  const rows = (await csvRowsWithCharges(trx, batch.id)).filter((row) => row.state === "ready");
+  const cells = rows.map((row) => JSON.parse(row.cells_json) as string[]);
+  const wanted = cells.map(([email, customerId]) => ({ customerId: customerId.trim(), email: normalizeEmail(email) }));
+  const customers = await customersForResolution(
+    trx,
+    batch.merchant_id,
+    wanted.filter((w) => w.customerId).map((w) => w.customerId),
+    wanted.filter((w) => !w.customerId).map((w) => w.email),
+  );
+  const byId = new Map(customers.map((c) => [c.id, c]));
+  const byEmail = new Map(customers.map((c) => [normalizeEmail(c.email), c]));
+  const activatedContract = new Map((await activatedContractsOf(trx, [...byId.keys()])).map((c) => [c.customerId, c]));
+
+  const resolved: Array<{ index: number; customerId: string }> = [];
+  const failures = new Map<number, string>();
+  wanted.forEach((w, index) => {
+    const customer: CustomerRecord | undefined = w.customerId ? byId.get(w.customerId) : byEmail.get(w.email);
+    const refusal = offSessionRefusal({ customer, activatedContract: customer && activatedContract.get(customer.id), forceKyc: false });
+    if (refusal === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND) failures.set(index, w.customerId ? csvRowReasons.customerIdNotFound : csvRowReasons.emailNotLinked);
+    else if (refusal !== undefined) failures.set(index, csvRowReasons.customerInactive);
+    else if (customer) resolved.push({ index, customerId: customer.id });
+  });
+  for (const index of rowsSharingCustomer(resolved)) failures.set(index, csvRowReasons.sameAccount);
+  const customerOfRow = new Map(resolved.map((r) => [r.index, r.customerId]));
+
+  const updatedAt = now.toISOString();
+  for (const [index, row] of rows.entries()) {
+    const failure = failures.get(index);
+    const customerId = customerOfRow.get(index) ?? null;
+    const state: CsvRowState = failure ? "failed" : "queued";
+    await updateCsvRow(trx, batch.id, row.row_number, { state, reason: failure ?? "", customer_id: customerId, updated_at: updatedAt });
+    if (!failure) await enqueueJob(trx, { kind: "csv-row", refId: csvRowJobRef(batch.id, row.row_number), runAt: now, now });
+  }
+}
+
+/** The ref of a row's csv-row job. */
+export function csvRowJobRef(batchId: string, rowNumber: number): string {
+  return `${batchId}:${rowNumber}`;
+}
+
+export async function getCsvBatch(ctx: FlowContext, principal: DashboardPrincipal, batchId: string): Promise<CsvBatchView> {
+  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
+  if (!batch) throw csvBatchRefusals.batchNotFound();
+  return (await batchWithRows(ctx, batch)).view;
+}
+
+export async function listRecentCsvBatches(ctx: FlowContext, principal: DashboardPrincipal, limit: number): Promise<CsvBatchView[]> {
+  const batches = await listCsvBatches(ctx.tx.db, principal.merchant.id, limit);
+  return Promise.all(batches.map(async (batch) => (await batchWithRows(ctx, batch)).view));
+}
+
+/** The result CSV (README, "CSV batch payments"); rows not final yet say "Payment is still processing". */
+export async function csvBatchResult(ctx: FlowContext, principal: DashboardPrincipal, batchId: string): Promise<{ fileName: string; content: string }> {
+  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
+  if (!batch) throw csvBatchRefusals.batchNotFound();
+  if (batch.status === "uploaded") throw new RequestRefusal("precondition", "the batch has not been confirmed yet", "CSV_BATCH_NOT_CONFIRMED");
+  const { rows } = await batchWithRows(ctx, batch);
+  const baseName = batch.file_name.replace(/\.csv$/i, "");
+  return { fileName: `${baseName}-result.csv`, content: resultCsv(JSON.parse(batch.header_json), rows) };
+}
+
+async function batchWithRows(ctx: FlowContext, batch: CsvBatchRow): Promise<{ view: CsvBatchView; rows: Array<{ cells: string[]; outcome: CsvRowOutcome }> }> {
+  const stored = await csvRowsWithCharges(ctx.tx.db, batch.id);
+  const rows = stored.map((row) => ({
+    cells: JSON.parse(row.cells_json) as string[],
+    outcome: csvRowOutcome(row, row.charge_status === null ? undefined : { status: row.charge_status, errorType: row.charge_error_type ?? ErrorType.UNSPECIFIED }),
+  }));
+  const progress = csvBatchProgress(batch.status !== "uploaded", rows.map((r) => r.outcome));
+  // Completed when the last row became final: the latest time a row or its charge changed.
+  const lastChange = stored.reduce((latest, row) => [latest, row.updated_at, row.charge_updated_at ?? ""].sort().at(-1)!, batch.confirmed_at ?? "");
+  return {
+    rows,
+    view: {
+      ...progress,
+      id: batch.id,
+      fileName: batch.file_name,
+      rowCount: batch.row_count,
+      createdAt: new Date(batch.created_at),
+      expiresAt: new Date(batch.expires_at),
+      completedAt: progress.status === "completed" && lastChange ? new Date(lastChange) : undefined,
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { create, toJson } from "@bufbuild/protobuf";
+import { ConnectError, Code } from "@connectrpc/connect";
+import { errorFromJson, errorToJson } from "@connectrpc/connect/protocol-connect";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import {
+  CreateOffSessionPaymentAsyncRequestSchema,
+  CreateOffSessionPaymentAsyncResponseSchema,
+  PaymentService,
+} from "../../gen/payments/v1/payment_service_pb.js";
+import { chargeFailureReason, csvChargeReasons } from "../domain/csv-batch.js";
+import { checkCsvRow } from "../domain/csv-row.js";
+import { requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
+import { errorTypeMessages } from "../domain/payment-failure.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
+import { httpStatusOf, toConnectError } from "../errors.js";
+import type { JobOutcome } from "../jobs/job-runner.js";
+import { findCsvBatchById, findCsvRow, updateCsvRow } from "../storage/csv-batches.js";
+import { findMerchant } from "../storage/merchants.js";
+import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { beginIdempotentRequest, finishIdempotentRequest, releaseIdempotentRequest } from "./idempotency.js";
+import { createOffSessionPaymentAsync, type OffSessionInput } from "./off-session.js";
+
+/** A row whose charge could not be started for an unexpected reason is tried this many times. */
+const maxStartAttempts = 3;
+/** A row waiting for another request under its key (a re-uploaded file running at once) waits this long per try. */
+const inFlightRetryMs = 5_000;
+const maxInFlightAttempts = 30;
+
+/**
+ * The csv-row job (kind "csv-row", ref `bat-…:<row>`): charges one queued row through the
+ * off-session engine — a CreateOffSessionPaymentAsync made by the dashboard under the row's
+ * idempotency key, with the same idempotency record an API call would have — and records the
+ * charge it started (its outcome is read from the charge) or why it could not start.
+ */
+export async function runCsvRowJob(ctx: FlowContext, ref: string, attempt: number): Promise<JobOutcome> {
+  const [batchId, rowText] = ref.split(":");
+  const row = await findCsvRow(ctx.tx.db, batchId, Number(rowText));
+  if (!row || row.state !== "queued" || !row.customer_id) return { done: true };
+  const batch = await findCsvBatchById(ctx.tx.db, batchId);
+  const merchant = batch && (await findMerchant(ctx.tx.db, batch.merchant_id));
+  const check = batch && checkCsvRow(JSON.parse(row.cells_json), JSON.parse(batch.header_json).length);
+  if (!merchant || !check?.valid) return { done: true };
+
+  const input: OffSessionInput = { customerId: row.customer_id, price: check.row.price, description: check.row.description, metadata: check.row.metadata, forceKyc: false };
+  let started: StartedCharge;
+  try {
+    started = await startChargeOnce(ctx, { id: merchant.id, name: merchant.name }, row.idempotency_key, input);
+  } catch (error) {
+    const inFlight = error instanceof RequestRefusal && error.kind === "in_flight";
+    if (attempt < (inFlight ? maxInFlightAttempts : maxStartAttempts)) {
+      return { retryAt: new Date(ctx.clock.now().getTime() + (inFlight ? inFlightRetryMs : 1000 * 2 ** attempt)) };
+    }
+    started = { reason: csvChargeReasons.initiateFailed };
+  }
+  const updatedAt = ctx.clock.now().toISOString();
+  await ctx.tx.write((trx) =>
+    updateCsvRow(
+      trx,
+      batchId,
+      row.row_number,
+      "chargeId" in started ? { state: "submitted", charge_id: started.chargeId, updated_at: updatedAt } : { state: "failed", reason: started.reason, updated_at: updatedAt },
+    ),
+  );
+  return { done: true };
+}
+
+type StartedCharge = { chargeId: string } | { reason: string };
+
+const asyncMethod = `${PaymentService.typeName}/${PaymentService.method.createOffSessionPaymentAsync.name}`;
+const jsonOptions = { alwaysEmitImplicit: true } as const;
+
+/**
+ * The row's charge, started at most once per key: the same key and request replay the first
+ * answer (a re-uploaded file, a job run again); the same key with another request fails the row.
+ * Unexpected errors free the key and are thrown, for the job to try again.
+ */
+async function startChargeOnce(ctx: FlowContext, merchant: MerchantPrincipal, key: string, input: OffSessionInput): Promise<StartedCharge> {
+  const message = create(CreateOffSessionPaymentAsyncRequestSchema, {
+    customerId: input.customerId,
+    charge: { price: input.price, description: input.description, metadata: input.metadata },
+  });
+  let start;
+  try {
+    start = await beginIdempotentRequest(ctx, {
+      merchantId: merchant.id,
+      key,
+      method: asyncMethod,
+      requestHash: requestFingerprint(asyncMethod, toJson(CreateOffSessionPaymentAsyncRequestSchema, message)),
+    });
+  } catch (error) {
+    if (error instanceof RequestRefusal && error.kind === "conflict") return { reason: csvChargeReasons.keyReused };
+    throw error;
+  }
+  if ("replay" in start) return storedAnswer(start.replay);
+  try {
+    const request = await createOffSessionPaymentAsync(ctx, merchant, input, start.run);
+    const response = create(CreateOffSessionPaymentAsyncResponseSchema, { requestId: request.id, status: request.status, chargeId: request.chargeId });
+    await finishIdempotentRequest(ctx, start.run, { json: JSON.stringify(toJson(CreateOffSessionPaymentAsyncResponseSchema, response, jsonOptions)), httpStatus: 200 });
+    return { chargeId: request.chargeId };
+  } catch (error) {
+    const connectError = toConnectError(error);
+    if (!connectError) {
+      await releaseIdempotentRequest(ctx, start.run).catch(() => {});
+      throw error;
+    }
+    await finishIdempotentRequest(ctx, start.run, { json: JSON.stringify(errorToJson(connectError, jsonOptions)), httpStatus: httpStatusOf[connectError.code] });
+    return { reason: reasonOfError(connectError) };
+  }
+}
+
+function storedAnswer(record: IdempotencyRecord): StartedCharge {
+  const stored = JSON.parse(record.responseJson);
+  if (record.httpStatus === 200) return { chargeId: String(stored.chargeId ?? "") };
+  return { reason: reasonOfError(errorFromJson(stored, undefined, new ConnectError("unreadable stored error", Code.Internal))) };
+}
+
+/**
+ * A charge that failed as a request (a sandbox triggerError answers so): the default message of
+ * its ErrorType; a validation refusal reads as an invalid payment request.
+ */
+function reasonOfError(error: ConnectError): string {
+  const code = error.findDetails(ErrorInfoSchema).find((info) => info.reason.startsWith("ERROR_TYPE_"))?.reason;
+  const errorType = code ? ErrorType[code.slice("ERROR_TYPE_".length) as keyof typeof ErrorType] : undefined;
+  if (errorType !== undefined) return chargeFailureReason(errorType);
+  return error.code === Code.InvalidArgument ? errorTypeMessages[ErrorType.PAYMENT_VALIDATION_FAILED] : csvChargeReasons.initiateFailed;
+}

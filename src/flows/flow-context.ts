@@ -1,0 +1,27 @@
+import type { Config } from "../config.js";
+import type { BankGateway } from "../ports/bank-gateway.js";
+import type { Clock } from "../ports/clock.js";
+import type { Notifier } from "../ports/notifier.js";
+import type { Transactor } from "../storage/transactor.js";
+
+/** Work a flow hands to a background worker after its transaction commits. */
+export type WakeTopic = "events" | "jobs";
+
+/** What every flow is given: storage, the clock, the configuration, and the worker doorbell. */
+export interface FlowContext {
+  readonly tx: Transactor;
+  readonly clock: Clock;
+  readonly config: Config;
+  /** The bank behind the gateway (the simulator in sandbox mode). */
+  readonly bank: BankGateway;
+  /** Customer e-mail: the sandbox mailbox in sandbox mode, SMTP in production. */
+  readonly notifier: Notifier;
+  /** Rings a worker so committed work starts now rather than at the next poll. */
+  wake(topic: WakeTopic): void;
+}
+
+/** The caller of a merchant API request. */
+export interface MerchantPrincipal {
+  readonly id: string;
+  readonly name: string;
+}

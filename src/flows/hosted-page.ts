@@ -1,0 +1,271 @@
+import { ErrorType, KycStatus, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import type { CustomerProfile } from "../domain/customer.js";
+import { newId } from "../domain/ids.js";
+import { needsKyc, withKycSubmission } from "../domain/kyc.js";
+import { codeMatches, codeUnusableReason, hashOneTimeCode, newOneTimeCode, oneTimeCodeMessage, oneTimeCodeRules, resendAvailableAt } from "../domain/one-time-code.js";
+import { chargeFailure, errorTypeMessages, PaymentFailure } from "../domain/payment-failure.js";
+import {
+  approvalBlocker,
+  hasLapsed,
+  isApprovalClaimStale,
+  isLinkSettled,
+  maskEmail,
+  workflowNeedsBankLink,
+  type LinkOutcome,
+  type PaymentLinkRecord,
+} from "../domain/payment-link.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
+import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
+import { upsertBankAccount } from "../storage/bank-accounts.js";
+import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
+import { findMerchant } from "../storage/merchants.js";
+import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
+import { findPaymentLinkById, findPaymentLinkByToken, lockPaymentLink, markPaymentLinkStep } from "../storage/payment-links.js";
+import type { FlowContext } from "./flow-context.js";
+import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
+import { expirePaymentLink } from "./link-expiry.js";
+import { claimApproval, executeClaimedApproval, reclaimStaleApproval } from "./on-session-approval.js";
+import { currentOutcome } from "./on-session-payment.js";
+
+/** The merchant as the page shows it, with the way back. */
+export interface HostedMerchantView {
+  token: string;
+  name: string;
+  logoUrl: string;
+  successUrl: string;
+  failureUrl: string;
+}
+
+/** What the page shows and which steps remain (HostedPageService.PaymentSession). */
+export interface PaymentSessionView {
+  merchant: HostedMerchantView;
+  amount: number;
+  description: string;
+  workflow: PaymentWorkflow;
+  expiresAt: Date;
+  emailHint: string;
+  twoFactorVerified: boolean;
+  needsBankLink: boolean;
+  bankLinked: boolean;
+  needsKyc: boolean;
+  kycSubmitted: boolean;
+  completed: boolean;
+  redirectUrl: string;
+  /** PENDING until settled; the charge's status (and error) after. */
+  outcome: LinkOutcome;
+}
+
+/** result.error of InitiatePayment and ApprovePayment. */
+export interface HostedRefusal {
+  paymentErrorCode: PaymentErrorCode;
+  message: string;
+  merchant?: HostedMerchantView;
+  redirectUrl?: string;
+}
+
+/** result.success of ApprovePayment: the charge's status and where the customer goes. */
+export interface ApprovalOutcome {
+  outcome: LinkOutcome;
+  redirectUrl: string;
+  /** trx-*, empty for a contract-only link. */
+  chargeId: string;
+}
+
+export type InitiateAnswer = { session: PaymentSessionView } | { error: HostedRefusal };
+export type ApproveAnswer = { success: ApprovalOutcome } | { error: HostedRefusal };
+
+const linkNotFoundMessage = "payment link not found";
+const linkNotFound = () => new PaymentFailure(PaymentErrorCode.NOT_FOUND, linkNotFoundMessage);
+const unknownLink: HostedRefusal = Object.freeze({ paymentErrorCode: PaymentErrorCode.NOT_FOUND, message: linkNotFoundMessage });
+
+/** The link of a token; a lapsed link is expired first (before its job runs), so it never pays late. */
+async function findPaymentLink(ctx: FlowContext, token: string): Promise<PaymentLinkRecord | undefined> {
+  const link = await findPaymentLinkByToken(ctx.tx.db, token);
+  if (!link || !hasLapsed(link, ctx.clock.now())) return link;
+  await expirePaymentLink(ctx, link.id);
+  return (await findPaymentLinkById(ctx.tx.db, link.id)) ?? link;
+}
+
+/** A page step (code, bank, KYC) needs an open link, and all but sending the code a verified customer. */
+async function openStep(ctx: FlowContext, token: string, needs: { verified: boolean }): Promise<PaymentLinkRecord> {
+  const link = await findPaymentLink(ctx, token);
+  if (!link) throw linkNotFound();
+  if (link.state === "expired") throw chargeFailure(ErrorType.PAYMENT_LINK_EXPIRED);
+  if (link.state !== "open") throw new RequestRefusal("precondition", "this payment has already been approved");
+  if (needs.verified && !link.twoFactorVerified) throw new RequestRefusal("precondition", "verify the two-factor code first");
+  return link;
+}
+
+async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<HostedMerchantView> {
+  const merchant = await findMerchant(ctx.tx.db, link.merchantId);
+  return { token: link.token, name: merchant?.name ?? "", logoUrl: merchant?.logo_url ?? "", successUrl: link.successUrl, failureUrl: link.failureUrl };
+}
+
+function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): HostedRefusal {
+  return { paymentErrorCode: PaymentErrorCode.EXPIRED, message: errorTypeMessages[ErrorType.PAYMENT_LINK_EXPIRED], merchant, redirectUrl };
+}
+
+/** InitiatePayment: what is paid, to whom, and which steps remain; an unknown or expired link is result.error. */
+export async function initiatePayment(ctx: FlowContext, token: string): Promise<InitiateAnswer> {
+  const link = await findPaymentLink(ctx, token);
+  if (!link) return { error: unknownLink };
+  const [merchant, { outcome, redirectUrl }, customer] = await Promise.all([
+    merchantView(ctx, link),
+    currentOutcome(ctx, link.id),
+    findCustomerById(ctx.tx.db, link.customerId),
+  ]);
+  if (link.state === "expired") return { error: expiredRefusal(merchant, redirectUrl) };
+  const completed = isLinkSettled(link.state);
+  return {
+    session: {
+      merchant,
+      amount: link.price,
+      description: link.description,
+      workflow: link.workflow,
+      expiresAt: link.expiresAt,
+      emailHint: maskEmail(link.email),
+      twoFactorVerified: link.twoFactorVerified,
+      needsBankLink: workflowNeedsBankLink(link.workflow),
+      bankLinked: link.bankLinked,
+      needsKyc: needsKyc(link.forceKyc, customer?.kycStatus ?? KycStatus.NOT_SUBMITTED),
+      kycSubmitted: link.kycSubmitted,
+      completed,
+      redirectUrl: completed ? redirectUrl : "",
+      outcome,
+    },
+  };
+}
+
+/**
+ * Sends a 6-digit code to the customer's e-mail through the notifier. Only the hash is stored;
+ * a new code replaces the previous one; one send per 30 seconds, at most 10 per link.
+ */
+export async function sendTwoFactorCode(ctx: FlowContext, token: string): Promise<{ emailHint: string; expiresAt: Date; resendAvailableAt: Date }> {
+  const link = await openStep(ctx, token, { verified: false });
+  if (link.twoFactorVerified) throw new RequestRefusal("precondition", "the two-factor code has already been verified");
+  const code = newOneTimeCode();
+  const stored = await ctx.tx.write(async (trx) => {
+    const now = ctx.clock.now();
+    await lockPaymentLink(ctx.tx, trx, link.id);
+    const codes = await lockCodesOfLink(ctx.tx, trx, link.id);
+    const availableAt = resendAvailableAt(codes[0]?.createdAt, now);
+    if (availableAt > now) throw new RequestRefusal("rate_limited", `a code was just sent; ask for a new one after ${availableAt.toISOString()}`);
+    if (codes.length >= oneTimeCodeRules.maxCodesPerLink) throw new RequestRefusal("rate_limited", "too many codes were sent for this payment link");
+    const id = newId("otc");
+    const record = { id, codeHash: hashOneTimeCode(id, code), attempts: 0, expiresAt: new Date(now.getTime() + oneTimeCodeRules.validityMs), usedAt: null, createdAt: now };
+    await insertOneTimeCode(trx, link.id, record);
+    return record;
+  });
+  const merchant = await findMerchant(ctx.tx.db, link.merchantId);
+  try {
+    await ctx.notifier.send({ merchantId: link.merchantId, to: link.email, ...oneTimeCodeMessage(merchant?.name ?? "", code), code, sentAt: stored.createdAt });
+  } catch (error) {
+    // Not delivered: forget it, so the customer may ask again at once.
+    await ctx.tx.write((trx) => trx.deleteFrom("one_time_codes").where("id", "=", stored.id).execute());
+    throw error;
+  }
+  return { emailHint: maskEmail(link.email), expiresAt: stored.expiresAt, resendAvailableAt: resendAvailableAt(stored.createdAt, stored.createdAt) };
+}
+
+/** Checks the newest code: 10 minutes, 5 attempts, accepted once. */
+export async function verifyTwoFactorCode(ctx: FlowContext, token: string, code: string): Promise<{ verified: boolean; attemptsLeft: number }> {
+  const link = await openStep(ctx, token, { verified: false });
+  if (link.twoFactorVerified) throw new RequestRefusal("precondition", "the two-factor code has already been verified");
+  return ctx.tx.write(async (trx) => {
+    const now = ctx.clock.now();
+    await lockPaymentLink(ctx.tx, trx, link.id);
+    const [latest] = await lockCodesOfLink(ctx.tx, trx, link.id);
+    if (!latest) throw new RequestRefusal("precondition", "no code has been sent yet; ask for one");
+    const unusable = codeUnusableReason(latest, now);
+    if (unusable) throw new RequestRefusal("precondition", unusable);
+    const verified = codeMatches(latest, code);
+    const attempt = { ...latest, attempts: latest.attempts + 1, usedAt: verified ? now : null };
+    await saveCodeAttempt(trx, attempt);
+    if (verified) await markPaymentLinkStep(trx, link.id, "two_factor_verified", now);
+    return { verified, attemptsLeft: Math.max(0, oneTimeCodeRules.maxAttempts - attempt.attempts) };
+  });
+}
+
+interface BankAccountDetails {
+  bankCode: string;
+  branchCode: string;
+  accountNumber: string;
+  accountHolder: string;
+}
+
+/** Links the customer's account (in sandbox: opens a simulated account with ¥1,000,000, or keeps an existing one's balance). */
+export async function linkBankAccount(ctx: FlowContext, token: string, account: BankAccountDetails): Promise<void> {
+  const link = await openStep(ctx, token, { verified: true });
+  if (!workflowNeedsBankLink(link.workflow)) throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
+  await ctx.tx.write(async (trx) => {
+    const now = ctx.clock.now();
+    await upsertBankAccount(trx, {
+      customer_id: link.customerId,
+      merchant_id: link.merchantId,
+      bank_code: account.bankCode,
+      branch_code: account.branchCode,
+      account_number: account.accountNumber,
+      account_holder: account.accountHolder,
+      balance: defaultSandboxBalance,
+      created_at: now.toISOString(),
+    });
+    await markPaymentLinkStep(trx, link.id, "bank_linked", now);
+  });
+}
+
+/**
+ * The KYC form (asked for when the merchant set force_kyc): the customer's KYC goes IN_REVIEW.
+ * In sandbox mode, with `decide`, the merchant's review mode then decides it (by default:
+ * approved at once); SandboxService.CompletePayment decides it itself.
+ */
+export async function submitKyc(ctx: FlowContext, token: string, form: CustomerProfile, options: { decide: boolean }): Promise<KycStatus> {
+  const link = await openStep(ctx, token, { verified: true });
+  if (!link.forceKyc) throw new RequestRefusal("precondition", "KYC is not requested for this payment");
+  const review = await ctx.tx.write(async (trx) => {
+    const now = ctx.clock.now();
+    const customer = await lockCustomer(ctx.tx, trx, link.merchantId, link.customerId);
+    if (!customer) throw linkNotFound();
+    const submitted = withKycSubmission(customer, form, now);
+    await saveCustomer(trx, submitted);
+    await markPaymentLinkStep(trx, link.id, "kyc_submitted", now);
+    const automatic = options.decide && ctx.config.mode === "sandbox" && submitted.kycStatus === KycStatus.IN_REVIEW;
+    return automatic ? scheduleKycReview(ctx, trx, link.merchantId, link.customerId, now) : "manual";
+  });
+  if (review === "now") await decideAutomatically(ctx, link.merchantId, link.customerId);
+  const customer = await findCustomerById(ctx.tx.db, link.customerId);
+  return customer?.kycStatus ?? KycStatus.IN_REVIEW;
+}
+
+// A concurrent approval is waited for up to this long (the simulated bank's latency is at most 30 s).
+const approvalWaitPolls = 1600;
+const approvalPollMs = 25;
+
+/**
+ * ApprovePayment: after the two-factor step (and the bank link for new accounts), executes the
+ * payment once and answers where to send the customer. A double click, a reload or a second tab
+ * finds the approval claimed, waits for it, and answers the same outcome; nothing is charged twice.
+ */
+export async function approvePayment(ctx: FlowContext, token: string): Promise<ApproveAnswer> {
+  let link = await findPaymentLink(ctx, token);
+  if (!link) return { error: unknownLink };
+  for (let poll = 0; poll < approvalWaitPolls; poll++) {
+    if (link.state === "open") {
+      const blocker = approvalBlocker(link);
+      if (blocker) return { error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: blocker } };
+      if (hasLapsed(link, ctx.clock.now())) await expirePaymentLink(ctx, link.id);
+      else if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
+    } else if (link.state === "approving" && isApprovalClaimStale(link, ctx.clock.now())) {
+      if (await reclaimStaleApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
+    } else if (link.state === "approving") {
+      await new Promise((resolve) => setTimeout(resolve, approvalPollMs));
+    }
+    const current = await currentOutcome(ctx, link.id);
+    link = current.link;
+    if (link.state === "expired") return { error: expiredRefusal(await merchantView(ctx, link), current.redirectUrl) };
+    if (isLinkSettled(link.state)) {
+      const { outcome, redirectUrl } = current;
+      return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "" } };
+    }
+  }
+  return { error: { paymentErrorCode: PaymentErrorCode.INTERNAL, message: "the payment is still being processed; reload the page to see its outcome" } };
+}

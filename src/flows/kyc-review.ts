@@ -1,0 +1,68 @@
+import { KycStatus, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { automaticKycDecision, withKycDecision, type KycReviewSettings } from "../domain/kyc.js";
+import { PaymentFailure } from "../domain/payment-failure.js";
+import type { CustomerRecord } from "../domain/records.js";
+import type { JobOutcome } from "../jobs/job-runner.js";
+import { enqueueJob } from "../jobs/job-queue.js";
+import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
+import { findKycReviewSettings, saveKycReviewSettings } from "../storage/sandbox-settings.js";
+import type { Tx } from "../storage/transactor.js";
+import type { FlowContext } from "./flow-context.js";
+import { resumeApprovalsWaitingForKyc } from "./on-session-approval.js";
+
+/**
+ * Decides a customer's KYC (approve or deny, with a reason) and lets the approvals that waited
+ * for it go on: approved → the debit runs; denied → the charge fails with
+ * ERROR_TYPE_PAYMENT_CHARGE_REJECTED.
+ */
+export async function decideKyc(
+  ctx: FlowContext,
+  merchantId: string,
+  customerId: string,
+  decision: KycStatus.APPROVED | KycStatus.DENIED,
+  reason: string,
+): Promise<CustomerRecord> {
+  const customer = await ctx.tx.write(async (trx) => {
+    const current = await lockCustomer(ctx.tx, trx, merchantId, customerId);
+    if (!current) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `customer ${customerId} not found`);
+    const decided = withKycDecision(current, decision, reason, ctx.clock.now());
+    await saveCustomer(trx, decided);
+    return decided;
+  });
+  await resumeApprovalsWaitingForKyc(ctx, customerId);
+  return (await findCustomerById(ctx.tx.db, customerId)) ?? customer;
+}
+
+/**
+ * Sandbox only: after a KYC submission, the merchant's review mode decides it — at once (the
+ * caller then calls `decideAutomatically`) or later through a "kyc-review" job. Runs inside the
+ * submission's transaction.
+ */
+export async function scheduleKycReview(ctx: FlowContext, trx: Tx, merchantId: string, customerId: string, now: Date): Promise<"now" | "later" | "manual"> {
+  const settings = await findKycReviewSettings(trx, merchantId);
+  if (automaticKycDecision(settings.mode) === undefined) return "manual";
+  if (settings.delaySeconds === 0) return "now";
+  const pending = await trx.selectFrom("jobs").select("id").where("kind", "=", "kyc-review").where("ref_id", "=", customerId).where("state", "=", "pending").executeTakeFirst();
+  if (!pending) await enqueueJob(trx, { kind: "kyc-review", refId: customerId, runAt: new Date(now.getTime() + settings.delaySeconds * 1000), now });
+  return "later";
+}
+
+/** Decides a KYC still in review as the merchant's automatic mode says (nothing in manual mode). */
+export async function decideAutomatically(ctx: FlowContext, merchantId: string, customerId: string): Promise<void> {
+  const [settings, customer] = await Promise.all([findKycReviewSettings(ctx.tx.db, merchantId), findCustomerById(ctx.tx.db, customerId)]);
+  const decision = automaticKycDecision(settings.mode);
+  if (!decision || customer?.kycStatus !== KycStatus.IN_REVIEW) return;
+  await decideKyc(ctx, merchantId, customerId, decision, decision === KycStatus.DENIED ? "denied automatically (sandbox KYC review mode)" : "");
+}
+
+/** The "kyc-review" job: the delayed automatic decision. */
+export async function runKycReviewJob(ctx: FlowContext, customerId: string): Promise<JobOutcome> {
+  const customer = await findCustomerById(ctx.tx.db, customerId);
+  if (customer) await decideAutomatically(ctx, customer.merchantId, customerId);
+  return { done: true };
+}
+
+export async function configureKycReview(ctx: FlowContext, merchantId: string, settings: KycReviewSettings): Promise<KycReviewSettings> {
+  await ctx.tx.write((trx) => saveKycReviewSettings(trx, merchantId, settings));
+  return settings;
+}

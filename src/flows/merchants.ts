@@ -1,0 +1,109 @@
+import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { newId } from "../domain/ids.js";
+import { hashApiKey, newApiKey, newWebhookSecret } from "../domain/api-key.js";
+import { PaymentFailure } from "../domain/payment-failure.js";
+import { webhookUrlRefusal } from "../domain/webhook-url.js";
+import { findMerchantByKeyHash, insertApiKey, insertMerchant, listMerchants, revokeApiKeys, updateWebhookUrl } from "../storage/merchants.js";
+import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { resumeDeliveries } from "./webhook-delivery.js";
+
+export interface CreatedMerchant {
+  merchant_id: string;
+  name: string;
+  api_key: string;
+  webhook_url: string;
+  webhook_secret: string;
+}
+
+/** Provisions a merchant with its first API key; the key is returned once and stored hashed. */
+export async function createMerchant(
+  ctx: FlowContext,
+  input: { name: string; webhookUrl?: string; logoUrl?: string },
+): Promise<CreatedMerchant> {
+  if (input.webhookUrl) checkWebhookUrl(ctx, input.webhookUrl);
+  const now = ctx.clock.now().toISOString();
+  const merchantId = newId("mer");
+  const apiKey = newApiKey(ctx.config.mode);
+  const webhookSecret = newWebhookSecret();
+  await ctx.tx.write(async (trx) => {
+    await insertMerchant(trx, {
+      id: merchantId,
+      name: input.name,
+      logo_url: input.logoUrl ?? "",
+      webhook_url: input.webhookUrl ?? "",
+      webhook_secret: webhookSecret,
+      onboarding_complete: 1,
+      webhook_failing: 0,
+      webhook_failing_reason: "",
+      created_at: now,
+    });
+    await insertApiKey(trx, { id: newId("key"), merchant_id: merchantId, key_hash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), created_at: now });
+  });
+  return { merchant_id: merchantId, name: input.name, api_key: apiKey, webhook_url: input.webhookUrl ?? "", webhook_secret: webhookSecret };
+}
+
+/** Refuses a webhook URL the deployment's mode does not allow (production: public https only). */
+function checkWebhookUrl(ctx: FlowContext, url: string): void {
+  const refusal = webhookUrlRefusal(url, ctx.config.mode);
+  if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, undefined, "webhook_url");
+}
+
+/**
+ * Sets (or, with "", removes) the merchant's webhook URL. Pending events start a new retry cycle
+ * at once, so a fixed endpoint receives them now; the failing mark clears on the next success.
+ */
+export async function setWebhookUrl(ctx: FlowContext, merchantId: string, url: string): Promise<{ merchant_id: string; webhook_url: string }> {
+  if (url) checkWebhookUrl(ctx, url);
+  const found = await ctx.tx.write(async (trx) => {
+    if (!(await updateWebhookUrl(trx, merchantId, url))) return false;
+    await resumeDeliveries(trx, merchantId, ctx.clock.now());
+    return true;
+  });
+  if (!found) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+  ctx.wake("events");
+  return { merchant_id: merchantId, webhook_url: url };
+}
+
+/** Revokes every key of the merchant and issues a new one. */
+export async function rotateApiKey(ctx: FlowContext, merchantId: string): Promise<{ merchant_id: string; api_key: string }> {
+  const now = ctx.clock.now().toISOString();
+  const apiKey = newApiKey(ctx.config.mode);
+  await ctx.tx.write(async (trx) => {
+    await revokeApiKeys(trx, merchantId, now);
+    await insertApiKey(trx, { id: newId("key"), merchant_id: merchantId, key_hash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), created_at: now });
+  });
+  return { merchant_id: merchantId, api_key: apiKey };
+}
+
+export async function listAllMerchants(ctx: FlowContext) {
+  const rows = await listMerchants(ctx.tx.db);
+  return rows.map((m) => ({
+    merchant_id: m.id,
+    name: m.name,
+    webhook_url: m.webhook_url,
+    webhook_failing: m.webhook_failing === 1,
+    webhook_failing_reason: m.webhook_failing_reason,
+    created_at: m.created_at,
+  }));
+}
+
+/**
+ * Returns an authenticator: the merchant an API key authenticates, or undefined (unknown, revoked,
+ * or the other mode's key). Verified keys are remembered for API_KEY_CACHE_MS (a revocation takes effect within it), by hash.
+ */
+export function createAuthenticator(ctx: FlowContext): (apiKey: string) => Promise<MerchantPrincipal | undefined> {
+  const cache = new Map<string, { merchant: MerchantPrincipal | undefined; until: number }>();
+  const expected = ctx.config.mode === "production" ? "sk_live_" : "sk_test_";
+  return async (apiKey) => {
+    if (!apiKey.startsWith(expected)) return undefined;
+    const keyHash = hashApiKey(apiKey);
+    const now = ctx.clock.now().getTime();
+    const cached = cache.get(keyHash);
+    if (cached && cached.until > now) return cached.merchant;
+    const row = await findMerchantByKeyHash(ctx.tx.db, keyHash);
+    const merchant = row && { id: row.id, name: row.name };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(keyHash, { merchant, until: now + ctx.config.apiKeyCacheMs });
+    return merchant;
+  };
+}

@@ -1,0 +1,213 @@
+import { ApiSource, AsyncStatus, ChargeStatus, EventType, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { isAsyncRequestFinal, newAsyncRequest, transitionAsyncRequest, type AsyncRequestRecord } from "../domain/async-request.js";
+import { transitionCharge } from "../domain/charge.js";
+import { newId } from "../domain/ids.js";
+import { afterBankAnswer, newOffSessionCharge, settlementOf, type ChargeSettlement } from "../domain/off-session-charge.js";
+import { offSessionRefusal } from "../domain/off-session-eligibility.js";
+import { PaymentFailure, chargeFailure } from "../domain/payment-failure.js";
+import type { ChargeRecord, Metadata } from "../domain/records.js";
+import { chargeEventContent } from "../domain/webhook-content.js";
+import { enqueueJob } from "../jobs/job-queue.js";
+import type { JobOutcome } from "../jobs/job-runner.js";
+import { findAsyncRequest, insertAsyncRequest, lockAsyncRequest, saveAsyncRequestStatus } from "../storage/async-requests.js";
+import { insertCharge, lockCharge, saveChargeStatus } from "../storage/charges.js";
+import { findActivatedContracts } from "../storage/contracts.js";
+import { findMerchant } from "../storage/merchants.js";
+import { findCharge, findCustomer } from "../storage/status-queries.js";
+import type { Tx } from "../storage/transactor.js";
+import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
+import { recordEvent } from "./outbox.js";
+
+/** An off-session request as the flows take it (decisions.md: the off-session request body). */
+export interface OffSessionInput {
+  customerId: string;
+  price: number;
+  description: string;
+  metadata: Metadata;
+  forceKyc: boolean;
+}
+
+/**
+ * A synchronous charge also gets an engine job, due this long after it started: should the
+ * process die between the bank call and the commit, the engine finishes the charge. When the
+ * call completes normally the job finds the charge settled and does nothing.
+ */
+const syncRecoveryDelayMs = 60_000;
+
+/**
+ * CreateOffSessionPaymentAsync: one transaction writes the charge (trx-*), the request (pwf-*)
+ * and either the engine job (PENDING) or, when the charge cannot start, the charge in FAILURE
+ * with its CHARGE_FAIL event (FAILED_TO_START). The caller answers 200 either way.
+ */
+export async function createOffSessionPaymentAsync(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  input: OffSessionInput,
+  idempotency?: IdempotencyScope,
+): Promise<AsyncRequestRecord> {
+  const resumed = await resumedCharge(ctx, merchant, idempotency);
+  const resumedRequest = resumed?.requestId ? await findAsyncRequest(ctx.tx.db, merchant.id, resumed.requestId) : undefined;
+  if (resumedRequest) return resumedRequest;
+
+  const now = ctx.clock.now();
+  const requestId = newId("pwf");
+  const request = await ctx.tx.write(async (trx) => {
+    const charge = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_ASYNC, requestId }, now);
+    const refusal = charge.status === ChargeStatus.FAILURE ? charge.errorType : undefined;
+    const created = newAsyncRequest({ id: requestId, merchantId: merchant.id, chargeId: charge.id, forceKyc: input.forceKyc, refusal }, now);
+    await insertAsyncRequest(trx, created);
+    if (created.status === AsyncStatus.PENDING) await enqueueJob(trx, { kind: "async-charge", refId: charge.id, runAt: now, now });
+    await bindIdempotentResource(trx, idempotency, charge.id);
+    return created;
+  });
+  ctx.wake(request.status === AsyncStatus.PENDING ? "jobs" : "events");
+  return request;
+}
+
+/**
+ * CreateOffSessionPayment (deprecated): the same charge, with the bank called inline. Answers
+ * the settled charge; a failed one is a PaymentFailure carrying its ErrorType (the charge and
+ * its CHARGE_FAIL event are written all the same).
+ */
+export async function createOffSessionPayment(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  input: OffSessionInput,
+  idempotency?: IdempotencyScope,
+): Promise<ChargeRecord> {
+  let charge = await resumedCharge(ctx, merchant, idempotency);
+  if (!charge) {
+    const now = ctx.clock.now();
+    charge = await ctx.tx.write(async (trx) => {
+      const started = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_SYNC, requestId: null }, now);
+      if (started.status === ChargeStatus.PENDING) {
+        await enqueueJob(trx, { kind: "async-charge", refId: started.id, runAt: new Date(now.getTime() + syncRecoveryDelayMs), now });
+      }
+      await bindIdempotentResource(trx, idempotency, started.id);
+      return started;
+    });
+    if (charge.status === ChargeStatus.FAILURE) ctx.wake("events");
+  }
+  if (charge.status === ChargeStatus.PENDING) {
+    // The synchronous call cannot wait out a maintenance window: a retryable refusal fails now.
+    charge = await settleCharge(ctx, charge.id, settlementOf(await debit(ctx, charge)));
+  }
+  if (charge.status === ChargeStatus.FAILURE) throw chargeFailure(charge.errorType, charge.errorMessage);
+  return charge;
+}
+
+/**
+ * The engine's job for one charge (kind "async-charge", keyed by the trx-*): marks the request
+ * RUNNING, calls the bank with the trx-* as its reference (outside any transaction), then settles
+ * the charge and the request and writes the charge event in one transaction — or asks to run
+ * again later after a retryable refusal. A job whose process died is taken over when its lease
+ * lapses; the bank reference makes the repeated call safe.
+ */
+export async function runOffSessionCharge(ctx: FlowContext, chargeId: string, attempt: number): Promise<JobOutcome> {
+  const charge = await ctx.tx.write(async (trx) => {
+    const locked = await lockCharge(ctx.tx, trx, chargeId);
+    if (locked?.status !== ChargeStatus.PENDING) return undefined;
+    const request = await lockedAsyncRequestOf(ctx, trx, locked);
+    if (request && !isAsyncRequestFinal(request.status)) {
+      await saveAsyncRequestStatus(trx, transitionAsyncRequest(request, AsyncStatus.RUNNING, ctx.clock.now(), { attempts: attempt }));
+    }
+    return locked;
+  });
+  if (!charge) return { done: true };
+  const outcome = afterBankAnswer(await debit(ctx, charge), attempt, ctx.clock.now());
+  if ("retryAt" in outcome) return { retryAt: outcome.retryAt };
+  await settleCharge(ctx, chargeId, outcome);
+  return { done: true };
+}
+
+/** GetAsyncPaymentRequest: poll a request by its pwf-* id. */
+export async function getAsyncPaymentRequest(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<AsyncRequestRecord> {
+  const request = await findAsyncRequest(ctx.tx.db, merchant.id, id);
+  if (!request) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `async request ${id} not found`);
+  return request;
+}
+
+/** The charge an earlier attempt under the same idempotency key created before its process died. */
+async function resumedCharge(ctx: FlowContext, merchant: MerchantPrincipal, idempotency: IdempotencyScope | undefined): Promise<ChargeRecord | undefined> {
+  if (!idempotency?.resumeResourceId) return undefined;
+  return findCharge(ctx.tx.db, merchant.id, idempotency.resumeResourceId);
+}
+
+/**
+ * Inside the caller's transaction: looks the customer up, decides whether the charge can start,
+ * and writes it — PENDING, or FAILURE with its CHARGE_FAIL event.
+ */
+async function startCharge(
+  ctx: FlowContext,
+  trx: Tx,
+  merchant: MerchantPrincipal,
+  input: OffSessionInput,
+  source: { apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC; requestId: string | null },
+  now: Date,
+): Promise<ChargeRecord> {
+  const customer = await findCustomer(trx, merchant.id, input.customerId);
+  const [activatedContract] = customer ? await findActivatedContracts(trx, customer.id) : [];
+  const refusal = offSessionRefusal({ customer, activatedContract, forceKyc: input.forceKyc });
+  // Seam for sandbox error triggers (spec: "Error triggers"; issue 7): a triggerError in
+  // input.metadata is decided here, before the bank is called, and fails the charge the same way.
+  const charge = newOffSessionCharge(
+    {
+      id: newId("trx"),
+      merchantId: merchant.id,
+      customerId: input.customerId,
+      contractId: activatedContract?.id ?? null,
+      requestId: source.requestId,
+      apiSource: source.apiSource,
+      amount: input.price,
+      description: input.description,
+      metadata: input.metadata,
+      refusal,
+    },
+    now,
+  );
+  await insertCharge(trx, charge);
+  if (charge.status === ChargeStatus.FAILURE) await recordChargeEvent(trx, charge, merchant.name, now);
+  return charge;
+}
+
+function debit(ctx: FlowContext, charge: ChargeRecord) {
+  return ctx.bank.debit({ merchantId: charge.merchantId, customerId: charge.customerId ?? "", amount: charge.amount, reference: charge.id, at: ctx.clock.now() });
+}
+
+/**
+ * One transaction: the charge (if still PENDING) to SUCCESS or FAILURE, its request to SUCCEEDED
+ * or FAILED, and the charge event. A charge someone else settled first is returned as it is.
+ */
+async function settleCharge(ctx: FlowContext, chargeId: string, settlement: ChargeSettlement): Promise<ChargeRecord> {
+  const now = ctx.clock.now();
+  const { charge, settled } = await ctx.tx.write(async (trx) => {
+    const locked = await lockCharge(ctx.tx, trx, chargeId);
+    if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
+    if (locked.status !== ChargeStatus.PENDING) return { charge: locked, settled: false };
+    const failure = settlement.status === ChargeStatus.FAILURE ? { errorType: settlement.errorType, message: settlement.message } : undefined;
+    const next = transitionCharge(locked, settlement.status, now, failure);
+    await saveChargeStatus(trx, next);
+    const request = await lockedAsyncRequestOf(ctx, trx, next);
+    if (request && !isAsyncRequestFinal(request.status)) {
+      const running = request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
+      const final = failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED;
+      await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, final, now, { failure }));
+    }
+    const merchant = await findMerchant(trx, next.merchantId);
+    await recordChargeEvent(trx, next, merchant?.name ?? "", now);
+    return { charge: next, settled: true };
+  });
+  if (settled) ctx.wake("events");
+  return charge;
+}
+
+async function lockedAsyncRequestOf(ctx: FlowContext, trx: Tx, charge: ChargeRecord): Promise<AsyncRequestRecord | undefined> {
+  return charge.requestId ? lockAsyncRequest(ctx.tx, trx, charge.requestId) : undefined;
+}
+
+/** CHARGE_SUCCESS or CHARGE_FAIL with the charge body, in the transaction that settled the charge. */
+async function recordChargeEvent(trx: Tx, charge: ChargeRecord, merchantName: string, now: Date): Promise<void> {
+  const type = charge.status === ChargeStatus.SUCCESS ? EventType.CHARGE_SUCCESS : EventType.CHARGE_FAIL;
+  await recordEvent(trx, { merchantId: charge.merchantId, type, chargeId: charge.id, content: chargeEventContent(charge, merchantName), now });
+}

@@ -1,0 +1,162 @@
+import { EventType, PaymentErrorCode, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { newId } from "../domain/ids.js";
+import { PaymentFailure } from "../domain/payment-failure.js";
+import type { ChargeRecord, Metadata, RefundRecord } from "../domain/records.js";
+import {
+  chargeAfterAcceptance,
+  decideRefund,
+  failRefund,
+  newRefund,
+  refundRetryAt,
+  requireOwnedCharge,
+  sandboxForcesRefundFailure,
+  sandboxRefundFailureMessage,
+  settleRefund,
+} from "../domain/refund.js";
+import { refundFailedContent, refundSucceededContent } from "../domain/webhook-content.js";
+import { enqueueJob } from "../jobs/job-queue.js";
+import type { JobOutcome } from "../jobs/job-runner.js";
+import { findMerchant } from "../storage/merchants.js";
+import {
+  findChargeById,
+  findRefund,
+  insertRefund,
+  lockChargeOfMerchant,
+  pendingRefundIdsOfMerchant,
+  saveChargeRefundState,
+  saveRefundOutcome,
+} from "../storage/refunds.js";
+import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
+import { recordEvent } from "./outbox.js";
+
+export interface RefundRequestInput {
+  chargeId: string;
+  /** Absent: the whole charge. */
+  amount?: number;
+  reason: string;
+  metadata: Metadata;
+}
+
+export interface RefundOutcome {
+  refund: RefundRecord;
+  /** The charge after the refund (its refunds are read with GetCharge). */
+  charge: ChargeRecord;
+}
+
+/**
+ * Refund (spec: Refund; decisions.md, "Money and time"). One transaction locks the charge, checks
+ * the refundable remainder and either cancels the charge (same-day full refund, no money moves,
+ * REFUND_SUCCEEDED at once) or holds the amount as pending and queues the bank transfer. The
+ * CHECK constraint charges_refunds_within_amount backs the remainder check. Under an idempotency
+ * key the refund is bound to the key in the same transaction, so a retry after a crash answers
+ * that refund instead of refunding again.
+ */
+export async function refundCharge(ctx: FlowContext, merchant: MerchantPrincipal, input: RefundRequestInput, idempotency?: IdempotencyScope): Promise<RefundOutcome> {
+  const resumed = idempotency?.resumeResourceId ? await findRefund(ctx.tx.db, idempotency.resumeResourceId, merchant.id) : undefined;
+  const resumedCharge = resumed && (await findChargeById(ctx.tx.db, resumed.chargeId));
+  if (resumed && resumedCharge) return { refund: resumed, charge: resumedCharge };
+
+  const now = ctx.clock.now();
+  const outcome = await ctx.tx.write(async (trx) => {
+    const charge = requireOwnedCharge(await lockChargeOfMerchant(ctx.tx, trx, merchant.id, input.chargeId));
+    const decision = decideRefund(charge, input.amount, now);
+    const refund = newRefund({ id: newId("rfd"), charge, decision, reason: input.reason, metadata: input.metadata, now });
+    const next = chargeAfterAcceptance(charge, decision, now);
+    await saveChargeRefundState(trx, next);
+    await insertRefund(trx, refund);
+    if (decision.kind === "cancellation") {
+      await recordEvent(trx, { merchantId: merchant.id, type: EventType.REFUND_SUCCEEDED, chargeId: charge.id, content: refundSucceededContent(next, refund, now), now });
+    } else {
+      await enqueueJob(trx, { kind: "refund-settlement", refId: refund.id, runAt: decision.settleAfter, now });
+    }
+    await bindIdempotentResource(trx, idempotency, refund.id);
+    return { refund, charge: next };
+  });
+  // A transfer's settlement job is due later (the runner polls for it); a cancellation's event is due now.
+  if (outcome.refund.cancellation) ctx.wake("events");
+  return outcome;
+}
+
+/** GetRefund: another merchant's refund reads like a missing one. */
+export async function getRefund(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<RefundRecord> {
+  const refund = await findRefund(ctx.tx.db, id, merchant.id);
+  if (!refund) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `refund ${id} not found`);
+  return refund;
+}
+
+type BankVerdict = { ok: true } | { ok: false; rootCause: string } | { retryAt: Date };
+
+/**
+ * Settles one pending refund: the bank transfer (outside any transaction; the rfd-* id is the
+ * bank-side reference, so it is booked once however often this runs), then in one transaction the
+ * refund's outcome, the charge's amounts and status, and the REFUND_SUCCEEDED or REFUND_FAILED
+ * event. A refund no longer pending is left as it is. Returns when to try again if the bank was
+ * under maintenance. `forcedFailure` (sandbox) fails it with that root cause without the bank.
+ */
+export async function settlePendingRefund(ctx: FlowContext, refundId: string, attempt = 1, forcedFailure?: string): Promise<JobOutcome> {
+  const refund = await findRefund(ctx.tx.db, refundId);
+  if (!refund || refund.status !== RefundStatus.PENDING) return { done: true };
+  const charge = await findChargeById(ctx.tx.db, refund.chargeId);
+  if (!charge) return { done: true };
+  const verdict = await askBank(ctx, charge, refund, attempt, forcedFailure);
+  if ("retryAt" in verdict) return { retryAt: verdict.retryAt };
+
+  const now = ctx.clock.now();
+  const merchantName = (await findMerchant(ctx.tx.db, refund.merchantId))?.name ?? "";
+  const recorded = await ctx.tx.write(async (trx) => {
+    const locked = await lockChargeOfMerchant(ctx.tx, trx, refund.merchantId, refund.chargeId);
+    const current = await findRefund(trx, refund.id);
+    // Settled meanwhile (a sandbox SettleRefunds and the job raced): the first outcome stands.
+    if (!locked || current?.status !== RefundStatus.PENDING) return false;
+    const result = verdict.ok ? settleRefund(locked, current, now) : failRefund(locked, current, verdict.rootCause, now);
+    await saveChargeRefundState(trx, result.charge);
+    await saveRefundOutcome(trx, result.refund);
+    await recordEvent(trx, {
+      merchantId: refund.merchantId,
+      type: verdict.ok ? EventType.REFUND_SUCCEEDED : EventType.REFUND_FAILED,
+      chargeId: locked.id,
+      content: verdict.ok ? refundSucceededContent(result.charge, result.refund, now) : refundFailedContent(result.charge, result.refund, merchantName),
+      now,
+    });
+    return true;
+  });
+  if (recorded) ctx.wake("events");
+  return { done: true };
+}
+
+async function askBank(ctx: FlowContext, charge: ChargeRecord, refund: RefundRecord, attempt: number, forcedFailure?: string): Promise<BankVerdict> {
+  if (forcedFailure !== undefined) return { ok: false, rootCause: forcedFailure };
+  if (ctx.config.mode === "sandbox" && sandboxForcesRefundFailure(refund.metadata)) return { ok: false, rootCause: sandboxRefundFailureMessage };
+  if (!charge.customerId) return { ok: false, rootCause: "the charge has no customer bank account to refund to" };
+  const result = await ctx.bank.refund({
+    merchantId: charge.merchantId,
+    customerId: charge.customerId,
+    amount: refund.amount,
+    reference: refund.id,
+    at: ctx.clock.now(),
+  });
+  if (result.ok) return { ok: true };
+  if (result.retryable) return { retryAt: refundRetryAt(ctx.clock.now(), attempt) };
+  return { ok: false, rootCause: result.message };
+}
+
+/**
+ * Sandbox SettleRefunds: settles (or fails) the merchant's pending refunds now, through the same
+ * settlement as the worker. A refund whose bank is under maintenance stays pending. Returns the
+ * refunds as they stand afterwards.
+ */
+export async function settleRefundsNow(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  request: { refundId: string; fail: boolean; failureMessage: string },
+): Promise<RefundRecord[]> {
+  const ids = request.refundId ? [(await getRefund(ctx, merchant, request.refundId)).id] : await pendingRefundIdsOfMerchant(ctx.tx.db, merchant.id);
+  const forcedFailure = request.fail ? request.failureMessage || sandboxRefundFailureMessage : undefined;
+  const settled: RefundRecord[] = [];
+  for (const id of ids) {
+    await settlePendingRefund(ctx, id, 1, forcedFailure);
+    settled.push(await getRefund(ctx, merchant, id));
+  }
+  return settled;
+}

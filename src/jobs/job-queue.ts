@@ -1,0 +1,25 @@
+import { newId } from "../domain/ids.js";
+import type { Tx } from "../storage/transactor.js";
+
+/** Kinds of durable work; each has one handler registered with the JobRunner. */
+export type JobKind = "async-charge" | "refund-settlement" | "link-expiry" | "csv-row" | "kyc-review";
+
+/**
+ * Queues durable work inside the caller's transaction, so it exists exactly when the state
+ * change that needs it does. Call `ctx.wake("jobs")` after the commit to start it at once.
+ */
+export async function enqueueJob(trx: Tx, job: { kind: JobKind; refId: string; runAt: Date; now: Date }): Promise<void> {
+  await trx
+    .insertInto("jobs")
+    .values({
+      id: newId("job"),
+      kind: job.kind,
+      ref_id: job.refId,
+      run_at: job.runAt.toISOString(),
+      attempts: 0,
+      lease_until: null,
+      state: "pending",
+      created_at: job.now.toISOString(),
+    })
+    .execute();
+}

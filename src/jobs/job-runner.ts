@@ -1,0 +1,115 @@
+import type { Logger } from "pino";
+import type { FlowContext } from "../flows/flow-context.js";
+import type { JobKind } from "./job-queue.js";
+import { WakeLoop } from "./wake-loop.js";
+
+/** What a handler says about its job: done, or run again at a later time. */
+export type JobOutcome = { done: true } | { retryAt: Date };
+
+export type JobHandler = (refId: string, attempt: number) => Promise<JobOutcome>;
+
+/** How long a claimed job is held before another worker may take it over (JOB_LEASE_MS). */
+const defaultLeaseMs = 60_000;
+
+/**
+ * Drains the jobs table: claims due jobs with a lease (a job whose worker died is taken over
+ * when its lease lapses), runs the handler of its kind, and records the outcome. Woken by
+ * `ctx.wake("jobs")`, and polls as a fallback.
+ */
+export class JobRunner {
+  readonly #handlers = new Map<JobKind, JobHandler>();
+  readonly #loop: WakeLoop;
+  #inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly ctx: FlowContext,
+    private readonly logger: Logger,
+    private readonly options: { pollMs?: number; concurrency?: number; leaseMs?: number } = {},
+  ) {
+    this.#loop = new WakeLoop(() => this.#tick(), (error) => this.logger.error({ err: error }, "job runner tick failed"), options.pollMs ?? 1000);
+  }
+
+  register(kind: JobKind, handler: JobHandler): void {
+    this.#handlers.set(kind, handler);
+  }
+
+  start(): void {
+    this.#loop.start();
+  }
+
+  /** Runs every due job now (tests call this after moving the clock). */
+  async drain(): Promise<void> {
+    // Until a pass finds nothing: a job may queue more due work as it finishes (a CSV row its charge).
+    for (let found = true; found; ) {
+      found = false;
+      while (await this.#tick()) found = true;
+      await Promise.all(this.#inFlight);
+    }
+  }
+
+  wake(): void {
+    this.#loop.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.#loop.stop();
+    await Promise.all(this.#inFlight);
+  }
+
+  /** Claims and starts a batch of due jobs; true when it found any. */
+  async #tick(): Promise<boolean> {
+    const concurrency = this.options.concurrency ?? 16;
+    if (this.#inFlight.size >= concurrency) {
+      await Promise.race(this.#inFlight);
+      return true;
+    }
+    const now = this.ctx.clock.now();
+    const claimed = await this.#claim(now, concurrency - this.#inFlight.size);
+    for (const job of claimed) {
+      const run = this.#run(job).finally(() => this.#inFlight.delete(run));
+      this.#inFlight.add(run);
+    }
+    return claimed.length > 0;
+  }
+
+  async #claim(now: Date, limit: number) {
+    const nowIso = now.toISOString();
+    const leaseUntil = new Date(now.getTime() + (this.options.leaseMs ?? defaultLeaseMs)).toISOString();
+    return this.ctx.tx.write(async (trx) => {
+      let query = trx
+        .selectFrom("jobs")
+        .select(["id", "kind", "ref_id", "attempts"])
+        .where("state", "=", "pending")
+        .where("run_at", "<=", nowIso)
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", nowIso)]))
+        .orderBy("run_at")
+        .limit(limit);
+      if (this.ctx.tx.dialect === "postgres") query = query.forUpdate().skipLocked();
+      const due = await query.execute();
+      if (due.length === 0) return [];
+      await trx
+        .updateTable("jobs")
+        .set((eb) => ({ lease_until: leaseUntil, attempts: eb("attempts", "+", 1) }))
+        .where("id", "in", due.map((j) => j.id))
+        .execute();
+      return due.map((j) => ({ ...j, attempts: j.attempts + 1 }));
+    });
+  }
+
+  async #run(job: { id: string; kind: string; ref_id: string; attempts: number }): Promise<void> {
+    const handler = this.#handlers.get(job.kind as JobKind);
+    let outcome: JobOutcome;
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      outcome = await handler(job.ref_id, job.attempts);
+    } catch (error) {
+      this.logger.error({ err: error, job: job.id, kind: job.kind }, "job failed; retrying");
+      const backoffMs = Math.min(60_000 * 2 ** Math.min(job.attempts, 8), 3_600_000);
+      outcome = { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };
+    }
+    await this.ctx.tx.write(async (trx) => {
+      if ("done" in outcome) await trx.deleteFrom("jobs").where("id", "=", job.id).execute();
+      else await trx.updateTable("jobs").set({ run_at: outcome.retryAt.toISOString(), lease_until: null }).where("id", "=", job.id).execute();
+    });
+  }
+}

@@ -1,0 +1,15 @@
+import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+
+/** What the bank answered. A refusal names the spec's ErrorType; `retryable` for maintenance. */
+export type BankResult = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean };
+
+/**
+ * The bank behind the gateway. `reference` is the bank-side idempotency key (the trx-* id for a
+ * debit, the rfd-* id for a refund): the same reference is never booked twice, so a retry or a
+ * crash between the call and our commit cannot debit twice. Called outside database
+ * transactions (it may be slow).
+ */
+export interface BankGateway {
+  debit(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }): Promise<BankResult>;
+  refund(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }): Promise<BankResult>;
+}

@@ -1,0 +1,65 @@
+import { createConnectRouter, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse, compressionGzip, compressionBrotli } from "@connectrpc/connect-node";
+import type { DescService, FileRegistry } from "@bufbuild/protobuf";
+import type { Logger } from "pino";
+import type { RequestListener } from "./listener.js";
+import { createRestRouter } from "./rest-router.js";
+import { registerReflection } from "./reflection.js";
+import { registerHealth } from "./health.js";
+
+export interface AppOptions {
+  readonly logger: Logger;
+  readonly interceptors: Interceptor[];
+  /** Registers the payments.v1 services on the router. */
+  readonly routes: (router: ConnectRouter) => void;
+  /** The payments.v1 services, for the plain HTTP paths and reflection. */
+  readonly services: DescService[];
+  readonly registry: FileRegistry;
+  readonly ready: () => Promise<boolean>;
+  /** Web pages and assets (hosted payment page, dashboard); true when it answered. */
+  readonly pages?: (req: Parameters<RequestListener>[0], res: Parameters<RequestListener>[1]) => Promise<boolean>;
+}
+
+/** Connect/gRPC/gRPC-Web RPCs, the plain HTTP paths, health, reflection and pages on one handler. */
+export function createApp(options: AppOptions): RequestListener {
+  const router = createConnectRouter({
+    interceptors: options.interceptors,
+    acceptCompression: [compressionGzip, compressionBrotli],
+    jsonOptions: { alwaysEmitImplicit: true },
+    readMaxBytes: 4 * 1024 * 1024,
+  });
+  options.routes(router);
+  const serviceNames = options.services.map((s) => s.typeName);
+  registerReflection(router, options.registry, [...serviceNames, "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
+  registerHealth(router, options.ready);
+
+  const rpcs = new Map(router.handlers.map((h) => [h.requestPath, h]));
+  const rest = createRestRouter(options.services, router.handlers);
+
+  return (req, res) => {
+    const path = (req.url ?? "/").split("?", 1)[0];
+    const rpc = rpcs.get(path);
+    if (rpc) {
+      rpc(universalRequestFromNodeRequest(req, res, undefined, undefined))
+        .then((uRes) => universalResponseToNodeResponse(uRes, res))
+        .catch((error) => options.logger.warn({ err: error, path }, "rpc stream failed"));
+      return;
+    }
+    void (async () => {
+      if (path === "/healthz" && req.method === "GET") {
+        const ok = await options.ready();
+        res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
+        return;
+      }
+      if (await rest(req, res)) return;
+      if (options.pages && (await options.pages(req, res))) return;
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "not_found", message: `no route for ${req.method} ${path}` }));
+    })().catch((error) => {
+      options.logger.error({ err: error, path }, "request failed");
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: "internal", message: "internal error" }));
+    });
+  };
+}

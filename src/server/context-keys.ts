@@ -1,0 +1,12 @@
+import { createContextKey } from "@connectrpc/connect";
+import type { MerchantPrincipal } from "../flows/flow-context.js";
+import type { IdempotencyScope } from "../flows/idempotency.js";
+
+/** The authenticated merchant of a PaymentService or SandboxService call. */
+export const merchantKey = createContextKey<MerchantPrincipal | undefined>(undefined, { description: "merchant" });
+
+/** The request id, echoed in x-request-id and in every log line of the call. */
+export const requestIdKey = createContextKey<string>("", { description: "request id" });
+
+/** The idempotency key a create call runs under (set by the idempotency interceptor). */
+export const idempotencyScopeKey = createContextKey<IdempotencyScope | undefined>(undefined, { description: "idempotency scope" });

@@ -1,0 +1,122 @@
+import { Code, ConnectError, type Interceptor, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import { errorFromJson, errorToJson } from "@connectrpc/connect/protocol-connect";
+import { fromJson, getOption, hasOption, toJson, type DescField, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
+import { http } from "../../gen/google/api/annotations_pb.js";
+import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
+import { idempotencyLeaseMs, requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
+import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.js";
+import { httpStatusOf, toConnectError } from "../errors.js";
+import type { FlowContext } from "../flows/flow-context.js";
+import {
+  beginIdempotentRequest,
+  finishIdempotentRequest,
+  releaseIdempotentRequest,
+  renewIdempotentRequest,
+  type IdempotencyScope,
+} from "../flows/idempotency.js";
+import { idempotencyScopeKey, merchantKey } from "./context-keys.js";
+
+/** Set on a response that is the stored first response of an earlier request with the same key. */
+export const replayedHeader = "idempotent-replayed";
+
+const maxKeyLength = 255;
+const jsonOptions = { alwaysEmitImplicit: true } as const;
+
+/**
+ * Idempotency for every create call (decisions.md, "Idempotency"), once for all methods: a
+ * method whose request has an `idempotency_key` field, and is not declared as an HTTP GET,
+ * runs under its key (the field, or else the `Idempotency-Key` header). The same key and
+ * request answer the first response again, errors included; another request with the key is
+ * refused (invalid_argument), a duplicate of one in flight too (aborted). Runs after the
+ * validation interceptor, so a request rejected by validation stores nothing.
+ */
+export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
+  const keyFields = new Map<DescMethod, DescField | undefined>();
+  const keyFieldOf = (method: DescMethod) => {
+    if (!keyFields.has(method)) keyFields.set(method, idempotencyKeyField(method));
+    return keyFields.get(method);
+  };
+  return (next) => async (req) => {
+    const merchant = req.contextValues.get(merchantKey);
+    const field = req.stream ? undefined : keyFieldOf(req.method);
+    if (req.stream || !field || !merchant) return next(req);
+    const key = keyOf(req, field);
+    if (!key) return next(req);
+
+    const method = `${req.service.typeName}/${req.method.name}`;
+    const messageJson = toJson(req.method.input, req.message) as Record<string, JsonValue>;
+    delete messageJson[field.jsonName];
+    const start = await beginIdempotentRequest(ctx, { merchantId: merchant.id, key, method, requestHash: requestFingerprint(method, messageJson) });
+    if ("replay" in start) return replay(req, start.replay);
+
+    const scope = start.run;
+    req.contextValues.set(idempotencyScopeKey, scope);
+    const renewal = setInterval(() => void renewIdempotentRequest(ctx, scope).catch(() => {}), idempotencyLeaseMs / 3);
+    renewal.unref();
+    try {
+      const res = await next(req);
+      await finishIdempotentRequest(ctx, scope, { json: JSON.stringify(toJson(req.method.output, res.message as never, jsonOptions)), httpStatus: 200 });
+      return res;
+    } catch (error) {
+      await settleFailure(ctx, scope, error);
+      throw error;
+    } finally {
+      clearInterval(renewal);
+    }
+  };
+}
+
+/** The key field of a create call: `idempotency_key`, on a method that is not a GET (GetIdempotencyRecord has one too). */
+function idempotencyKeyField(method: DescMethod): DescField | undefined {
+  if (hasOption(method, http) && getOption(method, http).pattern.case === "get") return undefined;
+  return method.input.fields.find((f) => f.name === "idempotency_key" && f.fieldKind === "scalar");
+}
+
+function keyOf(req: UnaryRequest, field: DescField): string {
+  const fromField = (req.message as Record<string, unknown>)[field.localName];
+  if (typeof fromField === "string" && fromField !== "") return fromField;
+  // RPC callers may send the header too (the plain HTTP paths copy it into the field already).
+  const fromHeader = req.header.get("idempotency-key") ?? "";
+  if (fromHeader.length > maxKeyLength) {
+    const code = getOption(req.method, validation_error_code) as CataloguedCode | "";
+    throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `idempotency_key: value length must be at most ${maxKeyLength} characters`, code || undefined, "idempotency_key");
+  }
+  return fromHeader;
+}
+
+/** A payment error or refusal is the answer, stored for replay; anything else frees the key for a retry. */
+async function settleFailure(ctx: FlowContext, scope: IdempotencyScope, error: unknown): Promise<void> {
+  const connectError = toConnectError(error);
+  if (!connectError) {
+    await releaseIdempotentRequest(ctx, scope).catch(() => {});
+    return;
+  }
+  await finishIdempotentRequest(ctx, scope, { json: JSON.stringify(errorToJson(connectError, jsonOptions)), httpStatus: httpStatusOf[connectError.code] });
+}
+
+function replay(req: UnaryRequest, record: IdempotencyRecord): UnaryResponse {
+  const stored = JSON.parse(record.responseJson) as JsonValue;
+  if (record.httpStatus !== 200) {
+    throw errorFromJson(stored, { [replayedHeader]: "true" }, new ConnectError(`stored response of idempotency key ${record.key} is unreadable`, Code.Internal));
+  }
+  return {
+    stream: false,
+    service: req.service,
+    method: req.method,
+    ...replayMetadata(req),
+    message: fromJson(req.method.output, stored),
+  } as UnaryResponse;
+}
+
+/**
+ * The headers and trailers of a replayed answer. They replace the ones the protocol prepared
+ * (the handler did not run), so they carry what each protocol needs: the content type the
+ * request was sent in (Connect, gRPC and gRPC-Web answer in it), and for gRPC the OK status.
+ */
+function replayMetadata(req: UnaryRequest): { header: Headers; trailer: Headers } {
+  const contentType = req.header.get("content-type") ?? "application/json";
+  const header = new Headers({ "content-type": contentType, [replayedHeader]: "true" });
+  const trailer = new Headers(contentType.startsWith("application/grpc") ? { "grpc-status": "0" } : {});
+  return { header, trailer };
+}

@@ -1,0 +1,37 @@
+import { ContractStatus } from "../../gen/payments/v1/enums_pb.js";
+import type { ContractRecord } from "../domain/records.js";
+import type { Database } from "./schema.js";
+import type { Kysely } from "kysely";
+import { contractFromRow, contractToRow } from "./records.js";
+import type { Transactor, Tx } from "./transactor.js";
+
+export async function insertContract(trx: Tx, contract: ContractRecord): Promise<void> {
+  await trx.insertInto("contracts").values(contractToRow(contract)).execute();
+}
+
+/** Writes a status change made by the contract state machine. */
+export async function saveContractStatus(trx: Tx, contract: ContractRecord): Promise<void> {
+  await trx.updateTable("contracts").set({ status: contract.status, updated_at: contract.updatedAt.toISOString() }).where("id", "=", contract.id).execute();
+}
+
+export async function findContractById(db: Kysely<Database>, id: string): Promise<ContractRecord | undefined> {
+  const row = await db.selectFrom("contracts").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && contractFromRow(row);
+}
+
+/** The customer's ACTIVATED contracts, newest first (normally one). */
+export async function findActivatedContracts(db: Kysely<Database>, customerId: string): Promise<ContractRecord[]> {
+  const rows = await db
+    .selectFrom("contracts")
+    .selectAll()
+    .where("customer_id", "=", customerId)
+    .where("status", "=", ContractStatus.ACTIVATED)
+    .orderBy("created_at", "desc")
+    .execute();
+  return rows.map(contractFromRow);
+}
+
+export async function lockContract(tx: Transactor, trx: Tx, id: string): Promise<ContractRecord | undefined> {
+  const row = await tx.lockRows(trx.selectFrom("contracts").selectAll().where("id", "=", id)).executeTakeFirst();
+  return row && contractFromRow(row);
+}

@@ -1,0 +1,94 @@
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from "kysely";
+import SqliteDatabase from "better-sqlite3";
+import pg from "pg";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Database } from "./schema.js";
+import * as initial from "./migrations/0001-initial.js";
+import * as sandboxKycReview from "./migrations/0002-sandbox-kyc-review.js";
+import * as webhookDelivery from "./migrations/0003-webhook-delivery.js";
+import * as idempotencyRecovery from "./migrations/0004-idempotency-recovery.js";
+import * as dashboard from "./migrations/0005-dashboard.js";
+
+export type DialectName = "sqlite" | "postgres";
+
+export interface Storage {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  close(): Promise<void>;
+}
+
+const migrations: Record<string, Migration> = {
+  "0001-initial": initial,
+  "0002-sandbox-kyc-review": sandboxKycReview,
+  "0003-webhook-delivery": webhookDelivery,
+  "0004-idempotency-recovery": idempotencyRecovery,
+  "0005-dashboard": dashboard,
+};
+
+// int8 (bigint) columns hold yen balances, far below 2^53: read them as numbers.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/**
+ * Opens the database named by DATABASE_URL: `file:path` or a plain path for SQLite,
+ * `postgres://…` for PostgreSQL (`?schema=name` keeps a deployment or test run in its own schema).
+ * Migrations run before it is returned.
+ */
+export async function openStorage(url: string): Promise<Storage> {
+  const storage = url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
+  await migrate(storage.db);
+  return storage;
+}
+
+function openSqlite(url: string): Storage {
+  const path = url.replace(/^file:/, "");
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SqliteDatabase(path);
+  // Durable when acknowledged: WAL with a full fsync on every commit.
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = FULL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  cacheStatements(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: "sqlite", close: () => db.destroy() };
+}
+
+function openPostgres(url: string): Storage {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get("schema");
+  parsed.searchParams.delete("schema");
+  if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  const pool = new pg.Pool({ connectionString: parsed.toString(), max: 10 });
+  if (schema) {
+    pool.on("connect", (client) => {
+      client.query(`create schema if not exists ${schema}; set search_path to ${schema}`).catch(() => {});
+    });
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: "postgres", close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query it runs; a query's SQL text repeats (values are parameters), so
+ * keep each prepared statement and hand it out again. better-sqlite3 statements are reusable.
+ */
+function cacheStatements(sqlite: SqliteDatabase.Database): void {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      if (cache.size < 2000) cache.set(source, statement);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
+}
+
+async function migrate(db: Kysely<Database>): Promise<void> {
+  // Kysely takes an advisory lock on PostgreSQL, so instances starting together migrate once.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}

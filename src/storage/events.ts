@@ -1,0 +1,230 @@
+import type { Kysely, Selectable } from "kysely";
+import { DeliveryStatus } from "../../gen/payments/v1/enums_pb.js";
+import type { DeliveryAttemptRecord, EventRecord } from "../domain/records.js";
+import type { DialectName } from "./database.js";
+import type { Database, DeliveryAttemptTable, EventTable } from "./schema.js";
+
+/** The webhook outbox as the dispatcher and the event API read and update it. */
+
+type Db = Kysely<Database>;
+
+function eventFromRow(row: Selectable<EventTable>): EventRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    eventType: row.event_type,
+    eventTypeName: row.event_type_name,
+    chargeId: row.charge_id,
+    contentJson: row.content_json,
+    createdAt: new Date(row.created_at),
+    seq: row.seq,
+    deliveryStatus: row.delivery_status,
+    nextAttemptAt: new Date(row.next_attempt_at),
+    deliveredAt: row.delivered_at ? new Date(row.delivered_at) : null,
+  };
+}
+
+function attemptFromRow(row: Selectable<DeliveryAttemptTable>): DeliveryAttemptRecord {
+  return {
+    eventId: row.event_id,
+    attemptedAt: new Date(row.attempted_at),
+    httpStatus: row.http_status,
+    error: row.error,
+    durationMs: row.duration_ms,
+  };
+}
+
+/**
+ * Merchants with a webhook URL and at least one event due, oldest due first: a merchant whose
+ * endpoint keeps failing has its events pushed into the future and so yields to the others.
+ */
+export async function merchantsWithDueEvents(db: Db, now: string): Promise<Array<{ id: string; webhookUrl: string; webhookSecret: string }>> {
+  const rows = await db
+    .selectFrom("merchants as m")
+    .select(["m.id", "m.webhook_url", "m.webhook_secret"])
+    .select((eb) =>
+      eb
+        .selectFrom("events as e")
+        .select("e.next_attempt_at")
+        .whereRef("e.merchant_id", "=", "m.id")
+        .where("e.delivery_status", "=", DeliveryStatus.PENDING)
+        .where("e.next_attempt_at", "<=", now)
+        .where((w) => w.or([w("e.lease_until", "is", null), w("e.lease_until", "<", now)]))
+        .orderBy("e.next_attempt_at")
+        .limit(1)
+        .as("oldest_due"),
+    )
+    .where("m.webhook_url", "<>", "")
+    .execute();
+  return rows
+    .filter((row) => row.oldest_due !== null)
+    .sort((a, b) => (a.oldest_due! < b.oldest_due! ? -1 : a.oldest_due! > b.oldest_due! ? 1 : 0))
+    .map((row) => ({ id: row.id, webhookUrl: row.webhook_url, webhookSecret: row.webhook_secret }));
+}
+
+/**
+ * Up to `limit` due, unleased events of one merchant, skipping any event while an earlier event
+ * of the same charge is still pending (per-charge order). On PostgreSQL the rows are locked
+ * with SKIP LOCKED, so instances claiming at the same time take different events.
+ */
+export async function dueEventsOfMerchant(db: Db, dialect: DialectName, merchantId: string, now: string, limit: number) {
+  let query = db
+    .selectFrom("events as e")
+    .select(["e.id", "e.event_type_name", "e.content_json", "e.created_at", "e.attempt_count", "e.retry_window_started_at"])
+    .where("e.merchant_id", "=", merchantId)
+    .where("e.delivery_status", "=", DeliveryStatus.PENDING)
+    .where("e.next_attempt_at", "<=", now)
+    .where((eb) => eb.or([eb("e.lease_until", "is", null), eb("e.lease_until", "<", now)]))
+    .where((eb) =>
+      eb.or([
+        eb("e.charge_id", "=", ""),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom("events as earlier")
+              .select("earlier.id")
+              .whereRef("earlier.merchant_id", "=", "e.merchant_id")
+              .whereRef("earlier.charge_id", "=", "e.charge_id")
+              .whereRef("earlier.seq", "<", "e.seq")
+              .where("earlier.delivery_status", "=", DeliveryStatus.PENDING),
+          ),
+        ),
+      ]),
+    )
+    // Walks the (merchant_id, delivery_status, next_attempt_at) index and stops at `limit`.
+    .orderBy("e.next_attempt_at")
+    .limit(limit);
+  if (dialect === "postgres") query = query.forUpdate().skipLocked();
+  return query.execute();
+}
+
+/** Takes the lease; the first attempt of a retry cycle also starts its 3-day window. */
+export async function leaseEvents(db: Db, ids: string[], leaseUntil: string, now: string): Promise<void> {
+  await db
+    .updateTable("events")
+    .set((eb) => ({ lease_until: leaseUntil, retry_window_started_at: eb.fn.coalesce("retry_window_started_at", eb.val(now)) }))
+    .where("id", "in", ids)
+    .execute();
+}
+
+export async function insertDeliveryAttempt(db: Db, attempt: DeliveryAttemptRecord): Promise<void> {
+  await db
+    .insertInto("delivery_attempts")
+    .values({
+      event_id: attempt.eventId,
+      attempted_at: attempt.attemptedAt.toISOString(),
+      http_status: attempt.httpStatus,
+      error: attempt.error,
+      duration_ms: attempt.durationMs,
+    })
+    .execute();
+}
+
+/**
+ * Records the outcome of an attempt, only while the lease taken for it still holds (a redelivery
+ * or a takeover after the lease lapsed wins). True when the event was updated.
+ */
+export async function settleAttempt(
+  db: Db,
+  id: string,
+  leaseUntil: string,
+  outcome: { status: DeliveryStatus; nextAttemptAt?: string; deliveredAt?: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("events")
+    .set((eb) => ({
+      delivery_status: outcome.status,
+      attempt_count: eb("attempt_count", "+", 1),
+      lease_until: null,
+      ...(outcome.nextAttemptAt ? { next_attempt_at: outcome.nextAttemptAt } : {}),
+      ...(outcome.deliveredAt ? { delivered_at: outcome.deliveredAt } : {}),
+    }))
+    .where("id", "=", id)
+    .where("lease_until", "=", leaseUntil)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Releases a lease without counting an attempt (shutdown cut it short): the event goes out again at once. */
+export async function releaseLease(db: Db, id: string, leaseUntil: string): Promise<void> {
+  await db.updateTable("events").set({ lease_until: null }).where("id", "=", id).where("lease_until", "=", leaseUntil).execute();
+}
+
+export async function setMerchantFailing(db: Db, merchantId: string, reason: string): Promise<void> {
+  await db.updateTable("merchants").set({ webhook_failing: 1, webhook_failing_reason: reason }).where("id", "=", merchantId).execute();
+}
+
+export async function clearMerchantFailing(db: Db, merchantId: string): Promise<void> {
+  await db
+    .updateTable("merchants")
+    .set({ webhook_failing: 0, webhook_failing_reason: "" })
+    .where("id", "=", merchantId)
+    .where("webhook_failing", "=", 1)
+    .execute();
+}
+
+/** Queues an event now as a new retry cycle (same id; its attempts are kept). */
+export async function requeueEvent(db: Db, merchantId: string, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable("events")
+    .set({ delivery_status: DeliveryStatus.PENDING, next_attempt_at: now, lease_until: null, attempt_count: 0, retry_window_started_at: null })
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** A merchant's pending events start a new retry cycle now (after the webhook URL changed). */
+export async function requeuePendingEvents(db: Db, merchantId: string, now: string): Promise<void> {
+  await db
+    .updateTable("events")
+    .set({ next_attempt_at: now, attempt_count: 0, retry_window_started_at: null })
+    .where("merchant_id", "=", merchantId)
+    .where("delivery_status", "=", DeliveryStatus.PENDING)
+    .execute();
+}
+
+/** Scoped to the merchant: another merchant's event reads exactly like a missing one. */
+export async function findEvent(db: Db, merchantId: string, id: string): Promise<EventRecord | undefined> {
+  const row = await db.selectFrom("events").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId).executeTakeFirst();
+  return row && eventFromRow(row);
+}
+
+export interface EventFilter {
+  eventType?: number;
+  chargeId?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  pendingOnly?: boolean;
+}
+
+/** Newest first (recording order breaks ties); the cursor is the (created_at, seq) of the previous page's last row. */
+export async function listEvents(
+  db: Db,
+  merchantId: string,
+  options: EventFilter & { limit: number; after?: { createdAt: string; seq: number } },
+): Promise<EventRecord[]> {
+  let query = db.selectFrom("events").selectAll().where("merchant_id", "=", merchantId);
+  if (options.eventType) query = query.where("event_type", "=", options.eventType);
+  if (options.chargeId) query = query.where("charge_id", "=", options.chargeId);
+  if (options.createdAfter) query = query.where("created_at", ">", options.createdAfter);
+  if (options.createdBefore) query = query.where("created_at", "<", options.createdBefore);
+  if (options.pendingOnly) query = query.where("delivery_status", "=", DeliveryStatus.PENDING);
+  const after = options.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("seq", "<", after.seq)])]),
+    );
+  }
+  const rows = await query.orderBy("created_at", "desc").orderBy("seq", "desc").limit(options.limit).execute();
+  return rows.map(eventFromRow);
+}
+
+/** The attempts of each event, oldest first. */
+export async function attemptsOfEvents(db: Db, eventIds: string[]): Promise<Map<string, DeliveryAttemptRecord[]>> {
+  const byEvent = new Map<string, DeliveryAttemptRecord[]>(eventIds.map((id) => [id, []]));
+  if (eventIds.length === 0) return byEvent;
+  const rows = await db.selectFrom("delivery_attempts").selectAll().where("event_id", "in", eventIds).orderBy("id").execute();
+  for (const row of rows) byEvent.get(row.event_id)?.push(attemptFromRow(row));
+  return byEvent;
+}

@@ -1,0 +1,84 @@
+import type { Kysely } from "kysely";
+import type { IdempotencyRecord } from "../domain/idempotency.js";
+import type { Database, IdempotencyKeyTable } from "./schema.js";
+import type { Transactor, Tx } from "./transactor.js";
+
+function recordFromRow(row: IdempotencyKeyTable): IdempotencyRecord {
+  return {
+    merchantId: row.merchant_id,
+    key: row.idempotency_key,
+    method: row.method,
+    requestHash: row.request_hash,
+    state: row.state === "completed" ? "completed" : "in_flight",
+    responseJson: row.response_json,
+    httpStatus: row.http_status,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
+    resourceId: row.resource_id,
+  };
+}
+
+function rowFromRecord(record: IdempotencyRecord): IdempotencyKeyTable {
+  return {
+    merchant_id: record.merchantId,
+    idempotency_key: record.key,
+    method: record.method,
+    request_hash: record.requestHash,
+    state: record.state,
+    response_json: record.responseJson,
+    http_status: record.httpStatus,
+    created_at: record.createdAt.toISOString(),
+    expires_at: record.expiresAt.toISOString(),
+    lease_until: record.leaseUntil?.toISOString() ?? null,
+    resource_id: record.resourceId,
+  };
+}
+
+export async function findIdempotencyRecord(db: Kysely<Database>, merchantId: string, key: string): Promise<IdempotencyRecord | undefined> {
+  const row = await db.selectFrom("idempotency_keys").selectAll().where("merchant_id", "=", merchantId).where("idempotency_key", "=", key).executeTakeFirst();
+  return row && recordFromRow(row);
+}
+
+export async function lockIdempotencyRecord(tx: Transactor, trx: Tx, merchantId: string, key: string): Promise<IdempotencyRecord | undefined> {
+  const row = await tx
+    .lockRows(trx.selectFrom("idempotency_keys").selectAll().where("merchant_id", "=", merchantId).where("idempotency_key", "=", key))
+    .executeTakeFirst();
+  return row && recordFromRow(row);
+}
+
+/** Inserts a claim; false when a concurrent transaction inserted the key first. */
+export async function insertIdempotencyRecord(trx: Tx, record: IdempotencyRecord): Promise<boolean> {
+  const result = await trx
+    .insertInto("idempotency_keys")
+    .values(rowFromRecord(record))
+    .onConflict((oc) => oc.columns(["merchant_id", "idempotency_key"]).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Overwrites a record (an expired one reused, or a claim taken over). */
+export async function replaceIdempotencyRecord(trx: Tx, record: IdempotencyRecord): Promise<void> {
+  const { merchant_id: merchantId, idempotency_key: key, ...fields } = rowFromRecord(record);
+  await trx.updateTable("idempotency_keys").set(fields).where("merchant_id", "=", merchantId).where("idempotency_key", "=", key).execute();
+}
+
+/** Changes fields of a key that is still in flight (a completed record is never changed). */
+export async function updateInFlightIdempotencyRecord(
+  db: Kysely<Database>,
+  merchantId: string,
+  key: string,
+  fields: Partial<Pick<IdempotencyKeyTable, "state" | "response_json" | "http_status" | "lease_until" | "resource_id">>,
+): Promise<void> {
+  await db
+    .updateTable("idempotency_keys")
+    .set(fields)
+    .where("merchant_id", "=", merchantId)
+    .where("idempotency_key", "=", key)
+    .where("state", "=", "in_flight")
+    .execute();
+}
+
+export async function deleteExpiredIdempotencyRecords(db: Kysely<Database>, now: Date): Promise<void> {
+  await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now.toISOString()).execute();
+}

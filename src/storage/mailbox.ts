@@ -1,0 +1,16 @@
+import type { Kysely } from "kysely";
+import { normalizeEmail } from "../domain/customer.js";
+import type { Database, MailboxTable } from "./schema.js";
+
+export type MailboxMessageRow = Omit<MailboxTable, "id">;
+
+export async function insertMailboxMessage(db: Kysely<Database>, message: MailboxMessageRow): Promise<void> {
+  await db.insertInto("mailbox").values(message).execute();
+}
+
+/** The merchant's sandbox mailbox, newest first, optionally only messages to one address. */
+export async function listMailbox(db: Kysely<Database>, merchantId: string, options: { email?: string; limit: number }): Promise<MailboxMessageRow[]> {
+  let query = db.selectFrom("mailbox").select(["merchant_id", "to_email", "subject", "body", "code", "sent_at"]).where("merchant_id", "=", merchantId);
+  if (options.email) query = query.where("to_email", "=", normalizeEmail(options.email));
+  return query.orderBy("id", "desc").limit(options.limit).execute();
+}

@@ -1,0 +1,44 @@
+import type { Kysely } from "kysely";
+import type { Database, MerchantTable } from "./schema.js";
+
+export type MerchantRow = MerchantTable;
+
+export async function insertMerchant(db: Kysely<Database>, merchant: MerchantRow): Promise<void> {
+  await db.insertInto("merchants").values(merchant).execute();
+}
+
+export async function insertApiKey(
+  db: Kysely<Database>,
+  key: { id: string; merchant_id: string; key_hash: string; prefix: string; created_at: string },
+): Promise<void> {
+  await db.insertInto("api_keys").values({ ...key, revoked_at: null }).execute();
+}
+
+/** The merchant an unrevoked API key belongs to. */
+export async function findMerchantByKeyHash(db: Kysely<Database>, keyHash: string): Promise<MerchantRow | undefined> {
+  return db
+    .selectFrom("api_keys")
+    .innerJoin("merchants", "merchants.id", "api_keys.merchant_id")
+    .selectAll("merchants")
+    .where("api_keys.key_hash", "=", keyHash)
+    .where("api_keys.revoked_at", "is", null)
+    .executeTakeFirst();
+}
+
+export async function findMerchant(db: Kysely<Database>, id: string): Promise<MerchantRow | undefined> {
+  return db.selectFrom("merchants").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function listMerchants(db: Kysely<Database>): Promise<MerchantRow[]> {
+  return db.selectFrom("merchants").selectAll().orderBy("created_at").execute();
+}
+
+export async function revokeApiKeys(db: Kysely<Database>, merchantId: string, at: string): Promise<void> {
+  await db.updateTable("api_keys").set({ revoked_at: at }).where("merchant_id", "=", merchantId).where("revoked_at", "is", null).execute();
+}
+
+/** True when the merchant exists. */
+export async function updateWebhookUrl(db: Kysely<Database>, merchantId: string, url: string): Promise<boolean> {
+  const result = await db.updateTable("merchants").set({ webhook_url: url }).where("id", "=", merchantId).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

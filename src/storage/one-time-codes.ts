@@ -1,0 +1,45 @@
+import type { OneTimeCodeRecord } from "../domain/one-time-code.js";
+import type { OneTimeCodeTable } from "./schema.js";
+import type { Transactor, Tx } from "./transactor.js";
+
+function fromRow(row: OneTimeCodeTable): OneTimeCodeRecord {
+  return {
+    id: row.id,
+    codeHash: row.code_hash,
+    attempts: row.attempts,
+    expiresAt: new Date(row.expires_at),
+    usedAt: row.used_at ? new Date(row.used_at) : null,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+export async function insertOneTimeCode(trx: Tx, paymentLinkId: string, code: OneTimeCodeRecord): Promise<void> {
+  await trx
+    .insertInto("one_time_codes")
+    .values({
+      id: code.id,
+      payment_link_id: paymentLinkId,
+      code_hash: code.codeHash,
+      attempts: code.attempts,
+      expires_at: code.expiresAt.toISOString(),
+      used_at: null,
+      created_at: code.createdAt.toISOString(),
+    })
+    .execute();
+}
+
+/** The link's codes, newest first: only the newest one can be entered. */
+export async function lockCodesOfLink(tx: Transactor, trx: Tx, paymentLinkId: string): Promise<OneTimeCodeRecord[]> {
+  const rows = await tx
+    .lockRows(trx.selectFrom("one_time_codes").selectAll().where("payment_link_id", "=", paymentLinkId).orderBy("created_at", "desc").orderBy("id", "desc"))
+    .execute();
+  return rows.map(fromRow);
+}
+
+export async function saveCodeAttempt(trx: Tx, code: OneTimeCodeRecord): Promise<void> {
+  await trx
+    .updateTable("one_time_codes")
+    .set({ attempts: code.attempts, used_at: code.usedAt?.toISOString() ?? null })
+    .where("id", "=", code.id)
+    .execute();
+}

@@ -1,0 +1,351 @@
+import type { Generated } from "kysely";
+
+/**
+ * Table shapes, the same on SQLite and PostgreSQL. Times are ISO 8601 UTC text (sortable),
+ * booleans are 0/1 integers, JSON is text, money is whole yen in integers.
+ */
+export interface Database {
+  merchants: MerchantTable;
+  api_keys: ApiKeyTable;
+  customers: CustomerTable;
+  contracts: ContractTable;
+  payment_links: PaymentLinkTable;
+  charges: ChargeTable;
+  refunds: RefundTable;
+  async_requests: AsyncRequestTable;
+  events: EventTable;
+  delivery_attempts: DeliveryAttemptTable;
+  idempotency_keys: IdempotencyKeyTable;
+  one_time_codes: OneTimeCodeTable;
+  mailbox: MailboxTable;
+  bank_accounts: BankAccountTable;
+  bank_ledger: BankLedgerTable;
+  bank_settings: BankSettingsTable;
+  jobs: JobTable;
+  kyc_review_settings: KycReviewSettingsTable;
+  dashboard_users: DashboardUserTable;
+  dashboard_sessions: DashboardSessionTable;
+  csv_batches: CsvBatchTable;
+  csv_rows: CsvRowTable;
+  totp_challenges: TotpChallengeTable;
+}
+
+export interface MerchantTable {
+  id: string;
+  name: string;
+  logo_url: string;
+  webhook_url: string;
+  /** whsec_… signing secret (needed in clear to sign). */
+  webhook_secret: string;
+  onboarding_complete: number;
+  webhook_failing: number;
+  webhook_failing_reason: string;
+  created_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  merchant_id: string;
+  /** SHA-256 of the key; the key itself is shown once and never stored. */
+  key_hash: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CustomerTable {
+  id: string;
+  merchant_id: string;
+  email: string;
+  /** Trimmed, lower-cased: one customer per e-mail and merchant. */
+  email_normalized: string;
+  name: string;
+  katakana_last_name: string;
+  katakana_first_name: string;
+  address: string;
+  birth_date: string;
+  gender: string;
+  metadata_json: string;
+  kyc_status: number;
+  kyc_rejection_reason: string;
+  payment_status: number;
+  link_initialized: number;
+  activated: number;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContractTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  status: number;
+  metadata_json: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An on-session payment (chg-*) and its hosted-page session. */
+export interface PaymentLinkTable {
+  id: string;
+  merchant_id: string;
+  token: string;
+  workflow: number;
+  customer_id: string | null;
+  contract_id: string | null;
+  charge_id: string | null;
+  price: number;
+  description: string;
+  metadata_json: string;
+  email: string;
+  force_kyc: number;
+  success_url: string;
+  failure_url: string;
+  /** open, approving, waiting_kyc, completed, failed, expired (see domain/payment-link.ts) */
+  state: string;
+  two_factor_verified: number;
+  bank_linked: number;
+  kyc_submitted: number;
+  expires_at: string;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChargeTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string | null;
+  contract_id: string | null;
+  on_session_id: string | null;
+  request_id: string | null;
+  api_source: number;
+  status: number;
+  amount: number;
+  description: string;
+  metadata_json: string;
+  error_type: number;
+  error_message: string;
+  refunded_amount: number;
+  /** Refunds accepted but not settled; they count against the refundable remainder. */
+  pending_refund_amount: number;
+  succeeded_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RefundTable {
+  id: string;
+  merchant_id: string;
+  charge_id: string;
+  amount: number;
+  status: number;
+  cancellation: number;
+  reason: string;
+  metadata_json: string;
+  error_message: string;
+  settle_after: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AsyncRequestTable {
+  id: string;
+  merchant_id: string;
+  charge_id: string;
+  status: number;
+  attempts: number;
+  force_kyc: number;
+  error_type: number;
+  error_message: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The transactional outbox: written with the state change that causes it. */
+export interface EventTable {
+  id: string;
+  merchant_id: string;
+  event_type: number;
+  event_type_name: string;
+  charge_id: string;
+  content_json: string;
+  created_at: string;
+  delivery_status: number;
+  attempt_count: number;
+  next_attempt_at: string;
+  lease_until: string | null;
+  delivered_at: string | null;
+  /** First attempt of the current retry cycle: retries last 3 days from it (null before it). */
+  retry_window_started_at: Generated<string | null>;
+  /** Insertion order; events of one charge are delivered one at a time in this order. */
+  seq: Generated<number>;
+}
+
+export interface DeliveryAttemptTable {
+  id: Generated<number>;
+  event_id: string;
+  attempted_at: string;
+  http_status: number;
+  error: string;
+  duration_ms: number;
+}
+
+export interface IdempotencyKeyTable {
+  merchant_id: string;
+  idempotency_key: string;
+  method: string;
+  request_hash: string;
+  /** in_flight until the first response is stored. */
+  state: string;
+  response_json: string;
+  http_status: number;
+  created_at: string;
+  expires_at: string;
+  /** While in_flight: the claim holds until then (renewed by the running request). */
+  lease_until: string | null;
+  /** What the first attempt created (e.g. its trx-*), written in the flow's transaction; "" before. */
+  resource_id: string;
+}
+
+export interface OneTimeCodeTable {
+  id: string;
+  payment_link_id: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface MailboxTable {
+  id: Generated<number>;
+  merchant_id: string;
+  to_email: string;
+  subject: string;
+  body: string;
+  code: string;
+  sent_at: string;
+}
+
+/** The simulated bank (sandbox). */
+export interface BankAccountTable {
+  customer_id: string;
+  merchant_id: string;
+  bank_code: string;
+  branch_code: string;
+  account_number: string;
+  account_holder: string;
+  balance: number;
+  quota: number;
+  under_maintenance: number;
+  maintenance_until: string | null;
+  reject: number;
+  latency_ms: number;
+  created_at: string;
+}
+
+export interface BankLedgerTable {
+  id: Generated<number>;
+  customer_id: string;
+  /** The bank-side idempotency key (trx-* or rfd-*): a reference is never booked twice. */
+  reference: string;
+  amount: number;
+  balance_after: number;
+  at: string;
+}
+
+/** How the sandbox decides a merchant's submitted KYC (KycReviewMode); no row = approve at once. */
+export interface KycReviewSettingsTable {
+  merchant_id: string;
+  mode: number;
+  delay_seconds: number;
+}
+
+export interface BankSettingsTable {
+  merchant_id: string;
+  under_maintenance: number;
+  maintenance_until: string | null;
+}
+
+/** A merchant dashboard user (README, "Merchant dashboard"). */
+export interface DashboardUserTable {
+  id: string;
+  merchant_id: string;
+  email: string;
+  email_normalized: string;
+  /** scrypt$N$r$p$salt$hash (domain/password-hash.ts). */
+  password_hash: string;
+  failed_sign_ins: number;
+  sign_in_locked_until: string | null;
+  totp_secret: string;
+  totp_enabled: number;
+  /** Time-step of the last accepted TOTP code: no code of that step or earlier is accepted again. */
+  totp_last_step: number;
+  totp_failures: number;
+  totp_locked_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DashboardSessionTable {
+  /** SHA-256 of the cookie value. */
+  id_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: string;
+  idle_expires_at: string;
+  absolute_expires_at: string;
+}
+
+export interface CsvBatchTable {
+  id: string;
+  merchant_id: string;
+  user_id: string;
+  file_name: string;
+  content_hash: string;
+  header_json: string;
+  row_count: number;
+  /** uploaded | running */
+  status: string;
+  expires_at: string;
+  confirmed_at: string | null;
+  created_at: string;
+}
+
+export interface CsvRowTable {
+  batch_id: string;
+  row_number: number;
+  cells_json: string;
+  /** invalid | queued | submitted | failed (domain/csv-batch.ts) */
+  state: string;
+  reason: string;
+  customer_id: string | null;
+  idempotency_key: string;
+  charge_id: string | null;
+  updated_at: string;
+}
+
+export interface TotpChallengeTable {
+  id: string;
+  user_id: string;
+  batch_id: string;
+  content_hash: string;
+  failures: number;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+/** Durable work drained by workers (async charges, refund settlement, link expiry, csv rows). */
+export interface JobTable {
+  id: string;
+  kind: string;
+  ref_id: string;
+  run_at: string;
+  attempts: number;
+  lease_until: string | null;
+  state: string;
+  created_at: string;
+}

@@ -1,0 +1,106 @@
+import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
+import type { Database } from "./schema.js";
+import type { DialectName, Storage } from "./database.js";
+
+/** A handle inside a write transaction. */
+export type Tx = Kysely<Database>;
+
+type Unit = {
+  fn: (trx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
+/**
+ * The one transaction helper. Every read-then-write that guards money goes through `write`:
+ * on SQLite one BEGIN IMMEDIATE transaction (writers cannot interleave), on PostgreSQL a
+ * transaction whose rows are locked with `lockRows`, retried on serialization failures.
+ *
+ * On SQLite concurrent writes share a commit (group commit): each runs in its own savepoint of
+ * one transaction, so a failing unit rolls back alone, and one fsync acknowledges the batch.
+ */
+export class Transactor {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  #queue: Unit[] = [];
+  #draining = false;
+
+  constructor(storage: Storage) {
+    this.db = storage.db;
+    this.dialect = storage.dialect;
+  }
+
+  write<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+    if (this.dialect === "postgres") return this.#writePostgres(fn);
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  /** Adds FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already excludes other writers. */
+  lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+    return this.dialect === "postgres" ? query.forUpdate() : query;
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, 256);
+        await this.#commitBatch(batch);
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #commitBatch(batch: Unit[]): Promise<void> {
+    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    try {
+      await this.db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          for (const unit of batch) {
+            await sql`savepoint unit`.execute(conn);
+            try {
+              outcomes.push({ ok: true, value: await unit.fn(conn) });
+              await sql`release savepoint unit`.execute(conn);
+            } catch (error) {
+              await sql`rollback to savepoint unit`.execute(conn);
+              await sql`release savepoint unit`.execute(conn);
+              outcomes.push({ ok: false, value: error });
+            }
+          }
+          await sql`commit`.execute(conn);
+        } catch (error) {
+          await sql`rollback`.execute(conn).catch(() => {});
+          throw error;
+        }
+      });
+    } catch (error) {
+      for (const unit of batch) unit.reject(error);
+      return;
+    }
+    batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
+  }
+
+  async #writePostgres<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction().execute(fn);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        const retryable = code === "40001" || code === "40P01";
+        if (!retryable || attempt >= 5) throw error;
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+      }
+    }
+  }
+}
+
+/** True when an error is a unique-constraint violation, on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}

@@ -1,0 +1,159 @@
+import type { CsvBatch } from "../../../../gen/payments/v1/dashboard_service_pb.js";
+import type { AppContext } from "../app-context.js";
+import { busy, errorBox, field, h, table, when } from "../dom.js";
+import { t } from "../i18n.js";
+import { rpc } from "../rpc.js";
+
+/** spec: Limits — the page polls for completion for up to 7 minutes. */
+const pollForMs = 7 * 60_000;
+const pollEveryMs = 1500;
+
+/** The challenge of a batch uploaded in this tab (GetCsvBatch does not return it). */
+function rememberChallenge(batchId: string, challengeId: string): void {
+  sessionStorage.setItem(`furikomi.challenge.${batchId}`, challengeId);
+}
+function rememberedChallenge(batchId: string): string | null {
+  return sessionStorage.getItem(`furikomi.challenge.${batchId}`);
+}
+
+/** Upload a batch, and the recent ones. */
+export async function batchesView(app: AppContext): Promise<HTMLElement> {
+  const section = h("section", {}, h("h1", { tabindex: -1 }, t().navBatches));
+  if (!app.user.totpEnabled) {
+    section.append(h("p", { class: "error" }, t().totpNeeded, " ", h("a", { href: "#/security" }, t().navSecurity)));
+  }
+  const file = h("input", { type: "file", accept: ".csv,text/csv", required: true });
+  const submit = h("button", { type: "submit" }, t().upload);
+  const problem = errorBox();
+  const form = h("form", { class: "card" }, h("h2", {}, t().uploadTitle), field(t().file, file, t().uploadHelp), problem, submit);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = file.files?.[0];
+    if (!chosen) return;
+    void busy(submit, problem, async () => {
+      const uploaded = await rpc.uploadCsvBatch({ fileName: chosen.name, content: new Uint8Array(await chosen.arrayBuffer()) });
+      rememberChallenge(uploaded.batchId, uploaded.challengeId);
+      location.hash = `#/batches/${uploaded.batchId}`;
+    });
+  });
+  const { batches } = await rpc.listCsvBatches({ pageSize: 20 });
+  section.append(
+    form,
+    h("h2", {}, t().batches),
+    table(
+      t().batches,
+      [t().file, t().status, t().rows, t().succeeded, t().failed, t().created],
+      batches.map((b) => [h("a", { href: `#/batches/${b.batchId}` }, b.fileName), t().batchStatus[b.status] ?? b.status, b.rowCount, b.succeeded, b.failed, when(b.createdAt)]),
+    ),
+  );
+  return section;
+}
+
+/** One batch: confirmation with a TOTP code, then progress (polled), then the result CSV. */
+export async function batchView(app: AppContext, batchId: string): Promise<HTMLElement> {
+  const { batch } = await rpc.getCsvBatch({ batchId });
+  const section = h("section", {}, h("p", {}, h("a", { href: "#/batches" }, "← ", t().back)), h("h1", { tabindex: -1 }, batch?.fileName ?? batchId));
+  const body = h("div", {});
+  section.append(body);
+  if (batch) render(batch);
+  if (batch?.status === "running") poll(Date.now());
+  return section;
+
+  function render(current: CsvBatch): void {
+    if (current.status === "uploaded") body.replaceChildren(confirmForm(current));
+    else body.replaceChildren(progress(current));
+  }
+
+  function confirmForm(current: CsvBatch): HTMLElement {
+    const code = h("input", { inputmode: "numeric", pattern: "[0-9]{6}", maxlength: 6, autocomplete: "one-time-code", required: true });
+    const submit = h("button", { type: "submit" }, t().confirm);
+    const again = h("button", { type: "button", class: "secondary" }, t().newChallenge);
+    const problem = errorBox();
+    const form = h(
+      "form",
+      { class: "card narrow" },
+      h("h2", {}, t().confirmTitle),
+      h("p", {}, `${t().rows}: ${current.rowCount}`),
+      h("p", { class: "hint" }, t().confirmHelp),
+      field(t().totpCode, code),
+      problem,
+      submit,
+      " ",
+      again,
+    );
+    again.addEventListener("click", () =>
+      busy(again, problem, async () => {
+        const challenge = await rpc.createCsvBatchChallenge({ batchId });
+        rememberChallenge(batchId, challenge.challengeId);
+        code.focus();
+      }),
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void busy(submit, problem, async () => {
+        let challengeId = rememberedChallenge(batchId);
+        if (!challengeId) {
+          challengeId = (await rpc.createCsvBatchChallenge({ batchId })).challengeId;
+          rememberChallenge(batchId, challengeId);
+        }
+        const { batch: confirmed } = await rpc.confirmCsvBatch({ batchId, challengeId, code: code.value.trim() });
+        if (confirmed) render(confirmed);
+        poll(Date.now());
+      });
+    });
+    return form;
+  }
+
+  function progress(current: CsvBatch): HTMLElement {
+    const done = current.succeeded + current.failed;
+    const download = h("button", { type: "button" }, t().download);
+    const problem = errorBox();
+    download.addEventListener("click", () =>
+      busy(download, problem, async () => {
+        const result = await rpc.downloadCsvBatchResult({ batchId });
+        const url = URL.createObjectURL(new Blob([result.content as BlobPart], { type: "text/csv;charset=utf-8" }));
+        const link = h("a", { href: url, download: result.fileName });
+        document.body.append(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      }),
+    );
+    return h(
+      "div",
+      { class: "card" },
+      h("h2", {}, t().progress),
+      h("p", { "data-testid": "batch-status", "aria-live": "polite" }, t().batchStatus[current.status] ?? current.status),
+      h("progress", { max: current.rowCount, value: done, "aria-label": t().progress }),
+      h(
+        "dl",
+        { class: "facts" },
+        h("dt", {}, t().rows),
+        h("dd", {}, current.rowCount),
+        h("dt", {}, t().succeeded),
+        h("dd", { "data-testid": "succeeded" }, current.succeeded),
+        h("dt", {}, t().failed),
+        h("dd", { "data-testid": "failed" }, current.failed),
+        h("dt", {}, t().processing),
+        h("dd", {}, current.processing),
+      ),
+      current.status === "running" ? h("p", { class: "hint", "data-testid": "still-running" }, t().stillRunning) : null,
+      problem,
+      download,
+    );
+  }
+
+  /** Polls until the batch completes, for at most 7 minutes, while this page is shown. */
+  function poll(startedAt: number): void {
+    const route = location.hash;
+    const tick = async () => {
+      if (location.hash !== route || !body.isConnected) return;
+      const { batch: current } = await rpc.getCsvBatch({ batchId });
+      if (!current) return;
+      render(current);
+      if (current.status === "running" && Date.now() - startedAt < pollForMs) setTimeout(() => void tick().catch(() => {}), pollEveryMs);
+      else if (current.status === "completed") app.announce(t().batchStatus.completed);
+    };
+    setTimeout(() => void tick().catch(() => {}), pollEveryMs);
+  }
+}

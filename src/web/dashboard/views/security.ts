@@ -1,0 +1,39 @@
+import type { AppContext } from "../app-context.js";
+import { busy, errorBox, field, h } from "../dom.js";
+import { t } from "../i18n.js";
+import { rpc } from "../rpc.js";
+
+/** TOTP enrolment: a QR code and the secret, confirmed with a first code. */
+export async function securityView(app: AppContext): Promise<HTMLElement> {
+  const section = h("section", {}, h("h1", { tabindex: -1 }, t().totpTitle));
+  if (app.user.totpEnabled) {
+    section.append(h("p", { class: "ok" }, t().totpEnabled));
+    return section;
+  }
+  const start = h("button", { type: "button" }, t().totpStart);
+  const problem = errorBox();
+  const area = h("div", {});
+  start.addEventListener("click", () =>
+    busy(start, problem, async () => {
+      const begun = await rpc.beginTotpEnrollment({});
+      const qr = h("img", { src: `data:image/svg+xml;base64,${btoa(begun.qrSvg)}`, alt: t().totpQrAlt, width: 220, height: 220, class: "qr" });
+      const code = h("input", { inputmode: "numeric", pattern: "[0-9]{6}", maxlength: 6, autocomplete: "one-time-code", required: true });
+      const confirm = h("button", { type: "submit" }, t().totpConfirm);
+      const confirmProblem = errorBox();
+      const form = h("form", { class: "card narrow" }, field(t().totpCode, code), confirmProblem, confirm);
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        void busy(confirm, confirmProblem, async () => {
+          await rpc.confirmTotpEnrollment({ code: code.value.trim() });
+          await app.refreshUser();
+          app.announce(t().totpEnabled);
+        });
+      });
+      area.replaceChildren(qr, h("p", {}, t().totpSecret, ": ", h("code", { class: "secret", "data-testid": "totp-secret" }, begun.secret)), form);
+      start.hidden = true;
+      code.focus();
+    }),
+  );
+  section.append(h("p", {}, t().totpIntro), start, problem, area);
+  return section;
+}

@@ -1,0 +1,80 @@
+import type { AppContext } from "../app-context.js";
+import { busy, errorBox, field, h, table, when } from "../dom.js";
+import { t } from "../i18n.js";
+import { rpc } from "../rpc.js";
+
+/** API keys (create, revoke) and the webhook URL and signing secret. */
+export async function settingsView(app: AppContext): Promise<HTMLElement> {
+  const section = h("section", {}, h("h1", { tabindex: -1 }, t().navSettings));
+  const keysArea = h("div", {});
+  const problem = errorBox();
+  const renderKeys = async () => {
+    const { keys } = await rpc.listApiKeys({});
+    keysArea.replaceChildren(
+      table(
+        t().apiKeys,
+        [t().keyPrefix, t().created, t().status, ""],
+        keys.map((key) => {
+          const revoke = h("button", { type: "button", class: "secondary", "aria-label": `${t().revoke} ${key.prefix}…` }, t().revoke);
+          revoke.addEventListener("click", () => {
+            if (!confirm(t().revokeConfirm)) return;
+            void busy(revoke, problem, async () => {
+              await rpc.revokeApiKey({ id: key.id });
+              await renderKeys();
+            });
+          });
+          return [h("code", {}, `${key.prefix}…`), when(key.createdAt), key.revokedAt ? `${t().revoked} ${when(key.revokedAt)}` : t().active, key.revokedAt ? "" : revoke];
+        }),
+      ),
+    );
+  };
+  const create = h("button", { type: "button" }, t().createKey);
+  const shown = h("div", { "aria-live": "polite" });
+  create.addEventListener("click", () =>
+    busy(create, problem, async () => {
+      const { secret } = await rpc.createApiKey({});
+      shown.replaceChildren(h("p", { class: "card" }, t().newKeyShown, " ", h("code", { class: "secret" }, secret)));
+      await renderKeys();
+    }),
+  );
+  await renderKeys();
+  section.append(h("h2", {}, t().apiKeys), problem, keysArea, create, shown);
+
+  const settings = await rpc.getWebhookSettings({});
+  const url = h("input", { type: "url", value: settings.url, maxlength: 2048 });
+  const rotate = h("input", { type: "checkbox" });
+  const secret = h("code", { class: "secret" }, "••••••••");
+  let revealed = false;
+  let currentSecret = settings.secret;
+  const reveal = h("button", { type: "button", class: "secondary", "aria-pressed": "false" }, t().show);
+  reveal.addEventListener("click", () => {
+    revealed = !revealed;
+    secret.textContent = revealed ? currentSecret : "••••••••";
+    reveal.textContent = revealed ? t().hide : t().show;
+    reveal.setAttribute("aria-pressed", String(revealed));
+  });
+  const save = h("button", { type: "submit" }, t().save);
+  const webhookProblem = errorBox();
+  const form = h(
+    "form",
+    { class: "card" },
+    field(t().webhookUrl, url),
+    h("p", {}, t().webhookSecret, ": ", secret, " ", reveal),
+    h("div", { class: "check" }, rotate, h("label", { for: (rotate.id = "rotate-secret") }, t().rotateSecret)),
+    settings.failing ? h("p", { class: "error" }, t().failing, " ", settings.failingReason) : null,
+    webhookProblem,
+    save,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(save, webhookProblem, async () => {
+      const updated = await rpc.updateWebhookSettings({ url: url.value.trim(), rotateSecret: rotate.checked });
+      currentSecret = updated.secret;
+      rotate.checked = false;
+      if (revealed) secret.textContent = currentSecret;
+      app.announce(t().saved);
+    });
+  });
+  section.append(h("h2", {}, t().webhook), form);
+  return section;
+}

@@ -1,0 +1,62 @@
+import { ContractStatus, KycStatus, PaymentAuthorizationStatus } from "../../gen/payments/v1/enums_pb.js";
+import { newId } from "../../src/domain/ids.js";
+import { upsertBankAccount } from "../../src/storage/bank-accounts.js";
+import type { Clock } from "../../src/ports/clock.js";
+import type { Transactor } from "../../src/storage/transactor.js";
+
+/**
+ * A customer with an activated contract and a linked simulated account, written straight to the
+ * database, for suites whose subject comes after the on-session flow (off-session, refunds). A
+ * TestServer will do, or any storage with a clock and a merchant (the benchmarks, a process test).
+ */
+export async function seedActiveCustomer(
+  server: { merchant: { merchant_id: string }; clock: Clock; ctx: { tx: Transactor } },
+  options: { merchantId?: string; balance?: number; kyc?: KycStatus; email?: string } = {},
+): Promise<{ customerId: string; contractId: string }> {
+  const merchantId = options.merchantId ?? server.merchant.merchant_id;
+  const now = server.clock.now().toISOString();
+  const customerId = newId("cus");
+  const contractId = newId("con");
+  const email = options.email ?? `${customerId}@example.jp`;
+  await server.ctx.tx.write(async (trx) => {
+    await trx
+      .insertInto("customers")
+      .values({
+        id: customerId,
+        merchant_id: merchantId,
+        email,
+        email_normalized: email.toLowerCase(),
+        name: "Taro Yamada",
+        katakana_last_name: "ヤマダ",
+        katakana_first_name: "タロウ",
+        address: "",
+        birth_date: "",
+        gender: "",
+        metadata_json: "{}",
+        kyc_status: options.kyc ?? KycStatus.NOT_SUBMITTED,
+        kyc_rejection_reason: "",
+        payment_status: PaymentAuthorizationStatus.AUTHORIZED,
+        link_initialized: 1,
+        activated: 1,
+        deleted_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await trx
+      .insertInto("contracts")
+      .values({ id: contractId, merchant_id: merchantId, customer_id: customerId, status: ContractStatus.ACTIVATED, metadata_json: "{}", created_at: now, updated_at: now })
+      .execute();
+    await upsertBankAccount(trx, {
+      customer_id: customerId,
+      merchant_id: merchantId,
+      bank_code: "0001",
+      branch_code: "001",
+      account_number: "1234567",
+      account_holder: "ヤマダ タロウ",
+      balance: options.balance ?? 1_000_000,
+      created_at: now,
+    });
+  });
+  return { customerId, contractId };
+}

@@ -1,0 +1,57 @@
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
+import { createInterface } from "node:readline";
+
+const root = new URL("../..", import.meta.url).pathname;
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Resolves with the exit code once the process ended. */
+  readonly exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+// vitest exports MODE=test to child processes; the server reads MODE, so set it explicitly.
+/** Starts `src/main.ts` as its own process (as `npm start` does) and waits until it listens. */
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const stderr: string[] = [];
+  child.stderr!.on("data", (d) => stderr.push(String(d)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === "furikomi listening") resolve(entry.port);
+      } catch {
+        // not a log line
+      }
+    });
+    void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr.join("")}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    exited,
+    kill(signal = "SIGKILL") {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the CLI (bin/furikomi.js) and parses its JSON output. */
+export async function runCli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
+  const { stdout } = await promisify(execFile)(process.execPath, ["bin/furikomi.js", ...args], { cwd: root, env: { ...process.env, MODE: "sandbox", ...env } }).catch(
+    (error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+    },
+  );
+  return JSON.parse(stdout) as T;
+}
