@@ -15,6 +15,8 @@ export type DialectName = "sqlite" | "postgres";
 export interface Storage {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
+  /** The PostgreSQL schema the service lives in. */
+  readonly schema?: string;
   close(): Promise<void>;
 }
 
@@ -36,7 +38,7 @@ pg.types.setTypeParser(20, (value) => Number(value));
  */
 export async function openStorage(url: string): Promise<Storage> {
   const storage = url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
-  await migrate(storage.db);
+  await migrate(storage);
   return storage;
 }
 
@@ -59,14 +61,10 @@ function openPostgres(url: string): Storage {
   const schema = parsed.searchParams.get("schema");
   parsed.searchParams.delete("schema");
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  const pool = new pg.Pool({ connectionString: parsed.toString(), max: 10 });
-  if (schema) {
-    pool.on("connect", (client) => {
-      client.query(`create schema if not exists ${schema}; set search_path to ${schema}`).catch(() => {});
-    });
-  }
+  // The search path is a startup parameter, so every connection is in the schema before its first query.
+  const pool = new pg.Pool({ connectionString: parsed.toString(), max: 10, ...(schema && { options: `-c search_path=${schema}` }) });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: "postgres", close: () => db.destroy() };
+  return { db, dialect: "postgres", schema: schema ?? "public", close: () => db.destroy() };
 }
 
 /**
@@ -86,9 +84,11 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
   }) as typeof sqlite.prepare;
 }
 
-async function migrate(db: Kysely<Database>): Promise<void> {
+async function migrate({ db, schema }: Storage): Promise<void> {
   // Kysely takes an advisory lock on PostgreSQL, so instances starting together migrate once.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // Its bookkeeping tables are named with the schema: unqualified, a table of that name in any
+  // other schema of the database would be taken for ours.
+  const migrator = new Migrator({ db, migrationTableSchema: schema, provider: { getMigrations: async () => migrations } });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }
