@@ -61,7 +61,7 @@ describe("nothing lost across a kill -9", () => {
 
     const second = await spawnServer(env);
     cleanups.push(() => second.kill());
-    await receiver.waitFor((r) => new Set(r.delivered.map((d) => d.id)).size === 1000, 45_000);
+    await receiver.waitFor((r) => new Set(r.delivered.map((d) => d.id)).size === 1000, 100_000);
 
     const delivered = new Set(receiver.delivered.map((d) => d.id));
     expect([...delivered].sort()).toEqual([...ids].sort());
@@ -72,7 +72,7 @@ describe("nothing lost across a kill -9", () => {
     const deliveredRows = () =>
       storage.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).where("delivery_status", "=", DeliveryStatus.DELIVERED).executeTakeFirstOrThrow();
     await eventually(async () => expect(Number((await deliveredRows()).n)).toBe(1000));
-  });
+  }, 150_000);
 });
 
 describe("furikomi listen", () => {
