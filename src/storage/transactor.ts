@@ -17,15 +17,18 @@ type Unit = {
  * transaction whose rows are locked with `lockRows`, retried on serialization failures.
  *
  * On SQLite concurrent writes share a commit (group commit): each runs in its own savepoint of
- * one transaction, so a failing unit rolls back alone, and one fsync acknowledges the batch.
+ * one transaction, so a failing unit rolls back alone; a batch is acknowledged once the fsync
+ * after its commit is done (Storage.durable), while the next batch already runs.
  */
 export class Transactor {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
+  readonly #storage: Storage;
   #queue: Unit[] = [];
   #draining = false;
 
   constructor(storage: Storage) {
+    this.#storage = storage;
     this.db = storage.db;
     this.dialect = storage.dialect;
   }
@@ -46,6 +49,8 @@ export class Transactor {
   async #drain(): Promise<void> {
     this.#draining = true;
     try {
+      // Let requests that already arrived reach the queue first, so they share this commit.
+      await new Promise((resolve) => setImmediate(resolve));
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, 256);
         await this.#commitBatch(batch);
@@ -82,7 +87,11 @@ export class Transactor {
       for (const unit of batch) unit.reject(error);
       return;
     }
-    batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
+    // Not awaited: the next batch runs while this one's fsync is under way.
+    this.#storage.durable().then(
+      () => batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value))),
+      (error) => batch.forEach((unit) => unit.reject(error)),
+    );
   }
 
   async #writePostgres<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
