@@ -65,9 +65,31 @@ async function main() {
     furikomi.child.kill("SIGTERM");
     echo.child.kill("SIGTERM");
   }
+  // End-to-end figures with no echo counterpart, each from its own process and database.
+  for (const [name, file] of endToEnd) {
+    const row = { scenario: name, ...(await runStandalone(file)) };
+    results.push(row);
+    console.log(`${name.padEnd(34)} ${JSON.stringify(row)}`);
+  }
   mkdirSync(join(root, "bench/results"), { recursive: true });
   writeFileSync(join(root, "bench/results/latest.json"), JSON.stringify({ at: new Date().toISOString(), seconds, connections, results }, null, 2));
   console.log("written bench/results/latest.json");
+}
+
+const endToEnd: Array<[string, string]> = [
+  ["off-session end to end", "bench/off-session-e2e.ts"],
+  ["webhook delivery", "bench/webhook-throughput.ts"],
+  ["CSV batch of 300 rows", "bench/csv-batch.ts"],
+];
+
+/** Runs a bench script that prints one JSON object as its last line of output. */
+async function runStandalone(file: string): Promise<object> {
+  const child = spawn(process.execPath, ["--import", "tsx", file], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`${file} exited with ${code}`);
+  return JSON.parse(output.trim().split("\n").at(-1)!);
 }
 
 function goalOf(scenario: Scenario): number {
