@@ -1,4 +1,5 @@
 import { AsyncStatus, ErrorType, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { triggeredErrorMessage } from "./error-trigger.js";
 import { PaymentFailure, errorTypeMessages } from "./payment-failure.js";
 
 /** An asynchronous off-session request (pwf-*) and the charge (trx-*) it runs. */
@@ -56,7 +57,7 @@ export function newAsyncRequest(
     attempts: 0,
     forceKyc: input.forceKyc,
     errorType: errorType ?? ErrorType.UNSPECIFIED,
-    errorMessage: errorType === undefined ? "" : errorTypeMessages[errorType],
+    errorMessage: input.triggered !== undefined ? triggeredErrorMessage(input.triggered) : errorType === undefined ? "" : errorTypeMessages[errorType],
     createdAt: now,
     updatedAt: now,
   };

@@ -1,6 +1,7 @@
 import { ChargeStatus, ContractStatus, ErrorType, EventType, PaymentAuthorizationStatus, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import { transitionCharge } from "./charge.js";
 import { transitionContract } from "./contract.js";
+import { triggeredErrorMessage } from "./error-trigger.js";
 import { workflowCreatesContract, type LinkState, type PaymentLinkRecord } from "./payment-link.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord } from "./records.js";
 
@@ -94,7 +95,7 @@ export function triggeredFailureChanges(payment: OnSessionPayment, errorType: Er
   const contract = ownContract(payment);
   return {
     linkState: "failed",
-    charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType }),
+    charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType, message: triggeredErrorMessage(errorType) }),
     contract: contract && transitionContract(contract, ContractStatus.CANCELLED, now),
     events: payment.charge ? [EventType.TEST_CHARGE_CREATED, EventType.TEST_CHARGE_FAIL] : [],
   };

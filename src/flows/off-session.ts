@@ -4,7 +4,7 @@ import { transitionCharge } from "../domain/charge.js";
 import { newId } from "../domain/ids.js";
 import { afterBankAnswer, newOffSessionCharge, settlementOf, type ChargeSettlement } from "../domain/off-session-charge.js";
 import { offSessionRefusal } from "../domain/off-session-eligibility.js";
-import { errorTriggerOf } from "../domain/error-trigger.js";
+import { errorTriggerOf, triggeredErrorMessage } from "../domain/error-trigger.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, Metadata } from "../domain/records.js";
 import { chargeEventContent } from "../domain/webhook-content.js";
@@ -176,7 +176,8 @@ async function startCharge(
     },
     now,
   );
-  const charge = refusal === undefined ? pending : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal });
+  const message = source.triggered === undefined ? undefined : triggeredErrorMessage(source.triggered);
+  const charge = refusal === undefined ? pending : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal, message });
   await insertCharge(trx, charge);
   if (source.triggered !== undefined) await recordTriggeredEvents(trx, pending, charge, merchant.name, now);
   else if (charge.status === ChargeStatus.FAILURE) await recordChargeEvent(trx, charge, merchant.name, now);
