@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ContractStatus, ErrorType, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, ContractStatus, ErrorType, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
 import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
 import { setWebhookUrl } from "../src/flows/merchants.js";
+import { signedInUser } from "./helpers/dashboard.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, redirect, tokenOf } from "./helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "./helpers/test-server.js";
@@ -265,5 +266,47 @@ describe("production mode", () => {
     // The withdraw endpoint does not exist in production.
     const withdraw = await api(production, "/api/v1/payment/withdraw", { method: "POST", json: { merchant_customer_id: customerId, charge: { price: 100, metadata } } });
     expect(withdraw.status).toBe(404);
+  });
+});
+
+describe("where triggered failures show", () => {
+  it("CompletePayment reports the triggered failure like the page sees it", async () => {
+    const link = await linkOf("CONTRACT_WITH_CHARGE", trigger(ErrorType.PAYMENT_CHARGE_OVER_LIMIT));
+    // InitiatePayment ignores OVER_LIMIT, so the customer's side runs up to the approval.
+    const done = await server.client(SandboxService).completePayment({ paymentLinkUrl: link.created.paymentLink!.url });
+    expect(done).toMatchObject({ chargeStatus: ChargeStatus.FAILURE, errorCode: PaymentErrorCode.OVER_LIMIT, error: { code: ErrorType.PAYMENT_CHARGE_OVER_LIMIT } });
+    expect(done.redirectUrl).toContain("error_code=ERROR_TYPE_PAYMENT_CHARGE_OVER_LIMIT");
+  });
+
+  it("a reload of a CONTRACT link failed by a trigger shows that ErrorType (it has no charge to hold it)", async () => {
+    const link = await linkOf("CONTRACT", trigger(ErrorType.PAYMENT_GATEWAY_FAILED));
+    await approveDirectly(link.created.paymentLink!.url, link.email, true);
+    const { result } = await server.client(HostedPageService).initiatePayment({ token: tokenOf(link.created.paymentLink!.url) });
+    expect(result?.outcome.value).toMatchObject({ completed: true, chargeStatus: ChargeStatus.FAILURE, error: { code: ErrorType.PAYMENT_GATEWAY_FAILED } });
+  });
+
+  it("the dashboard's customer detail and the customer's transaction list show them", async () => {
+    const email = freshEmail("dashboard");
+    const { customerId } = await seedActiveCustomer(server, { email });
+    const ids: string[] = [];
+    for (const errorType of [ErrorType.PAYMENT_CHARGE_FAILED, ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]) {
+      const res = await api(server, "/api/v1/payment/withdraw", { method: "POST", json: { merchant_customer_id: customerId, charge: { price: 400, metadata: trigger(errorType) } } });
+      ids.push((await res.json()).details[0].debug.metadata.chargeId);
+    }
+    const link = await createPayment(server, { buyer: { email, customerId }, charge: { price: 600, metadata: trigger(ErrorType.PAYMENT_CHARGE_REJECTED) } });
+    await approveDirectly(link.paymentLink!.url, email, false);
+    ids.push(link.charge!.chargeId);
+
+    const ops = await signedInUser(server);
+    const detail = await ops.client.getCustomerDetail({ customerId });
+    const byId = new Map(detail.charges.map((c) => [c.chargeId, c]));
+    expect(ids.map((id) => [byId.get(id)?.chargeStatus, byId.get(id)?.error?.code])).toEqual([
+      [ChargeStatus.FAILURE, ErrorType.PAYMENT_CHARGE_FAILED],
+      [ChargeStatus.FAILURE, ErrorType.PAYMENT_GATEWAY_UNAVAILABLE],
+      [ChargeStatus.FAILURE, ErrorType.PAYMENT_CHARGE_REJECTED],
+    ]);
+    expect(byId.get(ids[0])?.error?.message).toContain("test error triggered");
+    const list = await ops.client.listCharges({ customerId });
+    expect(list.charges.map((c) => c.chargeId).sort()).toEqual([...ids].sort());
   });
 });
