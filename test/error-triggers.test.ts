@@ -209,6 +209,25 @@ describe.each(offSessionPaths)("$label", ({ path, apiSource, body }) => {
   });
 });
 
+describe("idempotency", () => {
+  it("the same key replays the triggered error, with no second charge", async () => {
+    const { customerId } = await seedActiveCustomer(server);
+    const send = () =>
+      api(server, "/v1/payments/off-session/async", {
+        method: "POST",
+        headers: { "idempotency-key": `trigger-${customerId}` },
+        json: { customer_id: customerId, charge: { price: 900, metadata: trigger(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE) } },
+      });
+    const first = await send();
+    const again = await send();
+    expect([first.status, again.status]).toEqual([503, 503]);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(await again.json()).toEqual(await first.json());
+    const charges = await server.ctx.tx.db.selectFrom("charges").select("id").where("customer_id", "=", customerId).execute();
+    expect(charges).toHaveLength(1);
+  });
+});
+
 describe("an invalid or unrecognised triggerError", () => {
   it.each(offSessionPaths)("$label: 400 BAD_REQUEST naming the field, and nothing written", async ({ path, body }) => {
     const { customerId } = await seedActiveCustomer(server);

@@ -114,8 +114,8 @@ function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): Host
  */
 async function linkTrigger(ctx: FlowContext, link: PaymentLinkRecord, point: TriggerPoint): Promise<ErrorTrigger> {
   const sandbox = ctx.config.mode === "sandbox";
-  if (!sandbox) return errorTriggerOf({}, point, sandbox);
-  const metadata = onSessionTriggerSource(link.workflow) === "customer" ? ((await findCustomerById(ctx.tx.db, link.customerId))?.metadata ?? {}) : link.metadata;
+  const fromCustomer = sandbox && onSessionTriggerSource(link.workflow) === "customer";
+  const metadata = fromCustomer ? ((await findCustomerById(ctx.tx.db, link.customerId))?.metadata ?? {}) : link.metadata;
   return errorTriggerOf(metadata, point, sandbox);
 }
 
