@@ -3,7 +3,8 @@ import { create } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
 import { PaymentErrorSchema } from "../gen/payments/v1/errors_pb.js";
-import { PaymentFailure } from "./domain/payment-failure.js";
+import { invalidTriggerMessage, triggerErrorKey, triggeredErrorMessage } from "./domain/error-trigger.js";
+import { PaymentFailure, errorTypeMessages, errorTypeName } from "./domain/payment-failure.js";
 import { RequestRefusal, type RefusalKind } from "./domain/request-refusal.js";
 
 /**
@@ -26,6 +27,43 @@ const connectCodeOf: Readonly<Record<PaymentErrorCode, Code>> = Object.freeze({
   [PaymentErrorCode.INSUFFICIENT_FUNDS]: Code.Internal,
   [PaymentErrorCode.OTHER]: Code.Internal,
 });
+
+/** spec: "Mapping of triggerError value to PaymentErrorCode"; any other valid ErrorType is OTHER. */
+export const paymentErrorCodeOfTriggeredErrorType: Readonly<Record<ErrorType, PaymentErrorCode>> = Object.freeze({
+  [ErrorType.UNSPECIFIED]: PaymentErrorCode.OTHER,
+  [ErrorType.PAYMENT_VALIDATION_FAILED]: PaymentErrorCode.BAD_REQUEST,
+  [ErrorType.PAYMENT_CHARGE_FAILED]: PaymentErrorCode.INTERNAL,
+  [ErrorType.PAYMENT_LINK_EXPIRED]: PaymentErrorCode.EXPIRED,
+  [ErrorType.PAYMENT_GATEWAY_FAILED]: PaymentErrorCode.REJECTED,
+  [ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]: PaymentErrorCode.UNDER_MAINTENANCE,
+  [ErrorType.PAYMENT_CHARGE_OVER_LIMIT]: PaymentErrorCode.OVER_LIMIT,
+  [ErrorType.PAYMENT_CHARGE_REJECTED]: PaymentErrorCode.KYC_REQUIRED,
+  [ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS]: PaymentErrorCode.INSUFFICIENT_FUNDS,
+  [ErrorType.PAYMENT_CUSTOMER_NOT_FOUND]: PaymentErrorCode.OTHER,
+  [ErrorType.PAYMENT_CUSTOMER_INACTIVE]: PaymentErrorCode.OTHER,
+});
+
+/** A real (not triggered) charge error reported synchronously: the same, but customer errors are 400s. */
+export const paymentErrorCodeOfErrorType: Readonly<Record<ErrorType, PaymentErrorCode>> = Object.freeze({
+  ...paymentErrorCodeOfTriggeredErrorType,
+  [ErrorType.PAYMENT_CUSTOMER_NOT_FOUND]: PaymentErrorCode.CUSTOMER_NOT_FOUND,
+  [ErrorType.PAYMENT_CUSTOMER_INACTIVE]: PaymentErrorCode.CUSTOMER_INACTIVE,
+});
+
+/** A charge error as a request failure: the ErrorType is the catalogued code. */
+export function chargeFailure(errorType: ErrorType, message = errorTypeMessages[errorType]): PaymentFailure {
+  return new PaymentFailure(paymentErrorCodeOfErrorType[errorType], message, errorTypeName(errorType));
+}
+
+/** A sandbox triggerError as a request failure; `context` names the failed charge (chargeId, requestId). */
+export function triggeredFailure(errorType: ErrorType, context?: Record<string, string>): PaymentFailure {
+  return new PaymentFailure(paymentErrorCodeOfTriggeredErrorType[errorType], triggeredErrorMessage(errorType), errorTypeName(errorType), undefined, context);
+}
+
+/** spec: an invalid or unrecognised triggerError value is a BAD_REQUEST. */
+export function invalidTriggerFailure(value: string, field: string): PaymentFailure {
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}.${invalidTriggerMessage(value)}`, errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED), `${field}.${triggerErrorKey}`);
+}
 
 const connectCodeOfRefusal: Readonly<Record<RefusalKind, Code>> = Object.freeze({
   unauthenticated: Code.Unauthenticated,
@@ -77,7 +115,7 @@ function paymentFailureToConnectError(failure: PaymentFailure): ConnectError {
   const paymentErrorCode = `PAYMENT_ERROR_CODE_${PaymentErrorCode[failure.paymentErrorCode]}`;
   const details = [];
   if (failure.code) {
-    const metadata: Record<string, string> = { paymentErrorCode };
+    const metadata: Record<string, string> = { ...failure.context, paymentErrorCode };
     if (failure.field) metadata.field = failure.field;
     details.push(
       { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: failure.code, domain: errorDomain, metadata }) },

@@ -34,6 +34,7 @@ import { notifierForMode } from "./ports/notifier-for-mode.js";
 import { createHostedPageService } from "./api/hosted-page-service.js";
 import { createAbsentSandboxService, createSandboxService } from "./api/sandbox-service.js";
 import { createSandboxRefundHandlers } from "./api/sandbox-refunds.js";
+import { createSandboxEngineHandlers } from "./api/sandbox-engine.js";
 import { runLinkExpiryJob } from "./flows/link-expiry.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
@@ -127,7 +128,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     routes: (router) => {
       router.service(PaymentService, createPaymentService(ctx));
       router.service(HostedPageService, createHostedPageService(ctx));
-      router.service(SandboxService, config.mode === "sandbox" ? { ...createSandboxService(ctx), ...createSandboxRefundHandlers(ctx) } : createAbsentSandboxService());
+      router.service(SandboxService, config.mode === "sandbox" ? { ...createSandboxService(ctx), ...createSandboxRefundHandlers(ctx), ...createSandboxEngineHandlers(ctx) } : createAbsentSandboxService());
       router.service(DashboardService, createDashboardService(ctx));
     },
     services: [PaymentService, HostedPageService, SandboxService, DashboardService],

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { parse } from "csv-parse/sync";
 import { sql } from "kysely";
-import { ChargeStatus, ContractStatus } from "../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, ContractStatus, ErrorType } from "../gen/payments/v1/enums_pb.js";
 import type { UploadCsvBatchResponse } from "../gen/payments/v1/dashboard_service_pb.js";
 import { csvRowReasons } from "../src/domain/csv-row.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
@@ -168,6 +168,14 @@ describe("row failure reasons in the result", () => {
     expect(rows.map((r) => [r.status, r.Reason])).toEqual([["failed", reason]]);
     const { charges } = await ops.client.listCharges({ customerId: who.a.id });
     expect(charges.map((c) => c.chargeStatus)).toEqual([ChargeStatus.FAILURE]);
+  });
+
+  it("charge-triggered.csv: a sandbox triggerError fails the row with its ErrorType's reason, as in the API", async () => {
+    const who = await people(["a"]);
+    const { rows } = await process(fixture("charge-triggered.csv", who));
+    expect(rows.map((r) => [r.status, r.Reason])).toEqual([["failed", "Payment exceeds allowed limit"]]);
+    const { charges } = await ops.client.listCharges({ customerId: who.a.id });
+    expect(charges.map((c) => [c.chargeStatus, c.error?.code])).toEqual([[ChargeStatus.FAILURE, ErrorType.PAYMENT_CHARGE_OVER_LIMIT]]);
   });
 
   it("charge-gateway-unavailable.csv: the engine retries through the maintenance, then the row fails", async () => {

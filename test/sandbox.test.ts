@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ChargeStatus, ContractStatus, ErrorType, KycStatus, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
+import { ApiSource, ChargeStatus, ContractStatus, ErrorType, EventType, KycStatus, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
 import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { KycOutcome, KycReviewMode, SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
+import { setWebhookUrl } from "../src/flows/merchants.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
+import { startWebhookReceiver } from "./helpers/webhook-receiver.js";
 import { mailBody, startFakeSmtp } from "./helpers/fake-smtp.js";
 import { createPayment, eventsAbout, freshEmail, payStepByStep, tokenOf } from "./helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "./helpers/test-server.js";
@@ -204,6 +206,89 @@ describe("payment links, KYC review and the mailbox", () => {
   });
 });
 
+describe("Withdraw, test events and the clock", () => {
+  it("Withdraw (POST /api/v1/payment/withdraw) charges off-session through the same engine", async () => {
+    const { customerId } = await seedActiveCustomer(server);
+    const res = await api(server, "/api/v1/payment/withdraw", { method: "POST", json: { merchant_customer_id: customerId, charge: { price: 2500, description: "test withdrawal", metadata: { run: "7" } } } });
+    expect(res.status).toBe(200);
+    const { charge } = await res.json();
+    expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", customerId, initialAmount: 2500, apiSource: "API_SOURCE_OFF_SESSION_SYNC", metadata: { run: "7" } });
+    const { account } = await server.client(SandboxService).getBankAccount({ customerId });
+    expect(account?.ledger.map((entry) => [entry.reference, entry.amount])).toEqual([[charge.chargeId, -2500n]]);
+
+    const viaRpc = await server.client(SandboxService).withdraw({ merchantCustomerId: customerId, charge: { price: 100 } });
+    expect(viaRpc.charge).toMatchObject({ chargeStatus: ChargeStatus.SUCCESS, apiSource: ApiSource.OFF_SESSION_SYNC });
+    // Another merchant's customer is not found; a bad price is a validation error.
+    const other = await server.newMerchant();
+    const foreign = await api(server, "/api/v1/payment/withdraw", { method: "POST", apiKey: other.api_key, json: { merchant_customer_id: customerId, charge: { price: 100 } } });
+    expect(foreign.status).toBe(400);
+    expect((await foreign.json()).details[0].debug.reason).toBe("ERROR_TYPE_PAYMENT_CUSTOMER_NOT_FOUND");
+    const invalid = await api(server, "/api/v1/payment/withdraw", { method: "POST", json: { merchant_customer_id: customerId, charge: { price: 0 } } });
+    expect(invalid.status).toBe(400);
+    expect((await invalid.json()).details[0].debug.reason).toBe("ERROR_TYPE_PAYMENT_VALIDATION_FAILED");
+  });
+
+  it("SendTestEvent sends an event of every type, signed, to the merchant's webhook URL", async () => {
+    const merchant = await server.newMerchant("Event Shop");
+    const sandbox = server.client(SandboxService, merchant.api_key);
+    const none = await api(server, "/v1/sandbox/events", { method: "POST", apiKey: merchant.api_key, json: { event_type: "EVENT_TYPE_CHARGE_SUCCESS" } });
+    expect(none.status).toBe(400);
+    expect((await none.json()).code).toBe("failed_precondition");
+
+    const receiver = await startWebhookReceiver(merchant.webhook_secret);
+    try {
+      await setWebhookUrl(server.ctx, merchant.merchant_id, receiver.url);
+      const types = Object.values(EventType).filter((v): v is EventType => typeof v === "number" && v !== EventType.UNSPECIFIED);
+      const ids: string[] = [];
+      for (const eventType of types) ids.push((await sandbox.sendTestEvent({ eventType })).eventId);
+      await server.webhooks.drain();
+      expect(receiver.rejected).toEqual([]);
+      const byId = new Map(receiver.delivered.map((w) => [w.id, w]));
+      expect(ids.map((id) => byId.get(id)?.event_type)).toEqual([
+        "EVENT_TYPE_CHARGE_SUCCESS",
+        "EVENT_TYPE_CHARGE_FAIL",
+        "EVENT_TYPE_REFUND_SUCCEEDED",
+        "EVENT_TYPE_REFUND_FAILED",
+        "EVENT_TYPE_CONTRACT_ACTIVATED",
+        "charge.created",
+        "charge.fail",
+      ]);
+      const [success, fail, refunded, refundFailed, activated] = ids.map((id) => byId.get(id)!.content);
+      expect(success).toMatchObject({ status: "CHARGE_STATUS_SUCCESS", merchant_name: "Event Shop", metadata: { test: "true" } });
+      expect(fail).toMatchObject({ error: { code: "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS" } });
+      expect(refunded).toMatchObject({ charge_status: "CHARGE_STATUS_REFUNDED" });
+      expect(refundFailed).toMatchObject({ transaction: { status: 1 }, refund: { error: { code: "refund_failed" } } });
+      expect(activated).toMatchObject({ status: "CONTRACT_STATUS_ACTIVATED" });
+      // The REST path, with the enum name.
+      const rest = await api(server, "/v1/sandbox/events", { method: "POST", apiKey: merchant.api_key, json: { event_type: "EVENT_TYPE_CHARGE_FAIL" } });
+      expect((await rest.json()).eventId).toMatch(/^mwh-/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("AdvanceClock moves a SANDBOX_CLOCK=manual server's clock, and what fell due runs", async () => {
+    const refused = await api(server, "/v1/sandbox/clock/advance", { method: "POST", json: { seconds: 60 } });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).code).toBe("failed_precondition");
+
+    const manual = await startTestServer({ env: { SANDBOX_CLOCK: "manual" }, clockStart: new Date("2026-04-01T00:00:00Z") });
+    try {
+      const { charge, paymentLink } = await createPayment(manual);
+      const before = manual.clock.now().getTime();
+      const res = await api(manual, "/v1/sandbox/clock/advance", { method: "POST", json: { seconds: 90 * 60 } });
+      expect(res.status).toBe(200);
+      expect(new Date((await res.json()).now).getTime()).toBe(before + 90 * 60_000);
+      await manual.jobs.drain();
+      expect((await manual.client(PaymentService).getCharge({ charge: charge!.chargeId })).charge?.error?.code).toBe(ErrorType.PAYMENT_LINK_EXPIRED);
+      const { result } = await manual.client(HostedPageService).initiatePayment({ token: tokenOf(paymentLink!.url) });
+      expect(result?.outcome.value).toMatchObject({ errorCode: PaymentErrorCode.EXPIRED });
+    } finally {
+      await manual.stop();
+    }
+  });
+});
+
 describe("production mode", () => {
   let production: TestServer;
   let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
@@ -229,6 +314,10 @@ describe("production mode", () => {
       ["POST", "/v1/sandbox/kyc-review", { mode: "KYC_REVIEW_MODE_MANUAL" }],
       ["POST", "/v1/sandbox/payment-links/expire", { payment_link_url: "http://x/pay/y" }],
       ["GET", "/v1/sandbox/mailbox"],
+      ["POST", "/api/v1/payment/withdraw", { merchant_customer_id: "cus-x", charge: { price: 1 } }],
+      ["POST", "/v1/sandbox/refunds/settle", {}],
+      ["POST", "/v1/sandbox/events", { event_type: "EVENT_TYPE_CHARGE_SUCCESS" }],
+      ["POST", "/v1/sandbox/clock/advance", { seconds: 1 }],
     ];
     for (const [method, path, json] of paths) {
       const res = await api(production, path, { method, json });

@@ -1,4 +1,5 @@
 import { AsyncStatus, ErrorType, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { triggeredErrorMessage } from "./error-trigger.js";
 import { PaymentFailure, errorTypeMessages } from "./payment-failure.js";
 
 /** An asynchronous off-session request (pwf-*) and the charge (trx-*) it runs. */
@@ -38,20 +39,25 @@ export function isAsyncRequestFinal(status: AsyncStatus): boolean {
   return allowed[status].length === 0;
 }
 
-/** A new request: PENDING, or FAILED_TO_START with the ErrorType that kept it from starting. */
+/**
+ * A new request: PENDING; FAILED_TO_START with the ErrorType that kept it from starting; or, for a
+ * sandbox triggerError, FAILED at once with the triggered ErrorType (it simulates a failed charge).
+ */
 export function newAsyncRequest(
-  input: { id: string; merchantId: string; chargeId: string; forceKyc: boolean; refusal: ErrorType | undefined },
+  input: { id: string; merchantId: string; chargeId: string; forceKyc: boolean; refusal: ErrorType | undefined; triggered?: ErrorType },
   now: Date,
 ): AsyncRequestRecord {
+  const errorType = input.triggered ?? input.refusal;
+  const status = input.triggered !== undefined ? AsyncStatus.FAILED : input.refusal !== undefined ? AsyncStatus.FAILED_TO_START : AsyncStatus.PENDING;
   return {
     id: input.id,
     merchantId: input.merchantId,
     chargeId: input.chargeId,
-    status: input.refusal === undefined ? AsyncStatus.PENDING : AsyncStatus.FAILED_TO_START,
+    status,
     attempts: 0,
     forceKyc: input.forceKyc,
-    errorType: input.refusal ?? ErrorType.UNSPECIFIED,
-    errorMessage: input.refusal === undefined ? "" : errorTypeMessages[input.refusal],
+    errorType: errorType ?? ErrorType.UNSPECIFIED,
+    errorMessage: input.triggered !== undefined ? triggeredErrorMessage(input.triggered) : errorType === undefined ? "" : errorTypeMessages[errorType],
     createdAt: now,
     updatedAt: now,
   };

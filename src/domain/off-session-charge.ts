@@ -1,5 +1,5 @@
 import { ApiSource, ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
-import { newPendingCharge, transitionCharge, type NewChargeInput } from "./charge.js";
+import { newPendingCharge, type NewChargeInput } from "./charge.js";
 import { errorTypeMessages } from "./payment-failure.js";
 import type { ChargeRecord } from "./records.js";
 
@@ -19,18 +19,12 @@ export function bankRetryDelayMs(attempt: number): number {
   return firstRetryDelayMs * 2 ** (attempt - 1);
 }
 
-/** A new off-session charge: PENDING, or FAILURE at once with the ErrorType that kept it from starting. */
+/** A new off-session charge, PENDING (the flow fails it at once when it cannot start). */
 export function newOffSessionCharge(
-  input: Omit<NewChargeInput, "onSessionId" | "customerId"> & {
-    customerId: string;
-    apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC;
-    refusal: ErrorType | undefined;
-  },
+  input: Omit<NewChargeInput, "onSessionId" | "customerId"> & { customerId: string; apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC },
   now: Date,
 ): ChargeRecord {
-  const { refusal, ...charge } = input;
-  const pending = newPendingCharge({ ...charge, onSessionId: null }, now);
-  return refusal === undefined ? pending : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal });
+  return newPendingCharge({ ...input, onSessionId: null }, now);
 }
 
 /** How a bank answer settles a charge. */

@@ -1,6 +1,7 @@
 import { ChargeStatus, ContractStatus, ErrorType, EventType, PaymentAuthorizationStatus, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import { transitionCharge } from "./charge.js";
 import { transitionContract } from "./contract.js";
+import { triggeredErrorMessage } from "./error-trigger.js";
 import { workflowCreatesContract, type LinkState, type PaymentLinkRecord } from "./payment-link.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord } from "./records.js";
 
@@ -20,7 +21,10 @@ export interface OnSessionChanges {
   charge?: ChargeRecord;
   contract?: ContractRecord;
   customer?: CustomerRecord;
-  /** In the order they are written: CHARGE_SUCCESS / CHARGE_FAIL about the charge, CONTRACT_ACTIVATED about the contract. */
+  /**
+   * In the order they are written: CHARGE_SUCCESS / CHARGE_FAIL (or the test-trigger pair) about the
+   * charge, CONTRACT_ACTIVATED about the contract. TEST_CHARGE_CREATED shows the charge as it was.
+   */
   events: EventType[];
 }
 
@@ -78,6 +82,22 @@ export function settleChanges(payment: OnSessionPayment, result: ApprovalResult,
     charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType: result.errorType, message: result.message }),
     contract: contract && transitionContract(contract, ContractStatus.CANCELLED, now),
     events: payment.charge ? [EventType.CHARGE_FAIL] : [],
+  };
+}
+
+/**
+ * spec: "Side effects of ApprovePayment by workflow" for a sandbox triggerError — the charge (when
+ * the workflow has one) fails with the ErrorType, with charge.created then charge.fail; a contract
+ * the link set up is cancelled. CHARGE and ONE_TIME_CHARGE: failed transaction and charge.fail;
+ * CONTRACT: cancelled contract only; CONTRACT_WITH_CHARGE: all three.
+ */
+export function triggeredFailureChanges(payment: OnSessionPayment, errorType: ErrorType, now: Date): OnSessionChanges {
+  const contract = ownContract(payment);
+  return {
+    linkState: "failed",
+    charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType, message: triggeredErrorMessage(errorType) }),
+    contract: contract && transitionContract(contract, ContractStatus.CANCELLED, now),
+    events: payment.charge ? [EventType.TEST_CHARGE_CREATED, EventType.TEST_CHARGE_FAIL] : [],
   };
 }
 

@@ -13,6 +13,8 @@ export class PaymentFailure extends Error {
     message: string,
     readonly code?: CataloguedCode,
     readonly field?: string,
+    /** Ids the client may need to follow up (e.g. chargeId), as google.rpc.ErrorInfo metadata. */
+    readonly context?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = "PaymentFailure";
@@ -34,47 +36,7 @@ export const errorTypeMessages: Readonly<Record<ErrorType, string>> = Object.fre
   [ErrorType.PAYMENT_CUSTOMER_INACTIVE]: "Customer is not active. Issue a new payment link for them to complete.",
 });
 
-/** spec: "Mapping of triggerError value to PaymentErrorCode" (any other valid ErrorType is OTHER). */
-export function triggeredPaymentErrorCode(errorType: ErrorType): PaymentErrorCode {
-  switch (errorType) {
-    case ErrorType.PAYMENT_VALIDATION_FAILED:
-      return PaymentErrorCode.BAD_REQUEST;
-    case ErrorType.PAYMENT_CHARGE_FAILED:
-      return PaymentErrorCode.INTERNAL;
-    case ErrorType.PAYMENT_LINK_EXPIRED:
-      return PaymentErrorCode.EXPIRED;
-    case ErrorType.PAYMENT_GATEWAY_FAILED:
-      return PaymentErrorCode.REJECTED;
-    case ErrorType.PAYMENT_GATEWAY_UNAVAILABLE:
-      return PaymentErrorCode.UNDER_MAINTENANCE;
-    case ErrorType.PAYMENT_CHARGE_OVER_LIMIT:
-      return PaymentErrorCode.OVER_LIMIT;
-    case ErrorType.PAYMENT_CHARGE_REJECTED:
-      return PaymentErrorCode.KYC_REQUIRED;
-    case ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS:
-      return PaymentErrorCode.INSUFFICIENT_FUNDS;
-    default:
-      return PaymentErrorCode.OTHER;
-  }
-}
-
-/** How a real (not triggered) charge error is reported synchronously: customer errors are 400s. */
-export function paymentErrorCodeFor(errorType: ErrorType): PaymentErrorCode {
-  if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND) return PaymentErrorCode.CUSTOMER_NOT_FOUND;
-  if (errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE) return PaymentErrorCode.CUSTOMER_INACTIVE;
-  return triggeredPaymentErrorCode(errorType);
-}
-
 /** The catalogued name of an ErrorType, e.g. ERROR_TYPE_PAYMENT_CHARGE_FAILED. */
 export function errorTypeName(errorType: ErrorType): CataloguedCode {
   return `ERROR_TYPE_${ErrorType[errorType]}` as CataloguedCode;
-}
-
-/** A charge error as a request failure: the ErrorType is the catalogued code. */
-export function chargeFailure(
-  errorType: ErrorType,
-  message = errorTypeMessages[errorType],
-  paymentErrorCode = paymentErrorCodeFor(errorType),
-): PaymentFailure {
-  return new PaymentFailure(paymentErrorCode, message, errorTypeName(errorType));
 }

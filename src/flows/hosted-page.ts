@@ -3,18 +3,21 @@ import type { CustomerProfile } from "../domain/customer.js";
 import { newId } from "../domain/ids.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
 import { codeMatches, codeUnusableReason, hashOneTimeCode, newOneTimeCode, oneTimeCodeMessage, oneTimeCodeRules, resendAvailableAt } from "../domain/one-time-code.js";
-import { chargeFailure, errorTypeMessages, PaymentFailure } from "../domain/payment-failure.js";
+import { errorTriggerOf, invalidTriggerMessage, onSessionTriggerSource, triggeredErrorMessage, type ErrorTrigger, type TriggerPoint } from "../domain/error-trigger.js";
+import { errorTypeMessages, PaymentFailure } from "../domain/payment-failure.js";
 import {
   approvalBlocker,
   hasLapsed,
   isApprovalClaimStale,
   isLinkSettled,
   maskEmail,
+  redirectUrlFor,
   workflowNeedsBankLink,
   type LinkOutcome,
   type PaymentLinkRecord,
 } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
+import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
 import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
 import { upsertBankAccount } from "../storage/bank-accounts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
@@ -24,7 +27,7 @@ import { findPaymentLinkById, findPaymentLinkByToken, lockPaymentLink, markPayme
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
-import { claimApproval, executeClaimedApproval, reclaimStaleApproval } from "./on-session-approval.js";
+import { claimApproval, executeClaimedApproval, failTriggeredApproval, reclaimStaleApproval } from "./on-session-approval.js";
 import { currentOutcome } from "./on-session-payment.js";
 
 /** The merchant as the page shows it, with the way back. */
@@ -105,16 +108,50 @@ function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): Host
   return { paymentErrorCode: PaymentErrorCode.EXPIRED, message: errorTypeMessages[ErrorType.PAYMENT_LINK_EXPIRED], merchant, redirectUrl };
 }
 
+/**
+ * spec: Error triggers — what the link's metadata asks for at this point: the customer's metadata
+ * for a contract-only link, the charge metadata otherwise.
+ */
+async function linkTrigger(ctx: FlowContext, link: PaymentLinkRecord, point: TriggerPoint): Promise<ErrorTrigger> {
+  const sandbox = ctx.config.mode === "sandbox";
+  const fromCustomer = sandbox && onSessionTriggerSource(link.workflow) === "customer";
+  const metadata = fromCustomer ? ((await findCustomerById(ctx.tx.db, link.customerId))?.metadata ?? {}) : link.metadata;
+  return errorTriggerOf(metadata, point, sandbox);
+}
+
+/**
+ * The outcome of a settled link. A contract-only link has no charge to hold its error, so one
+ * failed by a triggerError (the customer's metadata) shows that ErrorType rather than the default.
+ */
+export async function settledOutcome(ctx: FlowContext, linkId: string): Promise<{ link: PaymentLinkRecord; outcome: LinkOutcome; redirectUrl: string }> {
+  const current = await currentOutcome(ctx, linkId);
+  const { link } = current;
+  if (link.state !== "failed" || link.chargeId) return current;
+  const trigger = await linkTrigger(ctx, link, "approve_payment");
+  if (trigger.kind !== "error") return current;
+  const outcome = { ...current.outcome, errorType: trigger.errorType, errorMessage: "" };
+  return { link, outcome, redirectUrl: redirectUrlFor(link, outcome) };
+}
+
+function triggeredRefusal(errorType: ErrorType, extra: Pick<HostedRefusal, "merchant" | "redirectUrl">): HostedRefusal {
+  return { paymentErrorCode: paymentErrorCodeOfTriggeredErrorType[errorType], message: triggeredErrorMessage(errorType), ...extra };
+}
+
 /** InitiatePayment: what is paid, to whom, and which steps remain; an unknown or expired link is result.error. */
 export async function initiatePayment(ctx: FlowContext, token: string): Promise<InitiateAnswer> {
   const link = await findPaymentLink(ctx, token);
   if (!link) return { error: unknownLink };
   const [merchant, { outcome, redirectUrl }, customer] = await Promise.all([
     merchantView(ctx, link),
-    currentOutcome(ctx, link.id),
+    settledOutcome(ctx, link.id),
     findCustomerById(ctx.tx.db, link.customerId),
   ]);
   if (link.state === "expired") return { error: expiredRefusal(merchant, redirectUrl) };
+  if (link.state === "open") {
+    // spec: only VALIDATION_FAILED and LINK_EXPIRED trigger here; nothing is changed.
+    const trigger = await linkTrigger(ctx, link, "initiate_payment");
+    if (trigger.kind === "error") return { error: triggeredRefusal(trigger.errorType, { merchant }) };
+  }
   const completed = isLinkSettled(link.state);
   return {
     session: {
@@ -248,20 +285,25 @@ const approvalPollMs = 25;
 export async function approvePayment(ctx: FlowContext, token: string): Promise<ApproveAnswer> {
   let link = await findPaymentLink(ctx, token);
   if (!link) return { error: unknownLink };
+  const trigger = await linkTrigger(ctx, link, "approve_payment");
   for (let poll = 0; poll < approvalWaitPolls; poll++) {
     if (link.state === "open") {
       const blocker = approvalBlocker(link);
       if (blocker) return { error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: blocker } };
+      if (trigger.kind === "invalid") return { error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: invalidTriggerMessage(trigger.value) } };
       if (hasLapsed(link, ctx.clock.now())) await expirePaymentLink(ctx, link.id);
+      else if (trigger.kind === "error") await failTriggeredApproval(ctx, link.id, trigger.errorType);
       else if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
     } else if (link.state === "approving" && isApprovalClaimStale(link, ctx.clock.now())) {
       if (await reclaimStaleApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
     } else if (link.state === "approving") {
       await new Promise((resolve) => setTimeout(resolve, approvalPollMs));
     }
-    const current = await currentOutcome(ctx, link.id);
+    const current = await settledOutcome(ctx, link.id);
     link = current.link;
     if (link.state === "expired") return { error: expiredRefusal(await merchantView(ctx, link), current.redirectUrl) };
+    // A triggered failure answers result.error, also to a repeated approval.
+    if (trigger.kind === "error" && link.state === "failed") return { error: triggeredRefusal(trigger.errorType, { redirectUrl: current.redirectUrl }) };
     if (isLinkSettled(link.state)) {
       const { outcome, redirectUrl } = current;
       return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "" } };

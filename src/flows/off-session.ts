@@ -1,12 +1,14 @@
-import { ApiSource, AsyncStatus, ChargeStatus, EventType, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { ApiSource, AsyncStatus, ChargeStatus, EventType, PaymentErrorCode, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { isAsyncRequestFinal, newAsyncRequest, transitionAsyncRequest, type AsyncRequestRecord } from "../domain/async-request.js";
 import { transitionCharge } from "../domain/charge.js";
 import { newId } from "../domain/ids.js";
 import { afterBankAnswer, newOffSessionCharge, settlementOf, type ChargeSettlement } from "../domain/off-session-charge.js";
 import { offSessionRefusal } from "../domain/off-session-eligibility.js";
-import { PaymentFailure, chargeFailure } from "../domain/payment-failure.js";
+import { errorTriggerOf, triggeredErrorMessage } from "../domain/error-trigger.js";
+import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, Metadata } from "../domain/records.js";
 import { chargeEventContent } from "../domain/webhook-content.js";
+import { chargeFailure, invalidTriggerFailure, triggeredFailure } from "../errors.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import type { JobOutcome } from "../jobs/job-runner.js";
 import { findAsyncRequest, insertAsyncRequest, lockAsyncRequest, saveAsyncRequestStatus } from "../storage/async-requests.js";
@@ -46,22 +48,25 @@ export async function createOffSessionPaymentAsync(
   input: OffSessionInput,
   idempotency?: IdempotencyScope,
 ): Promise<AsyncRequestRecord> {
+  const triggered = offSessionTrigger(ctx, input);
   const resumed = await resumedCharge(ctx, merchant, idempotency);
   const resumedRequest = resumed?.requestId ? await findAsyncRequest(ctx.tx.db, merchant.id, resumed.requestId) : undefined;
+  if (resumed && triggered !== undefined) throw triggeredFailure(triggered, idsOf(resumed));
   if (resumedRequest) return resumedRequest;
 
   const now = ctx.clock.now();
   const requestId = newId("pwf");
   const request = await ctx.tx.write(async (trx) => {
-    const charge = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_ASYNC, requestId }, now);
+    const charge = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_ASYNC, requestId, triggered }, now);
     const refusal = charge.status === ChargeStatus.FAILURE ? charge.errorType : undefined;
-    const created = newAsyncRequest({ id: requestId, merchantId: merchant.id, chargeId: charge.id, forceKyc: input.forceKyc, refusal }, now);
+    const created = newAsyncRequest({ id: requestId, merchantId: merchant.id, chargeId: charge.id, forceKyc: input.forceKyc, refusal, triggered }, now);
     await insertAsyncRequest(trx, created);
     if (created.status === AsyncStatus.PENDING) await enqueueJob(trx, { kind: "async-charge", refId: charge.id, runAt: now, now });
     await bindIdempotentResource(trx, idempotency, charge.id);
     return created;
   });
   ctx.wake(request.status === AsyncStatus.PENDING ? "jobs" : "events");
+  if (triggered !== undefined) throw triggeredFailure(triggered, { chargeId: request.chargeId, requestId: request.id });
   return request;
 }
 
@@ -76,11 +81,17 @@ export async function createOffSessionPayment(
   input: OffSessionInput,
   idempotency?: IdempotencyScope,
 ): Promise<ChargeRecord> {
+  const triggered = offSessionTrigger(ctx, input);
   let charge = await resumedCharge(ctx, merchant, idempotency);
   if (!charge) {
     const now = ctx.clock.now();
     charge = await ctx.tx.write(async (trx) => {
-      const started = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_SYNC, requestId: null }, now);
+      // A triggered failure gets its payment workflow record (pwf-*) too (spec: Error triggers).
+      const requestId = triggered === undefined ? null : newId("pwf");
+      const started = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_SYNC, requestId, triggered }, now);
+      if (requestId) {
+        await insertAsyncRequest(trx, newAsyncRequest({ id: requestId, merchantId: merchant.id, chargeId: started.id, forceKyc: input.forceKyc, refusal: undefined, triggered }, now));
+      }
       if (started.status === ChargeStatus.PENDING) {
         await enqueueJob(trx, { kind: "async-charge", refId: started.id, runAt: new Date(now.getTime() + syncRecoveryDelayMs), now });
       }
@@ -89,6 +100,7 @@ export async function createOffSessionPayment(
     });
     if (charge.status === ChargeStatus.FAILURE) ctx.wake("events");
   }
+  if (triggered !== undefined) throw triggeredFailure(triggered, idsOf(charge));
   if (charge.status === ChargeStatus.PENDING) {
     // The synchronous call cannot wait out a maintenance window: a retryable refusal fails now.
     charge = await settleCharge(ctx, charge.id, settlementOf(await debit(ctx, charge)));
@@ -143,15 +155,14 @@ async function startCharge(
   trx: Tx,
   merchant: MerchantPrincipal,
   input: OffSessionInput,
-  source: { apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC; requestId: string | null },
+  source: { apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC; requestId: string | null; triggered: ErrorType | undefined },
   now: Date,
 ): Promise<ChargeRecord> {
   const customer = await findCustomer(trx, merchant.id, input.customerId);
   const [activatedContract] = customer ? await findActivatedContracts(trx, customer.id) : [];
-  const refusal = offSessionRefusal({ customer, activatedContract, forceKyc: input.forceKyc });
-  // Seam for sandbox error triggers (spec: "Error triggers"; issue 7): a triggerError in
-  // input.metadata is decided here, before the bank is called, and fails the charge the same way.
-  const charge = newOffSessionCharge(
+  // A sandbox triggerError short-circuits the charge before the bank (spec: "Error triggers").
+  const refusal = source.triggered ?? offSessionRefusal({ customer, activatedContract, forceKyc: input.forceKyc });
+  const pending = newOffSessionCharge(
     {
       id: newId("trx"),
       merchantId: merchant.id,
@@ -162,13 +173,27 @@ async function startCharge(
       amount: input.price,
       description: input.description,
       metadata: input.metadata,
-      refusal,
     },
     now,
   );
+  const message = source.triggered === undefined ? undefined : triggeredErrorMessage(source.triggered);
+  const charge = refusal === undefined ? pending : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal, message });
   await insertCharge(trx, charge);
-  if (charge.status === ChargeStatus.FAILURE) await recordChargeEvent(trx, charge, merchant.name, now);
+  if (source.triggered !== undefined) await recordTriggeredEvents(trx, pending, charge, merchant.name, now);
+  else if (charge.status === ChargeStatus.FAILURE) await recordChargeEvent(trx, charge, merchant.name, now);
   return charge;
+}
+
+/** spec: Error triggers — the request's charge metadata decides; an invalid value is refused before anything is written. */
+function offSessionTrigger(ctx: FlowContext, input: OffSessionInput): ErrorType | undefined {
+  const trigger = errorTriggerOf(input.metadata, "off_session", ctx.config.mode === "sandbox");
+  if (trigger.kind === "invalid") throw invalidTriggerFailure(trigger.value, "charge.metadata");
+  return trigger.kind === "error" ? trigger.errorType : undefined;
+}
+
+/** The ids a triggered failure names, so the merchant can look the failed charge up. */
+function idsOf(charge: ChargeRecord): Record<string, string> {
+  return charge.requestId ? { chargeId: charge.id, requestId: charge.requestId } : { chargeId: charge.id };
 }
 
 function debit(ctx: FlowContext, charge: ChargeRecord) {
@@ -204,6 +229,12 @@ async function settleCharge(ctx: FlowContext, chargeId: string, settlement: Char
 
 async function lockedAsyncRequestOf(ctx: FlowContext, trx: Tx, charge: ChargeRecord): Promise<AsyncRequestRecord | undefined> {
   return charge.requestId ? lockAsyncRequest(ctx.tx, trx, charge.requestId) : undefined;
+}
+
+/** spec: the test-trigger flow sends charge.created (the charge as created), then charge.fail. */
+async function recordTriggeredEvents(trx: Tx, created: ChargeRecord, failed: ChargeRecord, merchantName: string, now: Date): Promise<void> {
+  await recordEvent(trx, { merchantId: failed.merchantId, type: EventType.TEST_CHARGE_CREATED, chargeId: failed.id, content: chargeEventContent(created, merchantName), now });
+  await recordEvent(trx, { merchantId: failed.merchantId, type: EventType.TEST_CHARGE_FAIL, chargeId: failed.id, content: chargeEventContent(failed, merchantName), now });
 }
 
 /** CHARGE_SUCCESS or CHARGE_FAIL with the charge body, in the transaction that settled the charge. */

@@ -1,6 +1,6 @@
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { kycGate } from "../domain/kyc.js";
-import { claimChanges, holdForKycChanges, settleChanges, type ApprovalResult, type OnSessionPayment } from "../domain/on-session-settlement.js";
+import { claimChanges, holdForKycChanges, settleChanges, triggeredFailureChanges, type ApprovalResult, type OnSessionPayment } from "../domain/on-session-settlement.js";
 import { isApprovalClaimStale } from "../domain/payment-link.js";
 import { findLinksWaitingForKyc, findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
@@ -14,6 +14,16 @@ import { changeOnSessionPayment, loadOnSessionPayment } from "./on-session-payme
 export function claimApproval(ctx: FlowContext, linkId: string): Promise<boolean> {
   return changeOnSessionPayment(ctx, linkId, ["open"], (payment, now) =>
     now.getTime() < payment.link.expiresAt.getTime() ? claimChanges(payment, now) : undefined,
+  );
+}
+
+/**
+ * A sandbox triggerError at approval: an open, unexpired link goes straight to failed with the
+ * spec's side effects, in one transaction (so concurrent approvals fail it once); no bank call.
+ */
+export function failTriggeredApproval(ctx: FlowContext, linkId: string, errorType: ErrorType): Promise<boolean> {
+  return changeOnSessionPayment(ctx, linkId, ["open"], (payment, now) =>
+    now.getTime() < payment.link.expiresAt.getTime() ? triggeredFailureChanges(payment, errorType, now) : undefined,
   );
 }
 

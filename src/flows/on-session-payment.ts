@@ -77,11 +77,12 @@ async function applyChanges(ctx: FlowContext, trx: Tx, payment: OnSessionPayment
     if (type === EventType.CONTRACT_ACTIVATED && changes.contract) {
       await recordEvent(trx, { merchantId: payment.link.merchantId, type, content: contractEventContent(changes.contract, merchantName), now });
     } else if (changes.charge) {
+      const body = type === EventType.TEST_CHARGE_CREATED && payment.charge ? payment.charge : changes.charge;
       await recordEvent(trx, {
         merchantId: payment.link.merchantId,
         type,
         chargeId: changes.charge.id,
-        content: chargeEventContent(changes.charge, merchantName),
+        content: chargeEventContent(body, merchantName),
         now,
       });
     }

@@ -13,7 +13,7 @@ import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.
 import type { BankAccountTable, BankLedgerTable } from "../storage/schema.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { FlowContext } from "./flow-context.js";
-import { approvePayment, initiatePayment, linkBankAccount, sendTwoFactorCode, submitKyc, verifyTwoFactorCode, type HostedRefusal } from "./hosted-page.js";
+import { approvePayment, initiatePayment, linkBankAccount, sendTwoFactorCode, settledOutcome, submitKyc, verifyTwoFactorCode, type HostedRefusal } from "./hosted-page.js";
 import { decideKyc } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
 
@@ -163,10 +163,10 @@ export async function completePayment(ctx: FlowContext, merchantId: string, paym
     ...fields,
   });
 
-  const refused = (error: HostedRefusal) =>
+  // The link as the refusal left it: expired, failed by a triggerError, or unchanged.
+  const refused = async (error: HostedRefusal) =>
     answer({
-      // An expired link failed its charge; any other refusal left it as it was.
-      outcome: outcomeOfLink(error.paymentErrorCode === PaymentErrorCode.EXPIRED ? "expired" : "open", undefined),
+      outcome: (await settledOutcome(ctx, link.id)).outcome,
       redirectUrl: error.redirectUrl ?? "",
       paymentErrorCode: error.paymentErrorCode,
       errorMessage: error.message,

@@ -833,7 +833,9 @@ export const KycReviewModeSchema: GenEnum<KycReviewMode> = /*@__PURE__*/
  */
 export const SandboxService: GenService<{
   /**
-   * The test-environment off-session withdrawal (spec: POST /api/v1/payment/withdraw).
+   * The test-environment off-session withdrawal (spec: POST /api/v1/payment/withdraw): an
+   * off-session charge (API_SOURCE_OFF_SESSION_SYNC) through the same engine. A triggerError in
+   * charge.metadata answers the Connect error of the spec's error triggers.
    *
    * @generated from rpc payments.v1.SandboxService.Withdraw
    */
@@ -934,7 +936,8 @@ export const SandboxService: GenService<{
     output: typeof ListMailboxResponseSchema;
   },
   /**
-   * Sends a test event of any type to the merchant's webhook URL.
+   * Sends a test event of any type to the merchant's webhook URL (made-up content of that
+   * type's shape); failed_precondition without a webhook URL.
    *
    * @generated from rpc payments.v1.SandboxService.SendTestEvent
    */
@@ -944,7 +947,8 @@ export const SandboxService: GenService<{
     output: typeof SendTestEventResponseSchema;
   },
   /**
-   * Moves the server's clock forward (only when started with SANDBOX_CLOCK=manual).
+   * Moves the server's clock forward and runs what fell due (only when started with
+   * SANDBOX_CLOCK=manual; failed_precondition otherwise). The clock is the deployment's.
    *
    * @generated from rpc payments.v1.SandboxService.AdvanceClock
    */

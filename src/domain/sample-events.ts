@@ -1,0 +1,65 @@
+import { ApiSource, ChargeStatus, ContractStatus, ErrorType, EventType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { newId } from "./ids.js";
+import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
+import { chargeEventContent, contractEventContent, refundFailedContent, refundSucceededContent } from "./webhook-content.js";
+
+/**
+ * The content of a test event of any type (SandboxService.SendTestEvent): the same shape a real
+ * event of that type has, about made-up records with fresh ids and `metadata.test = "true"`, so a
+ * merchant can exercise each branch of a webhook handler.
+ */
+export function sampleEventContent(type: EventType, merchantId: string, merchantName: string, now: Date): object {
+  const customerId = newId("cus");
+  const charge: ChargeRecord = {
+    id: newId("trx"),
+    merchantId,
+    customerId,
+    contractId: newId("con"),
+    onSessionId: null,
+    requestId: newId("pwf"),
+    apiSource: ApiSource.OFF_SESSION_ASYNC,
+    status: ChargeStatus.SUCCESS,
+    amount: 1200,
+    description: "test event",
+    metadata: { test: "true" },
+    errorType: ErrorType.UNSPECIFIED,
+    errorMessage: "",
+    refundedAmount: 0,
+    pendingRefundAmount: 0,
+    succeededAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const failed: ChargeRecord = { ...charge, status: ChargeStatus.FAILURE, succeededAt: null, errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS };
+  const refund: RefundRecord = {
+    id: newId("rfd"),
+    merchantId,
+    chargeId: charge.id,
+    amount: charge.amount,
+    status: RefundStatus.SUCCEEDED,
+    cancellation: false,
+    reason: "test event",
+    metadata: { test: "true" },
+    errorMessage: "",
+    settleAfter: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+  switch (type) {
+    case EventType.CHARGE_FAIL:
+    case EventType.TEST_CHARGE_FAIL:
+      return chargeEventContent(failed, merchantName);
+    case EventType.TEST_CHARGE_CREATED:
+      return chargeEventContent({ ...charge, status: ChargeStatus.PENDING, succeededAt: null }, merchantName);
+    case EventType.REFUND_SUCCEEDED:
+      return refundSucceededContent({ ...charge, status: ChargeStatus.REFUNDED, refundedAmount: charge.amount }, refund, now);
+    case EventType.REFUND_FAILED:
+      return refundFailedContent(charge, { ...refund, status: RefundStatus.FAILED, errorMessage: "the bank refused the transfer back (test event)" }, merchantName);
+    case EventType.CONTRACT_ACTIVATED: {
+      const contract: ContractRecord = { id: charge.contractId!, merchantId, customerId, status: ContractStatus.ACTIVATED, metadata: { test: "true" }, createdAt: now, updatedAt: now };
+      return contractEventContent(contract, merchantName);
+    }
+    default:
+      return chargeEventContent(charge, merchantName);
+  }
+}
