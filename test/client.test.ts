@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Interceptor } from "@connectrpc/connect";
 import { createFurikomiClient, FurikomiError, verifyWebhook, WebhookVerificationError, type FurikomiClientOptions, type RetryEvent } from "furikomi/client";
@@ -132,6 +134,23 @@ describe("typed errors", () => {
 });
 
 describe("safe retries", () => {
+  it("retries a network failure of a read, but sends a call that is neither a read nor keyed only once", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const { client, attempts, retries } = recordingClient({ baseUrl: `http://127.0.0.1:${port}`, maxAttempts: 3 });
+
+    const error = await failureOf(client.payments.getCharge({ charge: "trx-any" }));
+    expect(error).toMatchObject({ errorType: undefined, httpStatus: 503, retryable: true, attempts: 3 });
+    expect(retries).toHaveLength(2);
+
+    // SetBankMaintenance is a POST without an idempotency key: a lost answer may have been applied.
+    const unkeyed = await failureOf(client.sandbox.setBankMaintenance({ underMaintenance: true }));
+    expect(unkeyed).toMatchObject({ retryable: true, attempts: 1 });
+    expect(attempts.filter((a) => a.method === "SetBankMaintenance")).toHaveLength(1);
+  });
+
   it("retries a maintenance failure and charges exactly once when the bank is back", async () => {
     const { customerId } = await seedActiveCustomer(server);
     const { client: setup } = recordingClient();
