@@ -40,8 +40,7 @@ describe("the Python client (generated stubs over gRPC, h2c)", () => {
       ...process.env,
       PYTHONPATH: stubs,
     });
-    expect(stderr).toBe("");
-    expect(code).toBe(0);
+    expect(code, stderr).toBe(0);
     const steps = Object.fromEntries(
       stdout
         .trim()
