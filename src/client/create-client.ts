@@ -14,7 +14,7 @@ export interface FurikomiClientOptions extends Partial<RetryPolicy>, RetryHooks 
   protocol?: "connect" | "grpc" | "grpc-web";
   /** Binary protobuf instead of JSON on the Connect and gRPC-Web protocols. */
   useBinaryFormat?: boolean;
-  /** Per-attempt timeout. */
+  /** Deadline of a whole call, its retries included: no attempt starts after it. */
   timeoutMs?: number;
   /** Extra interceptors, run inside the retries (once per attempt). */
   interceptors?: Interceptor[];

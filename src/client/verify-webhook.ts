@@ -74,10 +74,11 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: HeaderBag, 
   const expected = envelopeSignature(secret, { id: envelope.id, createdAt: envelope.created_at, contentJson: contentBytesOf(body) });
   if (!sameText(expected, envelope.signature)) throw new WebhookVerificationError("envelope signature does not match");
 
-  const schema = contentSchemas[envelope.event_type as FurikomiWebhookEvent["eventType"]];
+  const eventType = envelope.event_type as FurikomiWebhookEvent["eventType"];
+  const schema = Object.hasOwn(contentSchemas, eventType) ? contentSchemas[eventType] : undefined;
   if (!schema) throw new WebhookVerificationError(`unknown event_type ${envelope.event_type}: update the furikomi client`);
   const content: MessageShape<DescMessage> = fromJson(schema, envelope.content, { ignoreUnknownFields: true });
-  return { id: envelope.id, createdAt: envelope.created_at, eventType: envelope.event_type, content } as FurikomiWebhookEvent;
+  return { id: envelope.id, createdAt: envelope.created_at, eventType, content } as FurikomiWebhookEvent;
 }
 
 interface Envelope {
@@ -121,7 +122,7 @@ function sameText(a: string, b: string): boolean {
 }
 
 function headerOf(headers: HeaderBag, name: string): string {
-  const value = headers instanceof Headers ? headers.get(name) : headers[name] ?? headers[name.toLowerCase()];
+  const value = headers instanceof Headers ? headers.get(name) : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) throw new WebhookVerificationError(`missing ${name} header`);
   return text;
