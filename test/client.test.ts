@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Interceptor } from "@connectrpc/connect";
+import { sql } from "kysely";
 import { createFurikomiClient, FurikomiError, verifyWebhook, WebhookVerificationError, type FurikomiClientOptions, type RetryEvent } from "furikomi/client";
 import { ChargeStatus } from "../gen/payments/v1/enums_pb.js";
 import { setWebhookUrl } from "../src/flows/merchants.js";
@@ -122,6 +123,21 @@ describe("typed errors", () => {
     expect(new Set(creates.map((a) => a.idempotencyKey)).size).toBe(1);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
     for (const retry of retries) expect(retry.delayMs).toBeLessThan(20);
+  });
+
+  it("retryable: an on-session internal error is retried, each attempt running again rather than replaying the first", async () => {
+    const broken = await startTestServer();
+    try {
+      // A storage failure the flow does not expect: the table of payment links is gone.
+      await sql`drop table payment_links`.execute(broken.ctx.tx.db);
+      const { client, attempts } = recordingClient({ baseUrl: broken.url, apiKey: broken.merchant.api_key, maxAttempts: 3 });
+      const error = await failureOf(client.payments.createOnSessionPayment({ buyer: { email: freshEmail() }, charge: charge(), redirect }));
+      expect(error).toMatchObject({ errorType: "ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR", httpStatus: 500, retryable: true, attempts: 3 });
+      expect(error.metadata.get("idempotent-replayed")).toBeNull();
+      expect(new Set(attempts.map((a) => a.idempotencyKey)).size).toBe(1);
+    } finally {
+      await broken.stop();
+    }
   });
 
   it("protocol failures without a catalogued code: not found (404) and a bad API key (401)", async () => {
