@@ -6,6 +6,7 @@ import type { RequestListener } from "./listener.js";
 import { createRestRouter } from "./rest-router.js";
 import { registerReflection } from "./reflection.js";
 import { registerHealth } from "./health.js";
+import { loadOpenApiDocument } from "./openapi.js";
 
 export interface AppOptions {
   readonly logger: Logger;
@@ -35,6 +36,7 @@ export function createApp(options: AppOptions): RequestListener {
 
   const rpcs = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const rest = createRestRouter(options.services, router.handlers);
+  const openApiDocument = loadOpenApiDocument();
 
   return (req, res) => {
     const path = (req.url ?? "/").split("?", 1)[0];
@@ -50,6 +52,11 @@ export function createApp(options: AppOptions): RequestListener {
         const ok = await options.ready();
         res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
         res.end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
+        return;
+      }
+      if (path === "/openapi.json" && req.method === "GET") {
+        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" });
+        res.end(openApiDocument);
         return;
       }
       if (await rest(req, res)) return;

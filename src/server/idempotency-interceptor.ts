@@ -1,16 +1,18 @@
 import { Code, ConnectError, type Interceptor, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
 import { errorFromJson, errorToJson } from "@connectrpc/connect/protocol-connect";
-import { fromJson, getOption, hasOption, toJson, type DescField, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
-import { http } from "../../gen/google/api/annotations_pb.js";
+import { fromJson, getOption, toJson, type DescField, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
 import { idempotencyLeaseMs, requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
 import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.js";
+import { idempotencyKeyField } from "../domain/method-idempotency.js";
+import { retryClassOf } from "../domain/retry-guidance.js";
 import { httpStatusOf, toConnectError } from "../errors.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import {
   beginIdempotentRequest,
   finishIdempotentRequest,
+  forgetIdempotentRequest,
   releaseIdempotentRequest,
   renewIdempotentRequest,
   type IdempotencyScope,
@@ -67,12 +69,6 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
   };
 }
 
-/** The key field of a create call: `idempotency_key`, on a method that is not a GET (GetIdempotencyRecord has one too). */
-function idempotencyKeyField(method: DescMethod): DescField | undefined {
-  if (hasOption(method, http) && getOption(method, http).pattern.case === "get") return undefined;
-  return method.input.fields.find((f) => f.name === "idempotency_key" && f.fieldKind === "scalar");
-}
-
 function keyOf(req: UnaryRequest, field: DescField): string {
   const fromField = (req.message as Record<string, unknown>)[field.localName];
   if (typeof fromField === "string" && fromField !== "") return fromField;
@@ -85,8 +81,16 @@ function keyOf(req: UnaryRequest, field: DescField): string {
   return fromHeader;
 }
 
-/** A payment error or refusal is the answer, stored for replay; anything else frees the key for a retry. */
+/**
+ * A payment error or refusal is the answer, stored for replay; a retryable payment error
+ * (gateway unavailable, on-session internal error) is forgotten so that the retry runs again;
+ * anything else frees the key for a retry that resumes what was created.
+ */
 async function settleFailure(ctx: FlowContext, scope: IdempotencyScope, error: unknown): Promise<void> {
+  if (error instanceof PaymentFailure && error.code && retryClassOf(error.code) === "retryable") {
+    await forgetIdempotentRequest(ctx, scope).catch(() => {});
+    return;
+  }
   const connectError = toConnectError(error);
   if (!connectError) {
     await releaseIdempotentRequest(ctx, scope).catch(() => {});
