@@ -105,7 +105,7 @@ describe("typed errors", () => {
     expect(attempts).toHaveLength(1);
   });
 
-  it("retryable: gateway unavailable is retried up to maxAttempts with one idempotency key, then surfaces (503)", async () => {
+  it("retryable: gateway unavailable is retried up to maxAttempts, each attempt under the next derived key, then surfaces (503)", async () => {
     const { customerId } = await seedActiveCustomer(server);
     const { client, attempts, retries } = recordingClient({ maxAttempts: 3 });
     await client.sandbox.configureBankAccount({ customerId, underMaintenance: true });
@@ -120,12 +120,15 @@ describe("typed errors", () => {
     });
     const creates = attempts.filter((a) => a.method === "CreateOffSessionPayment");
     expect(creates).toHaveLength(3);
-    expect(new Set(creates.map((a) => a.idempotencyKey)).size).toBe(1);
+    // The server keeps the failure under its key; the retries carry key~r2, key~r3.
+    const key = creates[0].idempotencyKey!;
+    expect(creates.map((a) => a.idempotencyKey)).toEqual([key, `${key}~r2`, `${key}~r3`]);
+    expect(error.idempotencyKey).toBe(`${key}~r3`);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
     for (const retry of retries) expect(retry.delayMs).toBeLessThan(20);
   });
 
-  it("retryable: an on-session internal error is retried, each attempt running again rather than replaying the first", async () => {
+  it("retryable: an on-session internal error is retried, each attempt under the next derived key, running again rather than replaying the first", async () => {
     const broken = await startTestServer();
     try {
       // A storage failure the flow does not expect: the table of payment links is gone.
@@ -134,7 +137,8 @@ describe("typed errors", () => {
       const error = await failureOf(client.payments.createOnSessionPayment({ buyer: { email: freshEmail() }, charge: charge(), redirect }));
       expect(error).toMatchObject({ errorType: "ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR", httpStatus: 500, retryable: true, attempts: 3 });
       expect(error.metadata.get("idempotent-replayed")).toBeNull();
-      expect(new Set(attempts.map((a) => a.idempotencyKey)).size).toBe(1);
+      const key = attempts[0].idempotencyKey!;
+      expect(attempts.map((a) => a.idempotencyKey)).toEqual([key, `${key}~r2`, `${key}~r3`]);
     } finally {
       await broken.stop();
     }
@@ -183,18 +187,20 @@ describe("safe retries", () => {
     expect(retries[0].error.errorType).toBe("ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE");
     const creates = attempts.filter((a) => a.method === "CreateOffSessionPayment");
     expect(creates).toHaveLength(2);
-    expect(creates[0].idempotencyKey).toBeTruthy();
-    expect(creates[1].idempotencyKey).toBe(creates[0].idempotencyKey);
+    const key = creates[0].idempotencyKey!;
+    expect(key).toBeTruthy();
+    expect(creates[1].idempotencyKey).toBe(`${key}~r2`);
 
-    // One booking at the bank, and the key now answers the success.
+    // One booking at the bank; the key keeps its failure (errors included), the derived key the success.
     const { account } = await setup.sandbox.getBankAccount({ customerId });
     expect(account?.ledger.map((row) => Number(row.amount))).toEqual([-3000]);
-    const record = await setup.payments.getIdempotencyRecord({ idempotencyKey: creates[0].idempotencyKey! });
+    expect((await setup.payments.getIdempotencyRecord({ idempotencyKey: key })).httpStatus).toBe(503);
+    const record = await setup.payments.getIdempotencyRecord({ idempotencyKey: `${key}~r2` });
     expect(record.httpStatus).toBe(200);
     expect(JSON.parse(record.responseJson).charge.chargeId).toBe(charged?.chargeId);
 
-    // A retry of the same logical call (same key) is answered from the first success: no second booking.
-    const again = await client.payments.createOffSessionPayment({ customerId, charge: charge(3000), idempotencyKey: creates[0].idempotencyKey });
+    // The same logical call repeated with its key walks the same keys: answered from the success, no second booking.
+    const again = await client.payments.createOffSessionPayment({ customerId, charge: charge(3000), idempotencyKey: key });
     expect(again.charge?.chargeId).toBe(charged?.chargeId);
     expect((await setup.sandbox.getBankAccount({ customerId })).account?.ledger).toHaveLength(1);
   });

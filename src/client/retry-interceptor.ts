@@ -27,11 +27,19 @@ export interface RetryHooks {
  * first attempt and never charges twice. Only retryable failures are retried, and only on calls
  * that are safe to send again (reads, and creates with their key); every failure leaves as a
  * FurikomiError.
+ *
+ * The server keeps every answer under its key, failures included, so a retry under the same key
+ * would only replay a retryable payment failure (gateway unavailable, on-session internal error).
+ * That answer is definitive (nothing was charged or created), so only then does the next attempt carry a key derived from the call's key
+ * (`key~r2`, `key~r3`, …). Derived, not random: a caller repeating the whole call with its key
+ * walks the same keys and is answered from the attempt that succeeded.
  */
 export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = {}): Interceptor {
   return (next) => async (req) => {
     if (req.stream) return next(req);
-    const keyed = withIdempotencyKey(req);
+    const first = withIdempotencyKey(req);
+    let keyed = first;
+    let rotations = 0;
     const resendable = keyed.idempotencyKey !== undefined || isHttpGet(req.method);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -42,20 +50,32 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
         const delayMs = backoffDelayMs(policy, attempt, hooks.random);
         await hooks.onRetry?.({ method: `${req.service.typeName}/${req.method.name}`, attempt, error, delayMs, idempotencyKey: keyed.idempotencyKey });
         await sleep(delayMs, req.signal);
+        // A catalogued retryable code is the server's kept answer for that key, not a lost one.
+        if (first.idempotencyKey !== undefined && error.errorType !== undefined) {
+          keyed = withIdempotencyKey(req, derivedKey(first.idempotencyKey, ++rotations + 1));
+        }
       }
     }
   };
 }
 
 /** The request with its idempotency key filled in, when the method takes one. */
-function withIdempotencyKey(req: UnaryRequest): { request: UnaryRequest; idempotencyKey: string | undefined } {
+function withIdempotencyKey(req: UnaryRequest, replacement?: string): { request: UnaryRequest; idempotencyKey: string | undefined } {
   const field = idempotencyKeyField(req.method);
   if (!field) return { request: req, idempotencyKey: undefined };
   const message = clone(req.method.input, req.message) as Record<string, unknown>;
   const given = message[field.localName];
-  const idempotencyKey = typeof given === "string" && given !== "" ? given : req.header.get("idempotency-key") || globalThis.crypto.randomUUID();
+  const idempotencyKey = replacement ?? (typeof given === "string" && given !== "" ? given : req.header.get("idempotency-key") || globalThis.crypto.randomUUID());
   message[field.localName] = idempotencyKey;
   return { request: { ...req, message } as UnaryRequest, idempotencyKey };
+}
+
+const maxKeyLength = 255;
+
+/** The key of the call's n-th definitive attempt, within the server's key length. */
+function derivedKey(key: string, n: number): string {
+  const suffix = `~r${n}`;
+  return key.slice(0, maxKeyLength - suffix.length) + suffix;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

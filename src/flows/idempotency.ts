@@ -4,7 +4,6 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import {
   deleteExpiredIdempotencyRecords,
-  deleteInFlightIdempotencyRecord,
   findIdempotencyRecord,
   insertIdempotencyRecord,
   lockIdempotencyRecord,
@@ -118,14 +117,6 @@ export async function renewIdempotentRequest(ctx: FlowContext, scope: Idempotenc
 export async function releaseIdempotentRequest(ctx: FlowContext, scope: IdempotencyScope): Promise<void> {
   const now = ctx.clock.now().toISOString();
   await ctx.tx.write((trx) => updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { lease_until: now }));
-}
-
-/**
- * Forgets the key after a retryable failure (spec: retry guidance; nothing was charged): the
- * retry with the same key runs as a first request, instead of replaying the failure it retries.
- */
-export async function forgetIdempotentRequest(ctx: FlowContext, scope: IdempotencyScope): Promise<void> {
-  await ctx.tx.write((trx) => deleteInFlightIdempotencyRecord(trx, scope.merchantId, scope.key));
 }
 
 /** GetIdempotencyRecord: what became of a request sent with this key (expired keys are gone). */

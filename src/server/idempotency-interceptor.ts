@@ -6,13 +6,11 @@ import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
 import { idempotencyLeaseMs, requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
 import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.js";
 import { idempotencyKeyField } from "../domain/method-idempotency.js";
-import { retryClassOf } from "../domain/retry-guidance.js";
 import { httpStatusOf, toConnectError } from "../errors.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import {
   beginIdempotentRequest,
   finishIdempotentRequest,
-  forgetIdempotentRequest,
   releaseIdempotentRequest,
   renewIdempotentRequest,
   type IdempotencyScope,
@@ -81,16 +79,8 @@ function keyOf(req: UnaryRequest, field: DescField): string {
   return fromHeader;
 }
 
-/**
- * A payment error or refusal is the answer, stored for replay; a retryable payment error
- * (gateway unavailable, on-session internal error) is forgotten so that the retry runs again;
- * anything else frees the key for a retry that resumes what was created.
- */
+/** A payment error or refusal is the answer, stored for replay (decisions.md: errors included); anything else frees the key for a retry that resumes what was created. */
 async function settleFailure(ctx: FlowContext, scope: IdempotencyScope, error: unknown): Promise<void> {
-  if (error instanceof PaymentFailure && error.code && retryClassOf(error.code) === "retryable") {
-    await forgetIdempotentRequest(ctx, scope).catch(() => {});
-    return;
-  }
   const connectError = toConnectError(error);
   if (!connectError) {
     await releaseIdempotentRequest(ctx, scope).catch(() => {});

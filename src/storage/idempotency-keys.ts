@@ -79,11 +79,6 @@ export async function updateInFlightIdempotencyRecord(
     .execute();
 }
 
-/** Deletes a key that is still in flight: its next use is a first use. */
-export async function deleteInFlightIdempotencyRecord(db: Kysely<Database>, merchantId: string, key: string): Promise<void> {
-  await db.deleteFrom("idempotency_keys").where("merchant_id", "=", merchantId).where("idempotency_key", "=", key).where("state", "=", "in_flight").execute();
-}
-
 export async function deleteExpiredIdempotencyRecords(db: Kysely<Database>, now: Date): Promise<void> {
   await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now.toISOString()).execute();
 }
