@@ -80,7 +80,7 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
           address: req.address,
           gender: req.gender,
         },
-        { decide: true },
+        { decide: true, method: req.method },
       );
       return { kycStatus };
     },

@@ -78,3 +78,8 @@ export function chargeFailure(
 ): PaymentFailure {
   return new PaymentFailure(paymentErrorCode, message, errorTypeName(errorType));
 }
+
+/** A field the rules declared in the .proto let through but the domain refuses: VALIDATION_FAILED naming it. */
+export function validationFailure(field: string, reason: string): PaymentFailure {
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`, errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED), field);
+}
