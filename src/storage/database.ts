@@ -35,8 +35,9 @@ pg.types.setTypeParser(20, (value) => Number(value));
  * Migrations run before it is returned.
  */
 export async function openStorage(url: string): Promise<Storage> {
-  const storage = url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
-  await migrate(storage.db);
+  const postgres = url.startsWith("postgres://") || url.startsWith("postgresql://");
+  const storage = postgres ? openPostgres(url) : openSqlite(url);
+  await migrate(storage.db, postgres ? (new URL(url).searchParams.get("schema") ?? undefined) : undefined);
   return storage;
 }
 
@@ -86,9 +87,11 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
   }) as typeof sqlite.prepare;
 }
 
-async function migrate(db: Kysely<Database>): Promise<void> {
+async function migrate(db: Kysely<Database>, schema: string | undefined): Promise<void> {
   // Kysely takes an advisory lock on PostgreSQL, so instances starting together migrate once.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // Its bookkeeping tables are named in the schema: otherwise Kysely finds another schema's
+  // kysely_migration_lock, skips creating its own, and fails.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }
