@@ -9,7 +9,7 @@ import { SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
 import { setWebhookUrl } from "../src/flows/merchants.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "./helpers/on-session.js";
-import { startTestServer, type TestServer } from "./helpers/test-server.js";
+import { dialects, startTestServer, type TestServer } from "./helpers/test-server.js";
 import { startWebhookReceiver } from "./helpers/webhook-receiver.js";
 
 // Background work runs only when a test drains it, so each step happens at the clock's time.
@@ -231,12 +231,12 @@ describe("Zengin account-debit result codes through magic account numbers", () =
   });
 });
 
-describe("contract limits reset at 00:00 JST", () => {
+describe.each(dialects)("contract limits reset at 00:00 JST (%s)", (dialect) => {
   let server: TestServer;
 
   beforeAll(async () => {
     // Tuesday 31 March 2026, 23:00 JST: the last hour of a day and of a month.
-    server = await startTestServer({ clockStart: jst("2026-03-31T23:00"), env: manualWorkers });
+    server = await startTestServer({ dialect, clockStart: jst("2026-03-31T23:00"), env: manualWorkers });
   });
   afterAll(async () => server?.stop());
 
@@ -362,5 +362,46 @@ describe("eKYC methods and the 2027-04-01 end of photo-based verification", () =
     const customer = await kycOf(rejected.customerId);
     expect(customer.status?.kyc).toBe(KycStatus.DENIED);
     expect(customer.kycRejectionReason).toContain("old-style kanji");
+  });
+});
+
+describe.each(dialects)("the bank's own authentication step when linking (%s)", (dialect) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ dialect, clockStart: jst("2026-03-10T10:00"), env: manualWorkers });
+  });
+  afterAll(async () => server?.stop());
+
+  const link = (token: string, accountNumber: string, credentials: { pin?: string; oneTimePassword?: string }) =>
+    server.client(HostedPageService).linkBankAccount({ token, bankCode: "9901", branchCode: "001", accountNumber, accountHolder: "ヤマダ タロウ", ...credentials });
+  const correct = { pin: "1234", oneTimePassword: "123456" };
+
+  it("asks for the PIN and one-time password, and locks the account for the rest of the JST day after three wrong entries", async () => {
+    const { token } = await verifiedLink(server);
+    const missing = await caught(link(token, "2222222", {}));
+    expect(missing?.code).toBe(Code.InvalidArgument);
+    expect(missing?.findDetails(PaymentErrorSchema)[0]).toMatchObject({ code: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED", field: "pin" });
+
+    for (const attemptsLeft of [2, 1, 0]) {
+      const wrong = await caught(link(token, "2222222", { pin: "9999", oneTimePassword: "123456" }));
+      expect(wrong?.code).toBe(Code.InvalidArgument);
+      expect(wrong?.rawMessage).toContain(`${attemptsLeft} attempt(s) left today`);
+    }
+    // Locked: even the right entry is refused today, on this link or another one for the account.
+    expect((await caught(link(token, "2222222", correct)))?.code).toBe(Code.ResourceExhausted);
+    const other = await verifiedLink(server);
+    expect((await caught(link(other.token, "2222222", correct)))?.code).toBe(Code.ResourceExhausted);
+    // Another account is not locked.
+    expect((await link(other.token, "3333333", correct)).linked).toBe(true);
+
+    moveTo(server, jst("2026-03-11T00:00"));
+    const nextDay = await verifiedLink(server);
+    expect((await link(nextDay.token, "2222222", correct)).linked).toBe(true);
+  });
+
+  it("is not asked for by the default bank", async () => {
+    const { token } = await verifiedLink(server);
+    expect((await server.client(HostedPageService).linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "2222222", accountHolder: "ﾔﾏﾀﾞ" })).linked).toBe(true);
   });
 });

@@ -22,13 +22,16 @@ export interface BankProfile {
   readonly settlementTime: string;
   readonly maintenance: readonly MaintenanceWindow[];
   readonly limits: BankLimits;
+  /** Linking asks for the account's PIN and the bank's one-time password (bank-authentication.ts). */
+  readonly authentication: boolean;
 }
 
 const noLimits: BankLimits = Object.freeze({ perPayment: 0, perDay: 0, perMonth: 0 });
 
 /**
  * The default bank (code 0001 and any unlisted code): the calendar and the 15:00 cutoff, but no
- * maintenance windows and no limits, so tests that do not ask for them never meet them.
+ * maintenance windows, no limits and no authentication step, so tests that do not ask for them
+ * never meet them.
  */
 export const defaultBankProfile: BankProfile = Object.freeze({
   bankCode: "0001",
@@ -38,12 +41,14 @@ export const defaultBankProfile: BankProfile = Object.freeze({
   settlementTime: "09:00",
   maintenance: [],
   limits: noLimits,
+  authentication: false,
 });
 
 /** Banks with the rules seen at Japanese banks; their codes (99xx) are reserved for the sandbox. */
 export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
   {
     ...defaultBankProfile,
+    authentication: true,
     bankCode: "9901",
     name: "Sandbox Daily Window Bank",
     maintenance: [{ description: "daily 23:55–00:05 JST", anchor: "daily", from: { dayOffset: 0, time: "23:55" }, to: { dayOffset: 1, time: "00:05" } }],
@@ -51,6 +56,7 @@ export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
   },
   {
     ...defaultBankProfile,
+    authentication: true,
     bankCode: "9902",
     name: "Sandbox Late Cutoff Bank",
     cutoff: "18:00",
@@ -67,6 +73,7 @@ export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
   },
   {
     ...defaultBankProfile,
+    authentication: true,
     bankCode: "9903",
     name: "Sandbox Second Saturday Bank",
     maintenance: [
@@ -76,6 +83,7 @@ export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
   },
   {
     ...defaultBankProfile,
+    authentication: true,
     bankCode: "9904",
     name: "Sandbox Daytime Bank",
     maintenance: [{ description: "open 08:00–22:00 JST only (closed 22:00–08:00)", anchor: "daily", from: { dayOffset: 0, time: "22:00" }, to: { dayOffset: 1, time: "08:00" } }],

@@ -23,6 +23,7 @@ import { findCustomerById, lockCustomer, saveCustomer } from "../storage/custome
 import { findMerchant } from "../storage/merchants.js";
 import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
 import { findPaymentLinkById, findPaymentLinkByToken, lockPaymentLink, markPaymentLinkStep } from "../storage/payment-links.js";
+import { authenticateAtBank } from "./bank-authentication.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
@@ -194,6 +195,9 @@ interface BankAccountDetails {
   branchCode: string;
   accountNumber: string;
   accountHolder: string;
+  /** The bank's authentication step (bank-authentication.ts); empty where the bank asks for none. */
+  pin?: string;
+  oneTimePassword?: string;
 }
 
 /**
@@ -204,6 +208,7 @@ export async function linkBankAccount(ctx: FlowContext, token: string, account: 
   const accountHolder = requireBankAccountHolder(account.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
   if (!workflowNeedsBankLink(link.workflow)) throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
+  await authenticateAtBank(ctx, { ...account, pin: account.pin ?? "", oneTimePassword: account.oneTimePassword ?? "" });
   await ctx.tx.write(async (trx) => {
     const now = ctx.clock.now();
     await upsertBankAccount(trx, {
