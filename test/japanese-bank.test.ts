@@ -118,6 +118,28 @@ describe("refund transfers settle on bank business days", () => {
   });
 });
 
+describe("a bank closing day added with BANK_EXTRA_HOLIDAYS", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ clockStart: jst("2026-03-13T16:00"), env: { ...manualWorkers, BANK_EXTRA_HOLIDAYS: "2026-03-16" } });
+  });
+  afterAll(async () => server?.stop());
+
+  it("moves a Friday refund's settlement from Monday to Tuesday", async () => {
+    const { customerId } = await seedActiveCustomer(server);
+    const { charge } = await chargeNow(server, customerId, 3000);
+    const { refund } = await server.client(PaymentService).refund({ chargeId: charge!.chargeId, amount: 1000 });
+    const status = async () => (await server.client(PaymentService).getRefund({ refundId: refund!.refundId })).refund?.status;
+    moveTo(server, new Date(jst("2026-03-17T09:00").getTime() - 1));
+    await server.jobs.drain();
+    expect(await status()).toBe(RefundStatus.PENDING);
+    server.clock.advance(1);
+    await server.jobs.drain();
+    expect(await status()).toBe(RefundStatus.SUCCEEDED);
+  });
+});
+
 describe("refund transfers across the year-end closing (12/31–1/3)", () => {
   let server: TestServer;
 
