@@ -27,7 +27,8 @@ export function kycMethodRefusal(method: KycMethod, now: Date): string | undefin
 
 /**
  * When the review of a submission with `method` finishes: minutes for machine checks; for photos,
- * three office hours later, starting the next business morning at night and on holidays.
+ * three hours from when the office takes it up (at once in office hours, else the next business
+ * morning).
  */
 export function kycReviewDueAt(method: KycMethod, calendar: BankCalendar, now: Date): Date {
   if (!isPhotoBased(method)) return new Date(now.getTime() + machineReviewMs);
