@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { ChargeStatus, KycMethod, KycStatus, RefundStatus } from "../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, ErrorType, KycMethod, KycStatus, RefundStatus } from "../gen/payments/v1/enums_pb.js";
 import { PaymentErrorSchema } from "../gen/payments/v1/errors_pb.js";
 import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
@@ -89,6 +89,25 @@ describe("outside its windows a bank answers", () => {
       const { customerId } = await seedActiveCustomer(server, { bankCode });
       expect((await chargeNow(server, customerId, 1000)).charge?.chargeStatus).toBe(ChargeStatus.SUCCESS);
     }
+  });
+});
+
+describe("CompletePayment at a simulated bank (bank_code)", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    // Tuesday 10 March 2026, 23:00 JST: bank 9904 is closed, bank 9901's window starts at 23:55.
+    server = await startTestServer({ clockStart: jst("2026-03-10T23:00"), env: manualWorkers });
+  });
+  afterAll(async () => server?.stop());
+
+  it("passes the bank's authentication step and meets the bank's hours on the on-session approval", async () => {
+    const sandbox = server.client(SandboxService);
+    const closed = await sandbox.completePayment({ paymentLinkUrl: (await createPayment(server)).paymentLink!.url, bankCode: "9904" });
+    expect(closed.chargeStatus).toBe(ChargeStatus.FAILURE);
+    expect((await server.client(PaymentService).getCharge({ charge: closed.chargeId })).charge?.error?.code).toBe(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE);
+    const open = await sandbox.completePayment({ paymentLinkUrl: (await createPayment(server)).paymentLink!.url, bankCode: "9901" });
+    expect(open.chargeStatus).toBe(ChargeStatus.SUCCESS);
   });
 });
 
