@@ -43,7 +43,7 @@ export const scenarios: Scenario[] = [
   },
   {
     // 1-yen partial refunds of one 10,000,000-yen charge: each locks the charge, checks the
-    // remainder, writes the refund and queues its settlement (an hour later, after the run).
+    // remainder, writes the refund and queues its settlement (the next business morning, after the run).
     name: "Refund",
     kind: "write",
     async prepare({ databaseUrl }) {

@@ -26,6 +26,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** The SMTP relay customer e-mail goes through in production (SMTP_HOST unset: none). */
   readonly smtp: SmtpSettings | undefined;
+  /** The simulated banks' own closing days ("YYYY-MM-DD", JST) on top of the national holidays. */
+  readonly bankExtraHolidays: readonly string[];
 }
 
 /** Reads the configuration from environment variables; every one has a documented default. */
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCacheMs: Number(env.API_KEY_CACHE_MS ?? 5000),
     jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),
     smtp: smtpSettings(env),
+    bankExtraHolidays: extraHolidays(env.BANK_EXTRA_HOLIDAYS),
   });
 }
 
@@ -70,4 +73,12 @@ function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
     from: env.SMTP_FROM ?? `no-reply@${env.PUBLIC_BASE_URL ? new URL(env.PUBLIC_BASE_URL).hostname : "localhost"}`,
     requireTls: env.SMTP_REQUIRE_TLS === "true",
   });
+}
+
+/** BANK_EXTRA_HOLIDAYS: comma-separated JST dates, e.g. "2026-12-30,2027-05-06". */
+function extraHolidays(value: string | undefined): readonly string[] {
+  const dates = (value ?? "").split(",").map((date) => date.trim()).filter(Boolean);
+  const malformed = dates.find((date) => !/^\d{4}-\d{2}-\d{2}$/.test(date));
+  if (malformed) throw new Error(`BANK_EXTRA_HOLIDAYS must list YYYY-MM-DD dates, not ${malformed}`);
+  return Object.freeze(dates);
 }

@@ -12,9 +12,12 @@ import { api, dialects, startTestServer, type TestServer } from "./helpers/test-
 import type { CreatedMerchant } from "../src/flows/merchants.js";
 import { startWebhookReceiver } from "./helpers/webhook-receiver.js";
 
-// 2026-03-10 14:00 JST; the JST midnight that ends this calendar day is 15:00 UTC.
+// 2026-03-10 14:00 JST, a Tuesday; the default bank's 15:00 JST cutoff is 06:00 UTC.
 const clockStart = new Date("2026-03-10T05:00:00Z");
 const hourMs = 3_600_000;
+// A refund transfer settles at 09:00 JST on the next business day: four days on is always past it
+// (a weekend or a holiday in between included).
+const untilSettled = 4 * 24 * hourMs;
 // Background work runs only when a test drains it (jobs.drain(), webhooks.drain()), so a poller
 // cannot take a job a drain then does not wait for.
 const manualWorkers = { WORKERS: "off" };
@@ -249,10 +252,10 @@ describe("refunds", () => {
       expect(second.response?.refund?.status).toBe(RefundStatus.PENDING);
       expect(second.response?.charge?.refundableAmount).toBe(1500);
 
-      // Nothing moves before the settlement time; the first two settle an hour later.
+      // Nothing moves before the settlement time; the first two settle the next business morning.
       await server.jobs.drain();
       expect(await refundCredits(server, customerId)).toEqual([]);
-      server.clock.advance(hourMs);
+      server.clock.advance(untilSettled);
       await server.jobs.drain();
       let charge = await getCharge(server, chargeId);
       expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", refundedAmount: 1500, refundableAmount: 1500 });
@@ -261,7 +264,7 @@ describe("refunds", () => {
       const remainder = await refundOverHttp(server, { charge_id: chargeId, amount: 1500 });
       expect(remainder.status).toBe(200);
       const remainderId = (await remainder.json()).refund.refundId;
-      server.clock.advance(hourMs);
+      server.clock.advance(untilSettled);
       await server.jobs.drain();
       charge = await getCharge(server, chargeId);
       expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_REFUNDED", refundedAmount: 3000, refundableAmount: 0 });
@@ -295,7 +298,7 @@ describe("refunds", () => {
       const sandbox = server.client(SandboxService, merchant.api_key);
       await sandbox.setBankMaintenance({ underMaintenance: true });
 
-      server.clock.advance(hourMs);
+      server.clock.advance(untilSettled);
       await server.jobs.drain();
       expect((await server.client(PaymentService, merchant.api_key).getRefund({ refundId: refund.refundId })).refund?.status).toBe(RefundStatus.PENDING);
       expect(await refundCredits(server, customerId)).toEqual([]);
@@ -383,7 +386,7 @@ describe("refunds", () => {
       const refundId = (await res.json()).refund.refundId;
       expect((await getCharge(server, chargeId)).refundableAmount).toBe(1200);
 
-      server.clock.advance(hourMs);
+      server.clock.advance(untilSettled);
       await server.jobs.drain();
       const charge = await getCharge(server, chargeId);
       expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", refundedAmount: 0, refundableAmount: 2000 });
@@ -448,7 +451,7 @@ describe("refunds", () => {
       expect((await api(server, "/v1/sandbox/refunds/settle", { method: "POST", json: { refund_id: rf.refundId }, apiKey: merchant.api_key })).status).toBe(404);
 
       // The queued settlement job finds the refunds settled and leaves them as they are.
-      server.clock.advance(hourMs);
+      server.clock.advance(untilSettled);
       await server.jobs.drain();
       expect((await refundCredits(server, a.customerId)).map((c) => c.amount)).toEqual([100]);
       expect((await refundEventsOf(server, a.chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED"]);
@@ -470,7 +473,7 @@ describe("refunds", () => {
         const settledId = await refund(settled.chargeId, 400);
         const failedId = await refund(failed.chargeId, 500, { sandboxRefundOutcome: "fail" });
 
-        server.clock.advance(hourMs);
+        server.clock.advance(untilSettled);
         await server.jobs.drain();
         await server.webhooks.drain();
         const refundEvents = () => receiver.delivered.filter((d) => d.event_type.startsWith("EVENT_TYPE_REFUND_"));
@@ -503,7 +506,7 @@ describe("refunds", () => {
   });
 });
 
-describe("same-day cancellation vs next-day refund, across the JST midnight (15:00 UTC)", () => {
+describe("same-day cancellation vs refund, across the bank's 15:00 JST cutoff (06:00 UTC)", () => {
   let server: TestServer;
 
   beforeAll(async () => {
@@ -511,13 +514,13 @@ describe("same-day cancellation vs next-day refund, across the JST midnight (15:
   });
   afterAll(async () => server?.stop());
 
-  it("cancels up to 23:59:59.999 JST, transfers back from 00:00 JST", async () => {
-    // Both charges succeed at 14:00 JST on 10 March.
+  it("cancels up to 14:59:59.999 JST, transfers back from 15:00 JST, settling at 09:00 JST the next business day", async () => {
+    // The charges succeed at 14:00 JST on Tuesday 10 March.
     const sameDay = await paidCharge(server, { amount: 5000 });
     const sameDayAsAmount = await paidCharge(server, { amount: 5000 });
-    const nextDay = await paidCharge(server, { amount: 5000 });
+    const afterCutoff = await paidCharge(server, { amount: 5000 });
 
-    server.clock.advance(10 * hourMs - 1); // 2026-03-10T14:59:59.999Z = 23:59:59.999 JST
+    server.clock.advance(hourMs - 1); // 2026-03-10T05:59:59.999Z = 14:59:59.999 JST
     const cancelled = await refundOverHttp(server, { charge_id: sameDay.chargeId, reason: "order cancelled" });
     expect(cancelled.status).toBe(200);
     const body = await cancelled.json();
@@ -538,24 +541,28 @@ describe("same-day cancellation vs next-day refund, across the JST midnight (15:
       refundable_amount: 0,
       charge_status: "CHARGE_STATUS_CANCELLED",
       cancellation: true,
-      settled_at: "2026-03-10T14:59:59.999Z",
+      settled_at: "2026-03-10T05:59:59.999Z",
     });
 
-    server.clock.advance(1); // 2026-03-10T15:00:00.000Z = 00:00 JST on 11 March
-    const transfer = await refundOverHttp(server, { charge_id: nextDay.chargeId });
+    server.clock.advance(1); // 2026-03-10T06:00:00.000Z = 15:00 JST, the cutoff
+    const transfer = await refundOverHttp(server, { charge_id: afterCutoff.chargeId });
     expect(transfer.status).toBe(200);
     const transferBody = await transfer.json();
     expect(transferBody.refund).toMatchObject({ amount: 5000, status: "REFUND_STATUS_PENDING", cancellation: false });
     expect(transferBody.charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", refundedAmount: 5000, refundableAmount: 0 });
-    expect(await refundEventsOf(server, nextDay.chargeId)).toEqual([]);
+    expect(await refundEventsOf(server, afterCutoff.chargeId)).toEqual([]);
 
-    server.clock.advance(hourMs);
+    // Settles at 09:00 JST on Wednesday 11 March (00:00 UTC), not a moment before.
+    server.clock.advance(18 * hourMs - 1);
     await server.jobs.drain();
-    expect((await getCharge(server, nextDay.chargeId)).chargeStatus).toBe("CHARGE_STATUS_REFUNDED");
-    expect((await refundEventsOf(server, nextDay.chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED"]);
-    // The cancellation moved no money; the next-day refund was credited once.
+    expect((await getCharge(server, afterCutoff.chargeId)).chargeStatus).toBe("CHARGE_STATUS_SUCCESS");
+    server.clock.advance(1);
+    await server.jobs.drain();
+    expect((await getCharge(server, afterCutoff.chargeId)).chargeStatus).toBe("CHARGE_STATUS_REFUNDED");
+    expect((await refundEventsOf(server, afterCutoff.chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED"]);
+    // The cancellation moved no money; the transfer was credited once.
     expect(await refundCredits(server, sameDay.customerId)).toEqual([]);
-    expect((await refundCredits(server, nextDay.customerId)).map((c) => [c.reference, c.amount])).toEqual([[transferBody.refund.refundId, 5000]]);
+    expect((await refundCredits(server, afterCutoff.customerId)).map((c) => [c.reference, c.amount])).toEqual([[transferBody.refund.refundId, 5000]]);
   });
 });
 
@@ -582,7 +589,7 @@ describe.each(dialects)("100 concurrent partial refunds on one charge (%s)", (di
     const charge = await getCharge(server, chargeId);
     expect(charge).toMatchObject({ refundedAmount: 9900, refundableAmount: 100 });
 
-    server.clock.advance(hourMs);
+    server.clock.advance(untilSettled);
     await server.jobs.drain();
     const settled = await server.ctx.tx.db.selectFrom("charges").select(["refunded_amount", "pending_refund_amount", "status"]).where("id", "=", chargeId).executeTakeFirstOrThrow();
     expect(settled).toEqual({ refunded_amount: 9900, pending_refund_amount: 0, status: ChargeStatus.SUCCESS });

@@ -65,7 +65,14 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
       return verifyTwoFactorCode(ctx, req.token, req.code);
     },
     async linkBankAccount(req) {
-      await linkBankAccount(ctx, req.token, { bankCode: req.bankCode, branchCode: req.branchCode, accountNumber: req.accountNumber, accountHolder: req.accountHolder });
+      await linkBankAccount(ctx, req.token, {
+        bankCode: req.bankCode,
+        branchCode: req.branchCode,
+        accountNumber: req.accountNumber,
+        accountHolder: req.accountHolder,
+        pin: req.pin,
+        oneTimePassword: req.oneTimePassword,
+      });
       return { linked: true };
     },
     async submitKyc(req) {
@@ -80,7 +87,7 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
           address: req.address,
           gender: req.gender,
         },
-        { decide: true },
+        { decide: true, method: req.method },
       );
       return { kycStatus };
     },

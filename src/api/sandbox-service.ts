@@ -33,6 +33,7 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
         approve: req.approve ?? true,
         kyc: req.kyc,
         accountNumber: req.accountNumber,
+        bankCode: req.bankCode,
         initialBalance: req.initialBalance === undefined ? undefined : Number(req.initialBalance),
       });
       return {

@@ -4,7 +4,7 @@ import { errorTypeMessages } from "./payment-failure.js";
 import type { ChargeRecord } from "./records.js";
 
 /** What the bank answered a debit (the shape of the bank gateway port's result). */
-export type BankAnswer = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean };
+export type BankAnswer = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
 
 /**
  * The engine's retry schedule (README, "Off-session payments"): a retryable bank failure (gateway
@@ -43,9 +43,13 @@ export function settlementOf(answer: BankAnswer): ChargeSettlement {
 
 /**
  * The asynchronous engine: terminal refusals (insufficient funds, over limit, rejected) fail at
- * once; a retryable one is tried again on the schedule while attempts remain.
+ * once; a retryable one is tried again on the schedule while attempts remain, and never before
+ * the end of the bank's maintenance window when the bank named it.
  */
 export function afterBankAnswer(answer: BankAnswer, attempt: number, now: Date): ChargeSettlement | { retryAt: Date } {
-  if (!answer.ok && answer.retryable && attempt < offSessionBankAttempts) return { retryAt: new Date(now.getTime() + bankRetryDelayMs(attempt)) };
+  if (!answer.ok && answer.retryable && attempt < offSessionBankAttempts) {
+    const scheduled = now.getTime() + bankRetryDelayMs(attempt);
+    return { retryAt: new Date(Math.max(scheduled, answer.retryAfter?.getTime() ?? 0)) };
+  }
   return settlementOf(answer);
 }

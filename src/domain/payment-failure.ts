@@ -40,3 +40,8 @@ export const errorTypeMessages: Readonly<Record<ErrorType, string>> = Object.fre
 export function errorTypeName(errorType: ErrorType): CataloguedCode {
   return `ERROR_TYPE_${ErrorType[errorType]}` as CataloguedCode;
 }
+
+/** A field the rules declared in the .proto let through but the domain refuses: VALIDATION_FAILED naming it. */
+export function validationFailure(field: string, reason: string): PaymentFailure {
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`, errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED), field);
+}

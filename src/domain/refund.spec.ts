@@ -7,12 +7,14 @@ import {
   failRefund,
   newRefund,
   refundRefusalMessages,
-  refundSettlementDelayMs,
-  sameDayBoundary,
   settleRefund,
 } from "./refund.js";
+import { bankCalendar } from "./bank-calendar.js";
+import { defaultBankProfile } from "./bank-profile.js";
 
-const succeededAt = new Date("2026-03-10T05:00:00Z"); // 14:00 JST
+const bank = { profile: defaultBankProfile, calendar: bankCalendar() };
+
+const succeededAt = new Date("2026-03-10T05:00:00Z"); // 14:00 JST, a Tuesday
 
 function charge(overrides: Partial<ChargeRecord> = {}): ChargeRecord {
   return {
@@ -47,37 +49,27 @@ const refusal = (fn: () => unknown) => {
   return undefined;
 };
 
-describe("sameDayBoundary", () => {
-  it("is the next JST midnight (15:00 UTC), whatever the UTC date", () => {
-    expect(sameDayBoundary(succeededAt).toISOString()).toBe("2026-03-10T15:00:00.000Z");
-    expect(sameDayBoundary(new Date("2026-03-10T14:59:59.999Z")).toISOString()).toBe("2026-03-10T15:00:00.000Z");
-    expect(sameDayBoundary(new Date("2026-03-10T15:00:00.000Z")).toISOString()).toBe("2026-03-11T15:00:00.000Z");
-    // 08:00 JST on 11 March is still 10 March in UTC.
-    expect(sameDayBoundary(new Date("2026-03-10T23:00:00Z")).toISOString()).toBe("2026-03-11T15:00:00.000Z");
-  });
-});
-
 describe("decideRefund", () => {
-  it("cancels a full refund before the boundary and transfers from it on", () => {
-    expect(decideRefund(charge(), undefined, new Date("2026-03-10T14:59:59.999Z"))).toEqual({ kind: "cancellation", amount: 1000 });
-    expect(decideRefund(charge(), 1000, new Date("2026-03-10T14:59:59.999Z"))).toEqual({ kind: "cancellation", amount: 1000 });
-    const at = new Date("2026-03-10T15:00:00Z");
-    expect(decideRefund(charge(), undefined, at)).toEqual({ kind: "transfer", amount: 1000, settleAfter: new Date(at.getTime() + refundSettlementDelayMs) });
+  it("cancels a full refund before the bank's 15:00 JST cutoff and transfers from it on, settling the next business morning", () => {
+    expect(decideRefund(charge(), undefined, new Date("2026-03-10T05:59:59.999Z"), bank)).toEqual({ kind: "cancellation", amount: 1000 });
+    expect(decideRefund(charge(), 1000, new Date("2026-03-10T05:59:59.999Z"), bank)).toEqual({ kind: "cancellation", amount: 1000 });
+    const at = new Date("2026-03-10T06:00:00Z");
+    expect(decideRefund(charge(), undefined, at, bank)).toEqual({ kind: "transfer", amount: 1000, settleAfter: new Date("2026-03-11T00:00:00Z") });
   });
 
   it("transfers a partial refund even on the same day", () => {
-    expect(decideRefund(charge(), 400, succeededAt)).toMatchObject({ kind: "transfer", amount: 400 });
+    expect(decideRefund(charge(), 400, succeededAt, bank)).toMatchObject({ kind: "transfer", amount: 400 });
   });
 
   it("refuses with the spec's messages", () => {
     for (const status of [ChargeStatus.FAILURE, ChargeStatus.PENDING, ChargeStatus.CANCELLED, ChargeStatus.REFUNDED]) {
-      expect(refusal(() => decideRefund(charge({ status }), 1, succeededAt))).toBe(refundRefusalMessages.notCancellable);
+      expect(refusal(() => decideRefund(charge({ status }), 1, succeededAt, bank))).toBe(refundRefusalMessages.notCancellable);
     }
-    expect(refusal(() => decideRefund(charge({ pendingRefundAmount: 1000 }), 1, succeededAt))).toBe(refundRefusalMessages.notCancellable);
-    expect(refusal(() => decideRefund(charge({ refundedAmount: 300, pendingRefundAmount: 200 }), 501, succeededAt))).toBe(refundRefusalMessages.exceedsRefundable);
-    expect(refusal(() => decideRefund(charge({ refundedAmount: 300 }), undefined, succeededAt))).toBe(refundRefusalMessages.alreadyPartiallyRefunded);
+    expect(refusal(() => decideRefund(charge({ pendingRefundAmount: 1000 }), 1, succeededAt, bank))).toBe(refundRefusalMessages.notCancellable);
+    expect(refusal(() => decideRefund(charge({ refundedAmount: 300, pendingRefundAmount: 200 }), 501, succeededAt, bank))).toBe(refundRefusalMessages.exceedsRefundable);
+    expect(refusal(() => decideRefund(charge({ refundedAmount: 300 }), undefined, succeededAt, bank))).toBe(refundRefusalMessages.alreadyPartiallyRefunded);
     // The remainder as an amount after a partial refund is a partial refund, settled by transfer.
-    expect(decideRefund(charge({ refundedAmount: 300 }), 700, succeededAt)).toMatchObject({ kind: "transfer", amount: 700 });
+    expect(decideRefund(charge({ refundedAmount: 300 }), 700, succeededAt, bank)).toMatchObject({ kind: "transfer", amount: 700 });
   });
 });
 
@@ -85,7 +77,7 @@ describe("settlement arithmetic", () => {
   const now = new Date("2026-03-11T00:00:00Z");
 
   it("moves the amount from pending to refunded, and REFUNDED once it reaches the amount", () => {
-    const decision = decideRefund(charge({ refundedAmount: 600 }), 400, now);
+    const decision = decideRefund(charge({ refundedAmount: 600 }), 400, now, bank);
     const accepted = chargeAfterAcceptance(charge({ refundedAmount: 600 }), decision, now);
     expect(accepted).toMatchObject({ pendingRefundAmount: 400, refundedAmount: 600, status: ChargeStatus.SUCCESS });
     const refund = newRefund({ id: "rfd-1", charge: accepted, decision, reason: "", metadata: {}, now });
@@ -96,7 +88,7 @@ describe("settlement arithmetic", () => {
   });
 
   it("releases the pending amount of a failed refund and leaves the status", () => {
-    const decision = decideRefund(charge(), 400, now);
+    const decision = decideRefund(charge(), 400, now, bank);
     const accepted = chargeAfterAcceptance(charge(), decision, now);
     const refund = newRefund({ id: "rfd-1", charge: accepted, decision, reason: "", metadata: {}, now });
     const failed = failRefund(accepted, refund, "account closed", now);
@@ -105,7 +97,7 @@ describe("settlement arithmetic", () => {
   });
 
   it("cancels the charge for a same-day full refund, with the whole amount refunded", () => {
-    const decision = decideRefund(charge(), undefined, succeededAt);
+    const decision = decideRefund(charge(), undefined, succeededAt, bank);
     expect(chargeAfterAcceptance(charge(), decision, succeededAt)).toMatchObject({ status: ChargeStatus.CANCELLED, refundedAmount: 1000, pendingRefundAmount: 0 });
   });
 });

@@ -1,4 +1,5 @@
 import { ChargeStatus, PaymentErrorCode, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { cancellationDeadline, refundSettlesAt, type BankRules } from "./bank-cutoff.js";
 import { transitionCharge } from "./charge.js";
 import { PaymentFailure } from "./payment-failure.js";
 import type { ChargeRecord, Metadata, RefundRecord } from "./records.js";
@@ -42,26 +43,6 @@ export function refundableRemainder(charge: ChargeRecord): number {
   return charge.amount - refundedIncludingPending(charge);
 }
 
-const jstOffsetMs = 9 * 3_600_000;
-const dayMs = 24 * 3_600_000;
-
-/**
- * The end of the window in which a full refund cancels the charge instead of transferring money
- * back: the JST midnight after the charge succeeded (decisions.md: "the same calendar day (JST)").
- * The simulated bank's 15:00 JST cutoff later replaces midnight here, and only here.
- */
-export function sameDayBoundary(succeededAt: Date): Date {
-  const jstDayStart = Math.floor((succeededAt.getTime() + jstOffsetMs) / dayMs) * dayMs - jstOffsetMs;
-  return new Date(jstDayStart + dayMs);
-}
-
-/**
- * How long an accepted refund waits before the bank transfer is attempted: the bank batches
- * transfers back, so a refund settles one hour after acceptance (sandbox: SettleRefunds settles
- * at once).
- */
-export const refundSettlementDelayMs = 3_600_000;
-
 /** When a refund whose bank was under maintenance is tried again: 5 min, doubling, at most an hour. */
 export function refundRetryAt(now: Date, attempt: number): Date {
   const delayMs = Math.min(300_000 * 2 ** Math.max(0, attempt - 1), 3_600_000);
@@ -77,9 +58,11 @@ export type RefundDecision =
 /**
  * Decides a refund request against the charge as it stands (read under lock). `amount` absent
  * means the whole charge; the whole amount with no earlier refund counts as a full refund too.
- * Throws the spec's business-rule failures.
+ * A full refund before the customer's bank's cutoff on the charge's bank day cancels it (this
+ * replaces decisions.md's JST midnight); anything else is a transfer that settles on the bank's
+ * business days (bank-cutoff.ts). Throws the spec's business-rule failures.
  */
-export function decideRefund(charge: ChargeRecord, amount: number | undefined, now: Date): RefundDecision {
+export function decideRefund(charge: ChargeRecord, amount: number | undefined, now: Date, bank: BankRules): RefundDecision {
   const remainder = refundableRemainder(charge);
   // Failed, pending, cancelled and refunded charges, and charges whose refunds already cover them.
   if (remainder <= 0) throw refundRefused("notCancellable");
@@ -88,8 +71,8 @@ export function decideRefund(charge: ChargeRecord, amount: number | undefined, n
   const refundAmount = amount ?? remainder;
   if (refundAmount > remainder) throw refundRefused("exceedsRefundable");
   const full = !earlierRefunds && refundAmount === charge.amount;
-  if (full && charge.succeededAt && now < sameDayBoundary(charge.succeededAt)) return { kind: "cancellation", amount: refundAmount };
-  return { kind: "transfer", amount: refundAmount, settleAfter: new Date(now.getTime() + refundSettlementDelayMs) };
+  if (full && charge.succeededAt && now < cancellationDeadline(bank, charge.succeededAt)) return { kind: "cancellation", amount: refundAmount };
+  return { kind: "transfer", amount: refundAmount, settleAfter: refundSettlesAt(bank, now) };
 }
 
 /** The refund record a decision creates. */

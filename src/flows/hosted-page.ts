@@ -1,10 +1,12 @@
-import { ErrorType, KycStatus, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import { ErrorType, KycMethod, KycStatus, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import type { CustomerProfile } from "../domain/customer.js";
+import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { newId } from "../domain/ids.js";
+import { requireBankAccountHolder } from "../domain/kana.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
 import { codeMatches, codeUnusableReason, hashOneTimeCode, newOneTimeCode, oneTimeCodeMessage, oneTimeCodeRules, resendAvailableAt } from "../domain/one-time-code.js";
 import { errorTriggerOf, invalidTriggerMessage, onSessionTriggerSource, triggeredErrorMessage, type ErrorTrigger, type TriggerPoint } from "../domain/error-trigger.js";
-import { errorTypeMessages, PaymentFailure } from "../domain/payment-failure.js";
+import { errorTypeMessages, PaymentFailure, validationFailure } from "../domain/payment-failure.js";
 import {
   approvalBlocker,
   hasLapsed,
@@ -24,6 +26,8 @@ import { findCustomerById, lockCustomer, saveCustomer } from "../storage/custome
 import { findMerchant } from "../storage/merchants.js";
 import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
 import { findPaymentLinkById, findPaymentLinkByToken, lockPaymentLink, markPaymentLinkStep } from "../storage/payment-links.js";
+import { authenticateAtBank } from "./bank-authentication.js";
+import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
@@ -228,12 +232,20 @@ interface BankAccountDetails {
   branchCode: string;
   accountNumber: string;
   accountHolder: string;
+  /** The bank's authentication step (bank-authentication.ts); empty where the bank asks for none. */
+  pin?: string;
+  oneTimePassword?: string;
 }
 
-/** Links the customer's account (in sandbox: opens a simulated account with ¥1,000,000, or keeps an existing one's balance). */
+/**
+ * Links the customer's account (in sandbox: opens a simulated account with ¥1,000,000, or keeps an
+ * existing one's balance). The holder is stored in the bank's kana form (domain/kana.ts).
+ */
 export async function linkBankAccount(ctx: FlowContext, token: string, account: BankAccountDetails): Promise<void> {
+  const accountHolder = requireBankAccountHolder(account.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
   if (!workflowNeedsBankLink(link.workflow)) throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
+  await authenticateAtBank(ctx, { ...account, pin: account.pin ?? "", oneTimePassword: account.oneTimePassword ?? "" });
   await ctx.tx.write(async (trx) => {
     const now = ctx.clock.now();
     await upsertBankAccount(trx, {
@@ -242,7 +254,7 @@ export async function linkBankAccount(ctx: FlowContext, token: string, account: 
       bank_code: account.bankCode,
       branch_code: account.branchCode,
       account_number: account.accountNumber,
-      account_holder: account.accountHolder,
+      account_holder: accountHolder,
       balance: defaultSandboxBalance,
       created_at: now.toISOString(),
     });
@@ -253,9 +265,14 @@ export async function linkBankAccount(ctx: FlowContext, token: string, account: 
 /**
  * The KYC form (asked for when the merchant set force_kyc): the customer's KYC goes IN_REVIEW.
  * In sandbox mode, with `decide`, the merchant's review mode then decides it (by default:
- * approved at once); SandboxService.CompletePayment decides it itself.
+ * approved at once; with a declared `method`, when that method's review would finish, see
+ * domain/ekyc.ts); SandboxService.CompletePayment decides it itself. Photo-based methods are
+ * refused from 2027-04-01.
  */
-export async function submitKyc(ctx: FlowContext, token: string, form: CustomerProfile, options: { decide: boolean }): Promise<KycStatus> {
+export async function submitKyc(ctx: FlowContext, token: string, form: CustomerProfile, options: { decide: boolean; method?: KycMethod }): Promise<KycStatus> {
+  const method = options.method ?? KycMethod.UNSPECIFIED;
+  const methodRefusal = kycMethodRefusal(method, ctx.clock.now());
+  if (methodRefusal) throw validationFailure("method", methodRefusal);
   const link = await openStep(ctx, token, { verified: true });
   if (!link.forceKyc) throw new RequestRefusal("precondition", "KYC is not requested for this payment");
   const review = await ctx.tx.write(async (trx) => {
@@ -266,7 +283,8 @@ export async function submitKyc(ctx: FlowContext, token: string, form: CustomerP
     await saveCustomer(trx, submitted);
     await markPaymentLinkStep(trx, link.id, "kyc_submitted", now);
     const automatic = options.decide && ctx.config.mode === "sandbox" && submitted.kycStatus === KycStatus.IN_REVIEW;
-    return automatic ? scheduleKycReview(ctx, trx, link.merchantId, link.customerId, now) : "manual";
+    const reviewedAt = method === KycMethod.UNSPECIFIED ? undefined : kycReviewDueAt(method, calendarOf(ctx.config), now);
+    return automatic ? scheduleKycReview(ctx, trx, link.merchantId, link.customerId, now, reviewedAt) : "manual";
   });
   if (review === "now") await decideAutomatically(ctx, link.merchantId, link.customerId);
   const customer = await findCustomerById(ctx.tx.db, link.customerId);

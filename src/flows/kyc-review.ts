@@ -1,4 +1,5 @@
 import { KycStatus, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import { magicKycRejection } from "../domain/ekyc.js";
 import { automaticKycDecision, withKycDecision, type KycReviewSettings } from "../domain/kyc.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { CustomerRecord } from "../domain/records.js";
@@ -35,24 +36,39 @@ export async function decideKyc(
 
 /**
  * Sandbox only: after a KYC submission, the merchant's review mode decides it — at once (the
- * caller then calls `decideAutomatically`) or later through a "kyc-review" job. Runs inside the
+ * caller then calls `decideAutomatically`) or later through a "kyc-review" job: after the mode's
+ * delay, or at `reviewedAt` when the submission named its eKYC method. Runs inside the
  * submission's transaction.
  */
-export async function scheduleKycReview(ctx: FlowContext, trx: Tx, merchantId: string, customerId: string, now: Date): Promise<"now" | "later" | "manual"> {
+export async function scheduleKycReview(
+  ctx: FlowContext,
+  trx: Tx,
+  merchantId: string,
+  customerId: string,
+  now: Date,
+  reviewedAt?: Date,
+): Promise<"now" | "later" | "manual"> {
   const settings = await findKycReviewSettings(trx, merchantId);
   if (automaticKycDecision(settings.mode) === undefined) return "manual";
-  if (settings.delaySeconds === 0) return "now";
+  if (settings.delaySeconds === 0 && !reviewedAt) return "now";
   const pending = await trx.selectFrom("jobs").select("id").where("kind", "=", "kyc-review").where("ref_id", "=", customerId).where("state", "=", "pending").executeTakeFirst();
-  if (!pending) await enqueueJob(trx, { kind: "kyc-review", refId: customerId, runAt: new Date(now.getTime() + settings.delaySeconds * 1000), now });
+  const runAt = reviewedAt ?? new Date(now.getTime() + settings.delaySeconds * 1000);
+  if (!pending) await enqueueJob(trx, { kind: "kyc-review", refId: customerId, runAt, now });
   return "later";
 }
 
-/** Decides a KYC still in review as the merchant's automatic mode says (nothing in manual mode). */
+/**
+ * Decides a KYC still in review as the merchant's automatic mode says (nothing in manual mode);
+ * a customer e-mail kyc-<reason>@… is denied with that rejection reason (sandbox magic value).
+ */
 export async function decideAutomatically(ctx: FlowContext, merchantId: string, customerId: string): Promise<void> {
   const [settings, customer] = await Promise.all([findKycReviewSettings(ctx.tx.db, merchantId), findCustomerById(ctx.tx.db, customerId)]);
-  const decision = automaticKycDecision(settings.mode);
-  if (!decision || customer?.kycStatus !== KycStatus.IN_REVIEW) return;
-  await decideKyc(ctx, merchantId, customerId, decision, decision === KycStatus.DENIED ? "denied automatically (sandbox KYC review mode)" : "");
+  const automatic = automaticKycDecision(settings.mode);
+  if (!automatic || customer?.kycStatus !== KycStatus.IN_REVIEW) return;
+  const magicRejection = magicKycRejection(customer.email);
+  const decision = magicRejection ? KycStatus.DENIED : automatic;
+  const reason = magicRejection ?? (decision === KycStatus.DENIED ? "denied automatically (sandbox KYC review mode)" : "");
+  await decideKyc(ctx, merchantId, customerId, decision, reason);
 }
 
 /** The "kyc-review" job: the delayed automatic decision. */

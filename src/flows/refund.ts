@@ -26,6 +26,7 @@ import {
   saveChargeRefundState,
   saveRefundOutcome,
 } from "../storage/refunds.js";
+import { bankRulesOfCustomer } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
 import { recordEvent } from "./outbox.js";
@@ -46,8 +47,9 @@ export interface RefundOutcome {
 
 /**
  * Refund (spec: Refund; decisions.md, "Money and time"). One transaction locks the charge, checks
- * the refundable remainder and either cancels the charge (same-day full refund, no money moves,
- * REFUND_SUCCEEDED at once) or holds the amount as pending and queues the bank transfer. The
+ * the refundable remainder and either cancels the charge (full refund before the customer's
+ * bank's cutoff on the charge's bank day, no money moves, REFUND_SUCCEEDED at once) or holds the
+ * amount as pending and queues the bank transfer for the bank's settlement day. The
  * CHECK constraint charges_refunds_within_amount backs the remainder check. Under an idempotency
  * key the refund is bound to the key in the same transaction, so a retry after a crash answers
  * that refund instead of refunding again.
@@ -60,7 +62,7 @@ export async function refundCharge(ctx: FlowContext, merchant: MerchantPrincipal
   const now = ctx.clock.now();
   const outcome = await ctx.tx.write(async (trx) => {
     const charge = requireOwnedCharge(await lockChargeOfMerchant(ctx.tx, trx, merchant.id, input.chargeId));
-    const decision = decideRefund(charge, input.amount, now);
+    const decision = decideRefund(charge, input.amount, now, await bankRulesOfCustomer(trx, ctx.config, charge.customerId));
     const refund = newRefund({ id: newId("rfd"), charge, decision, reason: input.reason, metadata: input.metadata, now });
     const next = chargeAfterAcceptance(charge, decision, now);
     await saveChargeRefundState(trx, next);
@@ -137,7 +139,7 @@ async function askBank(ctx: FlowContext, charge: ChargeRecord, refund: RefundRec
     at: ctx.clock.now(),
   });
   if (result.ok) return { ok: true };
-  if (result.retryable) return { retryAt: refundRetryAt(ctx.clock.now(), attempt) };
+  if (result.retryable) return { retryAt: result.retryAfter ?? refundRetryAt(ctx.clock.now(), attempt) };
   return { ok: false, rootCause: result.message };
 }
 

@@ -1,6 +1,7 @@
 import { ChargeStatus, ContractStatus, KycStatus, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import { KycOutcome } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { randomInt } from "node:crypto";
+import { bankAuthenticationRules } from "../domain/bank-authentication.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { outcomeOfLink, tokenOfPaymentLinkUrl, type LinkOutcome, type PaymentLinkRecord } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
@@ -131,6 +132,8 @@ export interface CompletePaymentOptions {
   approve: boolean;
   kyc: KycOutcome;
   accountNumber: string;
+  /** Empty: 0001, the default simulated bank. */
+  bankCode?: string;
   initialBalance: number | undefined;
 }
 
@@ -179,10 +182,12 @@ export async function completePayment(ctx: FlowContext, merchantId: string, paym
     if (!session.twoFactorVerified) await passTwoFactor(ctx, link);
     if (session.needsBankLink && !session.bankLinked) {
       await linkBankAccount(ctx, link.token, {
-        bankCode: "0001",
+        bankCode: options.bankCode || "0001",
         branchCode: "001",
         accountNumber: options.accountNumber || simulatedAccountDetails("").account_number,
         accountHolder: "テスト タロウ",
+        pin: bankAuthenticationRules.sandboxPin,
+        oneTimePassword: bankAuthenticationRules.sandboxOneTimePassword,
       });
       if (options.initialBalance !== undefined) await configureBankAccount(ctx, merchantId, link.customerId, { balance: options.initialBalance });
     }

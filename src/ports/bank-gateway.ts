@@ -1,7 +1,10 @@
 import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 
-/** What the bank answered. A refusal names the spec's ErrorType; `retryable` for maintenance. */
-export type BankResult = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean };
+/**
+ * What the bank answered. A refusal names the spec's ErrorType; `retryable` for maintenance, with
+ * `retryAfter` when the bank knows when its maintenance window ends.
+ */
+export type BankResult = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
 
 /**
  * The bank behind the gateway. `reference` is the bank-side idempotency key (the trx-* id for a

@@ -3,6 +3,7 @@ import { errorTypeMessages } from "../domain/payment-failure.js";
 import type { Transactor } from "../storage/transactor.js";
 import { isUniqueViolation } from "../storage/transactor.js";
 import type { BankGateway, BankResult } from "./bank-gateway.js";
+import { japaneseBankRefusal } from "./japanese-bank-rules.js";
 
 /** Balance of a freshly linked simulated account, in yen. */
 export const defaultSandboxBalance = 1_000_000;
@@ -10,8 +11,9 @@ export const defaultSandboxBalance = 1_000_000;
 /**
  * The sandbox bank: per-customer accounts with a balance, a per-payment quota (OVER_LIMIT), a
  * maintenance window (GATEWAY_UNAVAILABLE, retryable), a rejecting switch (GATEWAY_FAILED) and a
- * latency, plus a bank-wide maintenance switch per merchant. Every booking is a ledger row keyed
- * by its reference, so the same reference is never booked twice.
+ * latency, plus a bank-wide maintenance switch per merchant, and the rules of Japanese banks by
+ * bank code (japanese-bank-rules.ts: maintenance windows, Zengin results, limits). Every booking
+ * is a ledger row keyed by its reference, so the same reference is never booked twice.
  */
 export class SandboxBank implements BankGateway {
   constructor(private readonly tx: Transactor) {}
@@ -37,6 +39,8 @@ export class SandboxBank implements BankGateway {
         const current = await this.tx.lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", request.customerId)).executeTakeFirst();
         if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
         if (underMaintenance(current.under_maintenance, current.maintenance_until, at)) return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
+        const bankRule = await japaneseBankRefusal(trx, current, request);
+        if (bankRule) return bankRule;
         if (request.signedAmount < 0) {
           if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
           if (current.quota > 0 && -request.signedAmount > current.quota) return refusal(ErrorType.PAYMENT_CHARGE_OVER_LIMIT, false);

@@ -10,6 +10,7 @@ import * as sandboxKycReview from "./migrations/0002-sandbox-kyc-review.js";
 import * as webhookDelivery from "./migrations/0003-webhook-delivery.js";
 import * as idempotencyRecovery from "./migrations/0004-idempotency-recovery.js";
 import * as dashboard from "./migrations/0005-dashboard.js";
+import * as bankAuthentication from "./migrations/0006-bank-authentication.js";
 import * as contractsByStatus from "./migrations/0007-contracts-by-status.js";
 
 export type DialectName = "sqlite" | "postgres";
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "0003-webhook-delivery": webhookDelivery,
   "0004-idempotency-recovery": idempotencyRecovery,
   "0005-dashboard": dashboard,
+  "0006-bank-authentication": bankAuthentication,
   "0007-contracts-by-status": contractsByStatus,
 };
 

@@ -21,6 +21,7 @@ export interface Database {
   bank_accounts: BankAccountTable;
   bank_ledger: BankLedgerTable;
   bank_settings: BankSettingsTable;
+  bank_authentication_failures: BankAuthenticationFailureTable;
   jobs: JobTable;
   kyc_review_settings: KycReviewSettingsTable;
   dashboard_users: DashboardUserTable;
@@ -267,6 +268,13 @@ export interface BankSettingsTable {
   merchant_id: string;
   under_maintenance: number;
   maintenance_until: string | null;
+}
+
+/** Wrong PIN / one-time password entries of a simulated bank account on a JST day. */
+export interface BankAuthenticationFailureTable {
+  account_key: string;
+  day: string;
+  failures: number;
 }
 
 /** A merchant dashboard user (README, "Merchant dashboard"). */

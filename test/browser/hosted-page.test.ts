@@ -151,6 +151,39 @@ describe("the four workflows, from the payment link to success_url", () => {
     }
   });
 
+  it("checks the account holder as banks hold names: refused on the page or by the server next to the field, stored in bank kana", async () => {
+    const email = freshEmail();
+    const { response, pageUrl } = await createLink({ buyer: { email }, charge: { description: "月額プラン" } }, "bank-kana");
+    const { context, page } = await newPhonePage(browser);
+    try {
+      await page.goto(pageUrl);
+      await passTwoFactor(page, email);
+      await page.getByRole("heading", { name: "お支払いに使う口座の登録" }).waitFor();
+      const holder = page.getByLabel("口座名義（カタカナ）");
+      const holderError = page.locator("#account_holder-error");
+      const register = page.getByRole("button", { name: "この口座を登録する" });
+      // Kanji never leaves the page.
+      await holder.fill("山田 太郎");
+      await register.click();
+      await expect.poll(() => holderError.textContent()).toContain("カタカナ・英大文字");
+      // ヰ is katakana, but no bank has it: the server says so, next to the field.
+      await holder.fill("ヰセキ");
+      const answered = page.waitForResponse((res) => res.url().includes("LinkBankAccount"));
+      await register.click();
+      expect((await answered).status()).toBe(400);
+      await expect.poll(() => holderError.textContent()).toContain("カタカナ・英大文字");
+      expect(await page.getByRole("button", { name: "登録を承認する" }).isVisible()).toBe(false);
+      // Hiragana with small kana: converted on the page, normalised to bank kana by the server.
+      await holder.fill("きゃっしゅ みほ");
+      await register.click();
+      await page.getByRole("button", { name: "登録を承認する" }).waitFor();
+      const stored = await server.ctx.tx.db.selectFrom("bank_accounts").select("account_holder").where("customer_id", "=", response.charge!.customer!.id!).executeTakeFirstOrThrow();
+      expect(stored.account_holder).toBe("ｷﾔﾂｼﾕ ﾐﾎ");
+    } finally {
+      await context.close();
+    }
+  });
+
   it("an existing active customer (CHARGE) pays from the linked account: no bank step", async () => {
     const email = freshEmail();
     const { customerId } = await seedActiveCustomer(server, { email });

@@ -11,7 +11,7 @@ import type { Transactor } from "../../src/storage/transactor.js";
  */
 export async function seedActiveCustomer(
   server: { merchant: { merchant_id: string }; clock: Clock; ctx: { tx: Transactor } },
-  options: { merchantId?: string; balance?: number; kyc?: KycStatus; email?: string } = {},
+  options: { merchantId?: string; balance?: number; kyc?: KycStatus; email?: string; bankCode?: string; accountNumber?: string } = {},
 ): Promise<{ customerId: string; contractId: string }> {
   const merchantId = options.merchantId ?? server.merchant.merchant_id;
   const now = server.clock.now().toISOString();
@@ -50,9 +50,9 @@ export async function seedActiveCustomer(
     await upsertBankAccount(trx, {
       customer_id: customerId,
       merchant_id: merchantId,
-      bank_code: "0001",
+      bank_code: options.bankCode ?? "0001",
       branch_code: "001",
-      account_number: "1234567",
+      account_number: options.accountNumber ?? "1234567",
       account_holder: "ヤマダ タロウ",
       balance: options.balance ?? 1_000_000,
       created_at: now,

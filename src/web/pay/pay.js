@@ -60,6 +60,10 @@ const messages = {
       accountNumberHint: "7桁の数字",
       accountHolder: "口座名義（カタカナ）",
       accountHolderHint: "通帳の表記どおりに。例: ヤマダ タロウ",
+      pin: "暗証番号（銀行が求める場合）",
+      pinHint: "口座の4桁の暗証番号",
+      oneTimePassword: "ワンタイムパスワード（銀行が求める場合）",
+      oneTimePasswordHint: "銀行から届いた6桁の数字",
       submit: "この口座を登録する",
       linked: "口座を登録しました。",
     },
@@ -141,6 +145,9 @@ const messages = {
       bank_code: "4桁の数字で入力してください。",
       branch_code: "3桁の数字で入力してください。",
       account_number: "7桁の数字で入力してください。",
+      account_holder: "カタカナ・英大文字・数字・スペース・( ) - . / で入力してください。",
+      pin: "暗証番号またはワンタイムパスワードが違います（4桁と6桁の数字）。",
+      one_time_password: "6桁の数字で入力してください。",
       kana: "カタカナで入力してください。",
       birth_date: "生年月日を正しく入力してください。",
       invalid: "入力内容をご確認ください。",
@@ -203,6 +210,10 @@ const messages = {
       accountNumberHint: "7 digits",
       accountHolder: "Account holder (katakana)",
       accountHolderHint: "As on your bankbook, e.g. ヤマダ タロウ",
+      pin: "PIN (if your bank asks)",
+      pinHint: "The account's 4-digit PIN",
+      oneTimePassword: "One-time password (if your bank asks)",
+      oneTimePasswordHint: "The 6 digits your bank sent",
       submit: "Link this account",
       linked: "Bank account linked.",
     },
@@ -284,6 +295,9 @@ const messages = {
       bank_code: "Enter 4 digits.",
       branch_code: "Enter 3 digits.",
       account_number: "Enter 7 digits.",
+      account_holder: "Use katakana, A–Z, 0–9, space and ( ) - . / only.",
+      pin: "The PIN or one-time password is wrong (4 and 6 digits).",
+      one_time_password: "Enter 6 digits.",
       kana: "Please use katakana.",
       birth_date: "Enter a valid date of birth.",
       invalid: "Please check this field.",
@@ -296,6 +310,8 @@ const languageKey = "furikomi.pay.language";
 /** Demo values for the simulated bank (sandbox only). */
 const sandboxBankAccount = { bank_code: "0001", branch_code: "001", account_number: "1234567", account_holder: "ヤマダ タロウ" };
 const katakanaPattern = /^[\p{Script=Katakana}ー・ 　]+$/u;
+/** What a bank holds in an account name, before the server's normalisation (hosted_page_service.proto). */
+const bankKanaPattern = /^[ァ-ヶーｦ-ﾟA-Z0-9 ().\/-]+$/u;
 
 const state = {
   language: storedLanguage(),
@@ -539,13 +555,14 @@ function readForm(form, step) {
       continue;
     }
     if (input.inputMode === "numeric") input.value = toHalfWidthDigits(input.value);
-    else if (input.dataset.kana !== undefined) input.value = toKatakana(input.value);
+    else if (input.dataset.kana !== undefined || input.dataset.bankKana !== undefined) input.value = toKatakana(input.value);
     else input.value = input.value.trim();
     const value = input.value;
     let problem;
     if (!value && input.required) problem = "field.required";
     else if (input.pattern && !new RegExp(`^(?:${input.pattern})$`).test(value)) problem = fieldMessageKey(input);
     else if (input.dataset.kana !== undefined && !katakanaPattern.test(value)) problem = "field.kana";
+    else if (input.dataset.bankKana !== undefined && !bankKanaPattern.test(value)) problem = "field.account_holder";
     else if (input.type === "date" && !validBirthDate(value)) problem = "field.birth_date";
     if (problem) {
       setFieldError(input, problem);

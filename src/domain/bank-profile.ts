@@ -1,0 +1,105 @@
+import type { MaintenanceWindow } from "./maintenance-window.js";
+
+/** Debit limits of a contract, in yen; 0 means none. Days and months start at 00:00 JST. */
+export interface BankLimits {
+  readonly perPayment: number;
+  readonly perDay: number;
+  readonly perMonth: number;
+}
+
+/**
+ * How one simulated bank behaves (README, "The simulated Japanese bank"). The sandbox picks the
+ * profile by the linked account's 4-digit bank code; any code not listed gets the default.
+ */
+export interface BankProfile {
+  readonly bankCode: string;
+  readonly name: string;
+  /** JST "HH:MM": the same-day boundary between cancelling a charge and refunding it by transfer. */
+  readonly cutoff: string;
+  /** A refund transfer settles this many business days after the day it was requested. */
+  readonly refundSettlementBusinessDays: number;
+  /** JST "HH:MM" of the morning batch in which refund transfers settle. */
+  readonly settlementTime: string;
+  readonly maintenance: readonly MaintenanceWindow[];
+  readonly limits: BankLimits;
+  /** Linking asks for the account's PIN and the bank's one-time password (bank-authentication.ts). */
+  readonly authentication: boolean;
+}
+
+const noLimits: BankLimits = Object.freeze({ perPayment: 0, perDay: 0, perMonth: 0 });
+
+/**
+ * The default bank (code 0001 and any unlisted code): the calendar and the 15:00 cutoff, but no
+ * maintenance windows, no limits and no authentication step, so tests that do not ask for them
+ * never meet them.
+ */
+export const defaultBankProfile: BankProfile = Object.freeze({
+  bankCode: "0001",
+  name: "Furikomi Sandbox Bank",
+  cutoff: "15:00",
+  refundSettlementBusinessDays: 1,
+  settlementTime: "09:00",
+  maintenance: [],
+  limits: noLimits,
+  authentication: false,
+});
+
+/** Banks with the rules seen at Japanese banks; their codes (99xx) are reserved for the sandbox. */
+export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
+  {
+    ...defaultBankProfile,
+    authentication: true,
+    bankCode: "9901",
+    name: "Sandbox Daily Window Bank",
+    maintenance: [{ description: "daily 23:55–00:05 JST", anchor: "daily", from: { dayOffset: 0, time: "23:55" }, to: { dayOffset: 1, time: "00:05" } }],
+    limits: { perPayment: 100_000, perDay: 100_000, perMonth: 0 },
+  },
+  {
+    ...defaultBankProfile,
+    authentication: true,
+    bankCode: "9902",
+    name: "Sandbox Late Cutoff Bank",
+    cutoff: "18:00",
+    refundSettlementBusinessDays: 2,
+    maintenance: [
+      {
+        description: "Sunday 23:55 to Monday 06:00 JST before the 1st and 3rd Mondays",
+        anchor: { weekday: 1, nthInMonth: [1, 3] },
+        from: { dayOffset: -1, time: "23:55" },
+        to: { dayOffset: 0, time: "06:00" },
+      },
+    ],
+    limits: noLimits,
+  },
+  {
+    ...defaultBankProfile,
+    authentication: true,
+    bankCode: "9903",
+    name: "Sandbox Second Saturday Bank",
+    maintenance: [
+      { description: "2nd Saturday 21:00 to Sunday 07:00 JST", anchor: { weekday: 6, nthInMonth: [2] }, from: { dayOffset: 0, time: "21:00" }, to: { dayOffset: 1, time: "07:00" } },
+    ],
+    limits: { perPayment: 0, perDay: 30_000, perMonth: 30_000 },
+  },
+  {
+    ...defaultBankProfile,
+    authentication: true,
+    bankCode: "9904",
+    name: "Sandbox Daytime Bank",
+    maintenance: [{ description: "open 08:00–22:00 JST only (closed 22:00–08:00)", anchor: "daily", from: { dayOffset: 0, time: "22:00" }, to: { dayOffset: 1, time: "08:00" } }],
+    limits: noLimits,
+  },
+]);
+
+/** The profile of a bank code: a listed simulated bank, else the default with that code. */
+export function bankProfileOf(bankCode: string | undefined): BankProfile {
+  return simulatedBankProfiles.find((profile) => profile.bankCode === bankCode) ?? defaultBankProfile;
+}
+
+/** Which limit a debit would break, given what the account was already debited today and this month. */
+export function limitExceeded(limits: BankLimits, amount: number, debited: { today: number; thisMonth: number }): keyof BankLimits | undefined {
+  if (limits.perPayment > 0 && amount > limits.perPayment) return "perPayment";
+  if (limits.perDay > 0 && debited.today + amount > limits.perDay) return "perDay";
+  if (limits.perMonth > 0 && debited.thisMonth + amount > limits.perMonth) return "perMonth";
+  return undefined;
+}
