@@ -26,6 +26,10 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   /** The SMTP relay customer e-mail goes through in production (SMTP_HOST unset: none). */
   readonly smtp: SmtpSettings | undefined;
+  /** Requests per second each merchant (or payment link) earns, and how many it may spend at once; 0 turns the limit off. */
+  readonly rateLimit: { readonly ratePerSecond: number; readonly burst: number };
+  /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
 }
 
 /** Reads the configuration from environment variables; every one has a documented default. */
@@ -39,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (sandboxClock === "manual" && mode !== "sandbox") {
     throw new Error("SANDBOX_CLOCK=manual is only allowed in sandbox mode");
   }
+  const ratePerSecond = Number(env.RATE_LIMIT_PER_SECOND ?? 10_000);
   return Object.freeze({
     port,
     host: env.HOST ?? "0.0.0.0",
@@ -54,6 +59,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCacheMs: Number(env.API_KEY_CACHE_MS ?? 5000),
     jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),
     smtp: smtpSettings(env),
+    rateLimit: Object.freeze({ ratePerSecond, burst: Number(env.RATE_LIMIT_BURST ?? ratePerSecond * 2) }),
+    httpTimeouts: Object.freeze({
+      headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 30_000),
+      requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000),
+      idleMs: Number(env.HTTP_IDLE_TIMEOUT_MS ?? 65_000),
+    }),
   });
 }
 

@@ -27,6 +27,9 @@ import { JobRunner } from "./jobs/job-runner.js";
 import { settlePendingRefund } from "./flows/refund.js";
 import { runOffSessionCharge } from "./flows/off-session.js";
 import { createIdempotencyInterceptor } from "./server/idempotency-interceptor.js";
+import { createRateLimitInterceptor } from "./server/rate-limit-interceptor.js";
+import { Metrics } from "./server/metrics.js";
+import { queueStats } from "./storage/queue-stats.js";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.js";
 import { createWebhookTransport } from "./ports/webhook-transport.js";
 import { SandboxBank } from "./ports/sandbox-bank.js";
@@ -86,6 +89,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     wake: (topic) => wakeListeners.get(topic)?.forEach((listener) => listener()),
   };
   const onWake = (topic: WakeTopic, listener: () => void) => wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
+  const metrics = new Metrics(() => queueStats(storage.db), clock, logger);
 
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs });
   onWake("jobs", () => jobs.wake());
@@ -97,18 +101,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const webhooks = new WebhookDispatcher(
     ctx,
     logger,
-    createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" }),
+    metrics.countDeliveries(createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" })),
     // The lease outlasts the attempt's timeout and the write that records it.
     { leaseMs: config.webhookTimeoutMs + Math.max(5_000, config.webhookTimeoutMs) },
   );
   onWake("events", () => webhooks.wake());
 
+  // Ready while the database answers, within 2 s (a hung connection is not ready either).
   const ready = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2_000)));
+    const probe = sql`select 1`.execute(storage.db).then(
+      () => true,
+      () => false,
+    );
     try {
-      await sql`select 1`.execute(storage.db);
-      return true;
-    } catch {
-      return false;
+      return await Promise.race([probe, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   };
 
@@ -118,9 +128,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     logger,
     // Outermost first: idempotency runs after validation, so a rejected request stores nothing.
     interceptors: [
+      metrics.interceptor(),
       createErrorInterceptor(logger),
       createAuthInterceptor(createAuthenticator(ctx)),
       createDashboardAuthInterceptor(ctx),
+      createRateLimitInterceptor(config.rateLimit),
       createValidationInterceptor(),
       createIdempotencyInterceptor(ctx),
     ],
@@ -143,6 +155,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       file_google_rpc_error_details,
     ]),
     ready,
+    metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
     pages: async (req, res) => (await paymentPages(req, res)) || dashboardPages(req, res),
   });
 

@@ -16,6 +16,8 @@ export interface AppOptions {
   readonly services: DescService[];
   readonly registry: FileRegistry;
   readonly ready: () => Promise<boolean>;
+  /** The Prometheus exposition for GET /metrics. */
+  readonly metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Web pages and assets (hosted payment page, dashboard); true when it answered. */
   readonly pages?: (req: Parameters<RequestListener>[0], res: Parameters<RequestListener>[1]) => Promise<boolean>;
 }
@@ -46,10 +48,17 @@ export function createApp(options: AppOptions): RequestListener {
       return;
     }
     void (async () => {
-      if (path === "/healthz" && req.method === "GET") {
+      // Readiness (/readyz, and /healthz as before): the database answers.
+      if ((path === "/healthz" || path === "/readyz") && req.method === "GET") {
         const ok = await options.ready();
         res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
         res.end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
+        return;
+      }
+      if (path === "/metrics" && req.method === "GET" && options.metrics) {
+        const { contentType, body } = await options.metrics();
+        res.writeHead(200, { "content-type": contentType });
+        res.end(body);
         return;
       }
       if (await rest(req, res)) return;

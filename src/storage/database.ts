@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from "kysely";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from "kysely";
 import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
 import { mkdirSync } from "node:fs";
@@ -36,7 +36,7 @@ pg.types.setTypeParser(20, (value) => Number(value));
  */
 export async function openStorage(url: string): Promise<Storage> {
   const storage = url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
-  await migrate(storage.db);
+  await migrate(storage.db, storage.dialect);
   return storage;
 }
 
@@ -60,11 +60,13 @@ function openPostgres(url: string): Storage {
   parsed.searchParams.delete("schema");
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   const pool = new pg.Pool({ connectionString: parsed.toString(), max: 10 });
-  if (schema) {
-    pool.on("connect", (client) => {
-      client.query(`create schema if not exists ${schema}; set search_path to ${schema}`).catch(() => {});
-    });
-  }
+  // A connection the database (or the network) drops fails its queries and is discarded by the
+  // pool; its "error" event, unhandled, would end the process.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    if (schema) client.query(`create schema if not exists ${schema}; set search_path to ${schema}`).catch(() => {});
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: "postgres", close: () => db.destroy() };
 }
@@ -86,9 +88,12 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
   }) as typeof sqlite.prepare;
 }
 
-async function migrate(db: Kysely<Database>): Promise<void> {
+async function migrate(db: Kysely<Database>, dialect: DialectName): Promise<void> {
+  // Kysely looks for its bookkeeping tables in every schema unless told which one: another
+  // deployment's (or test's) schema on the same database would hide this one's.
+  const migrationTableSchema = dialect === "postgres" ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
   // Kysely takes an advisory lock on PostgreSQL, so instances starting together migrate once.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }
