@@ -31,13 +31,13 @@ describe("GET /metrics", () => {
     const client = server.client(PaymentService);
     await client.listCustomers({});
     await client.listCustomers({});
-    await expect(client.getCustomer({ id: newId("cus") })).rejects.toThrow();
+    await expect(client.getCustomer({ customer: newId("cus") })).rejects.toThrow();
     const unauthenticated = await api(server, "/v1/customers", { apiKey: "sk_test_nobody" });
     expect(unauthenticated.status).toBe(401);
 
     const text = await scrape(server);
     expect(sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/ListCustomers",code="ok"}')).toBe(2);
-    expect(sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/GetCustomer",code="invalid_argument"}')).toBe(1);
+    expect(sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/GetCustomer",code="not_found"}')).toBe(1);
     expect(sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/ListCustomers",code="unauthenticated"}')).toBe(1);
     expect(sample(text, 'furikomi_rpc_duration_seconds_count{method="payments.v1.PaymentService/ListCustomers"}')).toBe(3);
     expect(sample(text, 'furikomi_rpc_duration_seconds_bucket{le="+Inf",method="payments.v1.PaymentService/GetCustomer"}')).toBe(1);
