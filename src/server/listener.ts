@@ -57,6 +57,7 @@ export async function listen(
 ): Promise<Listener> {
   const timeouts = options.httpTimeouts ?? defaultTimeouts;
   const sockets = new Set<Socket>();
+  const closeWithServer: Array<() => void> = [];
   let server: Server;
   if (options.tlsCertFile && options.tlsKeyFile) {
     const secure = createSecureServer({ cert: readFileSync(options.tlsCertFile), key: readFileSync(options.tlsKeyFile), allowHTTP1: true }, handler);
@@ -74,6 +75,10 @@ export async function listen(
       },
       handler,
     );
+    // h1 never listens itself (the net server hands it sockets), and Node starts enforcing the
+    // headers and request timeouts on "listening".
+    h1.emit("listening");
+    closeWithServer.push(() => h1.close());
     const h2 = createHttp2Server({}, handler);
     limitHttp2(h2, timeouts);
     server = createNetServer((socket) => {
@@ -103,6 +108,7 @@ export async function listen(
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        closeWithServer.forEach((close) => close());
         // Idle keep-alive sockets would hold close() open; in-flight ones get the grace period.
         const timer = setTimeout(() => sockets.forEach((s) => s.destroy()), graceMs);
         timer.unref();
