@@ -28,6 +28,8 @@ export interface Config {
   readonly smtp: SmtpSettings | undefined;
   /** Requests per second each merchant (or payment link) earns, and how many it may spend at once; 0 turns the limit off. */
   readonly rateLimit: { readonly ratePerSecond: number; readonly burst: number };
+  /** Seals the secrets the database keeps (webhook signing secrets, TOTP seeds); unset: a fixed development key. */
+  readonly secretsKey: string | undefined;
   /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
 }
@@ -59,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCacheMs: Number(env.API_KEY_CACHE_MS ?? 5000),
     jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),
     smtp: smtpSettings(env),
+    secretsKey: env.SECRETS_KEY || undefined,
     rateLimit: Object.freeze({ ratePerSecond, burst: Number(env.RATE_LIMIT_BURST ?? ratePerSecond * 2) }),
     httpTimeouts: Object.freeze({
       headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 30_000),

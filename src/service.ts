@@ -1,7 +1,8 @@
 import { create, createFileRegistry, type DescFile, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { sql } from "kysely";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "./server/logger.js";
 import { file_payments_v1_payment_service, PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { file_payments_v1_hosted_page_service, HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { file_payments_v1_sandbox_service, SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
@@ -14,6 +15,7 @@ import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_p
 import type { Config } from "./config.js";
 import { ManualClock, systemClock, type Clock } from "./ports/clock.js";
 import { openStorage } from "./storage/database.js";
+import { useSealingKey } from "./storage/sealed.js";
 import { Transactor } from "./storage/transactor.js";
 import type { FlowContext, WakeTopic } from "./flows/flow-context.js";
 import { createAuthenticator } from "./flows/merchants.js";
@@ -75,8 +77,10 @@ function registryOf(files: DescFile[]): FileRegistry {
 
 /** The composition root: config → storage → ports → flows → server, workers. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: ["req.headers.authorization", "*.apiKey", "*.api_key", "*.secret"] });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (config.sandboxClock === "manual" ? new ManualClock() : systemClock);
+  useSealingKey(config.secretsKey);
+  if (!config.secretsKey && config.mode === "production") logger.warn("SECRETS_KEY is not set: stored secrets are sealed with the development key");
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   const wakeListeners = new Map<WakeTopic, Array<() => void>>();

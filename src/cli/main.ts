@@ -3,6 +3,7 @@ import pino from "pino";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../ports/clock.js";
 import { openStorage } from "../storage/database.js";
+import { useSealingKey } from "../storage/sealed.js";
 import { Transactor } from "../storage/transactor.js";
 import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl } from "../flows/merchants.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
@@ -37,6 +38,7 @@ Except for listen, the database is DATABASE_URL (default: the SQLite file ./data
 /** Commands that need only the database (no server) run against a flow context of their own. */
 async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  useSealingKey(config.secretsKey);
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   try {
