@@ -13,7 +13,7 @@ export interface QueueStats {
   readonly jobs: ReadonlyMap<string, QueueStat>;
   /** Async payment requests not yet terminal. */
   readonly asyncRequests: QueueStat;
-  /** Webhook events not yet delivered (the outbox), and events whose retries ran out. */
+  /** Webhook events not yet delivered to a merchant that has a webhook URL (the outbox), and events whose retries ran out. */
   readonly webhookOutbox: QueueStat;
   readonly webhookFailedEvents: number;
 }
@@ -32,10 +32,13 @@ export async function queueStats(db: Tx): Promise<QueueStats> {
       .select([sql<number>`count(*)`.as("depth"), sql<string | null>`min(created_at)`.as("oldest")])
       .where("status", "in", [AsyncStatus.PENDING, AsyncStatus.RUNNING])
       .executeTakeFirstOrThrow(),
+    // Only events with somewhere to go: a merchant without a webhook URL keeps its events to read.
     db
-      .selectFrom("events")
-      .select([sql<number>`count(*)`.as("depth"), sql<string | null>`min(created_at)`.as("oldest")])
-      .where("delivery_status", "=", DeliveryStatus.PENDING)
+      .selectFrom("events as e")
+      .innerJoin("merchants as m", "m.id", "e.merchant_id")
+      .select([sql<number>`count(*)`.as("depth"), sql<string | null>`min(e.created_at)`.as("oldest")])
+      .where("e.delivery_status", "=", DeliveryStatus.PENDING)
+      .where("m.webhook_url", "!=", "")
       .executeTakeFirstOrThrow(),
     db.selectFrom("events").select(sql<number>`count(*)`.as("n")).where("delivery_status", "=", DeliveryStatus.FAILED).executeTakeFirstOrThrow(),
   ]);
