@@ -30,6 +30,8 @@ export interface Config {
   readonly rateLimit: { readonly ratePerSecond: number; readonly burst: number };
   /** Seals the secrets the database keeps (webhook signing secrets, TOTP seeds); unset: a fixed development key. */
   readonly secretsKey: string | undefined;
+  /** Keys sealed with before (SECRETS_KEY_PREVIOUS, comma separated), still opened during a rotation. */
+  readonly previousSecretsKeys: readonly string[];
   /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
 }
@@ -62,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),
     smtp: smtpSettings(env),
     secretsKey: env.SECRETS_KEY || undefined,
+    previousSecretsKeys: env.SECRETS_KEY_PREVIOUS === undefined ? [] : env.SECRETS_KEY_PREVIOUS.split(","),
     rateLimit: Object.freeze({ ratePerSecond, burst: Number(env.RATE_LIMIT_BURST ?? ratePerSecond * 2) }),
     httpTimeouts: Object.freeze({
       headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 30_000),

@@ -38,7 +38,7 @@ Except for listen, the database is DATABASE_URL (default: the SQLite file ./data
 /** Commands that need only the database (no server) run against a flow context of their own. */
 async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  useSealingKey(config.secretsKey);
+  useSealingKey(config.secretsKey, config.previousSecretsKeys);
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   try {

@@ -13,10 +13,18 @@ const prefix = "sealed:v1:";
 // text in the file, but anyone with the source can open it. Production sets SECRETS_KEY.
 const developmentKey = createHash("sha256").update("furikomi development sealing key").digest();
 let key: Buffer = developmentKey;
+let previousKeys: Buffer[] = [];
 
-/** Sets the key from SECRETS_KEY (any string; 32 random bytes in base64 recommended); undefined restores the development key. */
-export function useSealingKey(secret: string | undefined): void {
-  key = secret ? createHash("sha256").update(secret).digest() : developmentKey;
+const keyOf = (secret: string | undefined) => (secret ? createHash("sha256").update(secret).digest() : developmentKey);
+
+/**
+ * Seals with SECRETS_KEY (any string; 32 random bytes in base64 recommended; unset: the
+ * development key) and still opens what the previous keys sealed (SECRETS_KEY_PREVIOUS, comma
+ * separated; an empty entry stands for the development key), so the key can be rotated.
+ */
+export function useSealingKey(secret: string | undefined, previous: readonly string[] = []): void {
+  key = keyOf(secret);
+  previousKeys = previous.map(keyOf);
 }
 
 export function seal(plain: string): string {
@@ -30,7 +38,14 @@ export function seal(plain: string): string {
 export function unseal(stored: string): string {
   if (!stored.startsWith(prefix)) return stored;
   const raw = Buffer.from(stored.slice(prefix.length), "base64");
-  const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12));
-  decipher.setAuthTag(raw.subarray(12, 28));
-  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+  for (const candidate of [key, ...previousKeys]) {
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", candidate, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+    } catch {
+      // sealed under another key: try the next
+    }
+  }
+  throw new Error("a stored secret cannot be opened with SECRETS_KEY or SECRETS_KEY_PREVIOUS");
 }
