@@ -153,3 +153,30 @@ describe("slow clients", () => {
     expect(session.destroyed).toBe(true);
   });
 });
+
+describe("slow HTTP/2 requests on a live session", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "300", HTTP_IDLE_TIMEOUT_MS: "60000" } });
+  });
+  afterAll(async () => server?.stop());
+
+  it("cancels a request whose body never ends, and keeps the session for the next one", async () => {
+    const session = http2Connect(server.url);
+    try {
+      const stalled = session.request({ ":method": "POST", ":path": "/payments.v1.PaymentService/ListCustomers", "content-type": "application/grpc" });
+      stalled.on("error", () => {});
+      const closed = new Promise<number>((resolve) => stalled.on("close", () => resolve(stalled.rstCode)));
+      stalled.write(Buffer.from([0, 0, 0, 0, 10]));
+      expect(await closed).toBe(constants.NGHTTP2_CANCEL);
+      expect(session.destroyed).toBe(false);
+
+      const next = session.request({ ":method": "GET", ":path": "/readyz" });
+      const status = await new Promise<number>((resolve) => next.on("response", (headers) => resolve(Number(headers[":status"]))));
+      next.resume();
+      expect(status).toBe(200);
+    } finally {
+      session.close();
+    }
+  });
+});
