@@ -96,4 +96,6 @@ function goalOf(scenario: Scenario): number {
   return scenario.kind === "read" ? 0.8 : 0.6;
 }
 
-await main();
+// `npm run bench -- --soak [--duration 10m]`: the soak (bench/soak.ts) instead of the comparison.
+if (process.argv.includes("--soak")) await (await import("./soak.js")).runSoak(process.argv.slice(2));
+else await main();

@@ -28,6 +28,14 @@ export interface Config {
   readonly smtp: SmtpSettings | undefined;
   /** The simulated banks' own closing days ("YYYY-MM-DD", JST) on top of the national holidays. */
   readonly bankExtraHolidays: readonly string[];
+  /** Requests per second each merchant (or payment link) earns, and how many it may spend at once; 0 turns the limit off. */
+  readonly rateLimit: { readonly ratePerSecond: number; readonly burst: number };
+  /** Seals the secrets the database keeps (webhook signing secrets, TOTP seeds); unset: a fixed development key. */
+  readonly secretsKey: string | undefined;
+  /** Keys sealed with before (SECRETS_KEY_PREVIOUS, comma separated), still opened during a rotation. */
+  readonly previousSecretsKeys: readonly string[];
+  /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
 }
 
 /** Reads the configuration from environment variables; every one has a documented default. */
@@ -41,6 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (sandboxClock === "manual" && mode !== "sandbox") {
     throw new Error("SANDBOX_CLOCK=manual is only allowed in sandbox mode");
   }
+  const ratePerSecond = Number(env.RATE_LIMIT_PER_SECOND ?? 10_000);
   return Object.freeze({
     port,
     host: env.HOST ?? "0.0.0.0",
@@ -57,6 +66,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),
     smtp: smtpSettings(env),
     bankExtraHolidays: extraHolidays(env.BANK_EXTRA_HOLIDAYS),
+    secretsKey: env.SECRETS_KEY || undefined,
+    previousSecretsKeys: env.SECRETS_KEY_PREVIOUS === undefined ? [] : env.SECRETS_KEY_PREVIOUS.split(","),
+    rateLimit: Object.freeze({ ratePerSecond, burst: Number(env.RATE_LIMIT_BURST ?? ratePerSecond * 2) }),
+    httpTimeouts: Object.freeze({
+      headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 30_000),
+      requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000),
+      idleMs: Number(env.HTTP_IDLE_TIMEOUT_MS ?? 65_000),
+    }),
   });
 }
 

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
+import { ErrorInfoSchema, RetryInfoSchema, type ErrorInfo, type RetryInfo } from "../gen/google/rpc/error_details_pb.js";
 import { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
 import { PaymentErrorSchema } from "../gen/payments/v1/errors_pb.js";
 import { invalidTriggerMessage, triggerErrorKey, triggeredErrorMessage } from "./domain/error-trigger.js";
@@ -9,8 +9,8 @@ import { RequestRefusal, type RefusalKind } from "./domain/request-refusal.js";
 
 /**
  * The one error table (decisions.md, "Errors"): PaymentErrorCode → Connect code. The Connect
- * protocol fixes the HTTP status of each code (400, 404, 503, 500), on the RPC paths and on
- * the plain HTTP paths alike.
+ * protocol fixes the HTTP status of each code (400, 404, 503, 500; 429 for a rate-limited call,
+ * with Retry-After), on the RPC paths and on the plain HTTP paths alike.
  */
 const connectCodeOf: Readonly<Record<PaymentErrorCode, Code>> = Object.freeze({
   [PaymentErrorCode.BAD_REQUEST]: Code.InvalidArgument,
@@ -107,8 +107,14 @@ export function toConnectError(error: unknown): ConnectError | undefined {
 }
 
 function refusalToConnectError(refusal: RequestRefusal): ConnectError {
-  const details = refusal.reason ? [{ desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: refusal.reason, domain: errorDomain }) }] : [];
-  return new ConnectError(refusal.message, connectCodeOfRefusal[refusal.kind], undefined, details);
+  const details: Array<{ desc: typeof ErrorInfoSchema; value: ErrorInfo } | { desc: typeof RetryInfoSchema; value: RetryInfo }> = [];
+  if (refusal.reason) details.push({ desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: refusal.reason, domain: errorDomain }) });
+  const metadata: Record<string, string> = {};
+  if (refusal.retryAfterSeconds) {
+    metadata["retry-after"] = String(refusal.retryAfterSeconds);
+    details.push({ desc: RetryInfoSchema, value: create(RetryInfoSchema, { retryDelay: { seconds: BigInt(refusal.retryAfterSeconds) } }) });
+  }
+  return new ConnectError(refusal.message, connectCodeOfRefusal[refusal.kind], metadata, details);
 }
 
 function paymentFailureToConnectError(failure: PaymentFailure): ConnectError {

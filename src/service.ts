@@ -1,7 +1,8 @@
 import { create, createFileRegistry, type DescFile, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { sql } from "kysely";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "./server/logger.js";
 import { file_payments_v1_payment_service, PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { file_payments_v1_hosted_page_service, HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { file_payments_v1_sandbox_service, SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
@@ -14,6 +15,7 @@ import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_p
 import type { Config } from "./config.js";
 import { ManualClock, systemClock, type Clock } from "./ports/clock.js";
 import { openStorage } from "./storage/database.js";
+import { useSealingKey } from "./storage/sealed.js";
 import { Transactor } from "./storage/transactor.js";
 import type { FlowContext, WakeTopic } from "./flows/flow-context.js";
 import { createAuthenticator } from "./flows/merchants.js";
@@ -27,6 +29,9 @@ import { JobRunner } from "./jobs/job-runner.js";
 import { settlePendingRefund } from "./flows/refund.js";
 import { runOffSessionCharge } from "./flows/off-session.js";
 import { createIdempotencyInterceptor } from "./server/idempotency-interceptor.js";
+import { createRateLimitInterceptor } from "./server/rate-limit-interceptor.js";
+import { Metrics } from "./server/metrics.js";
+import { queueStats } from "./storage/queue-stats.js";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.js";
 import { createWebhookTransport } from "./ports/webhook-transport.js";
 import { SandboxBank } from "./ports/sandbox-bank.js";
@@ -73,8 +78,10 @@ function registryOf(files: DescFile[]): FileRegistry {
 
 /** The composition root: config → storage → ports → flows → server, workers. */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: ["req.headers.authorization", "*.apiKey", "*.api_key", "*.secret"] });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (config.sandboxClock === "manual" ? new ManualClock() : systemClock);
+  useSealingKey(config.secretsKey, config.previousSecretsKeys);
+  if (!config.secretsKey && config.mode === "production") logger.warn("SECRETS_KEY is not set: stored secrets are sealed with the development key");
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   const wakeListeners = new Map<WakeTopic, Array<() => void>>();
@@ -87,6 +94,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     wake: (topic) => wakeListeners.get(topic)?.forEach((listener) => listener()),
   };
   const onWake = (topic: WakeTopic, listener: () => void) => wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
+  const metrics = new Metrics(() => queueStats(storage.db), clock, logger);
 
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs });
   onWake("jobs", () => jobs.wake());
@@ -98,18 +106,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const webhooks = new WebhookDispatcher(
     ctx,
     logger,
-    createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" }),
+    metrics.countDeliveries(createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" })),
     // The lease outlasts the attempt's timeout and the write that records it.
     { leaseMs: config.webhookTimeoutMs + Math.max(5_000, config.webhookTimeoutMs) },
   );
   onWake("events", () => webhooks.wake());
 
+  // Ready while the database answers, within 2 s (a hung connection is not ready either).
   const ready = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2_000)));
+    const probe = sql`select 1`.execute(storage.db).then(
+      () => true,
+      () => false,
+    );
     try {
-      await sql`select 1`.execute(storage.db);
-      return true;
-    } catch {
-      return false;
+      return await Promise.race([probe, timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   };
 
@@ -119,9 +133,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
     logger,
     // Outermost first: idempotency runs after validation, so a rejected request stores nothing.
     interceptors: [
+      metrics.interceptor(),
       createErrorInterceptor(logger),
       createAuthInterceptor(createAuthenticator(ctx)),
       createDashboardAuthInterceptor(ctx),
+      createRateLimitInterceptor(config.rateLimit),
       createValidationInterceptor(),
       createIdempotencyInterceptor(ctx),
     ],
@@ -144,6 +160,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       file_google_rpc_error_details,
     ]),
     ready,
+    metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
     pages: async (req, res) => (await paymentPages(req, res)) || dashboardPages(req, res),
   });
 

@@ -3,6 +3,8 @@ import pino from "pino";
 import { loadConfig } from "../config.js";
 import { systemClock } from "../ports/clock.js";
 import { openStorage } from "../storage/database.js";
+import { useSealingKey } from "../storage/sealed.js";
+import { backupSqlite, resealSecrets } from "../storage/maintenance.js";
 import { Transactor } from "../storage/transactor.js";
 import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl } from "../flows/merchants.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
@@ -27,6 +29,13 @@ const usage = `usage: furikomi <command>
       Creates a merchant dashboard user (the password also comes from FURIKOMI_PASSWORD);
       the user enrols TOTP at first sign-in to /dashboard.
 
+  backup --to FILE
+      An online backup of the SQLite database (safe while the server runs); prints the page
+      count and the copy's integrity_check.
+  secrets reseal
+      Seals every stored secret again under SECRETS_KEY (after a rotation; the old key in
+      SECRETS_KEY_PREVIOUS).
+
   listen --api-key sk_test_… --forward-to http://127.0.0.1:3000/webhooks
          [--base-url http://localhost:8080] [--secret whsec_…] [--interval-ms 1000]
       Polls the merchant's events through the API and forwards each new one to a local URL,
@@ -37,6 +46,7 @@ Except for listen, the database is DATABASE_URL (default: the SQLite file ./data
 /** Commands that need only the database (no server) run against a flow context of their own. */
 async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  useSealingKey(config.secretsKey, config.previousSecretsKeys);
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   try {
@@ -86,6 +96,12 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     if (!password) throw new UsageError("give the password with --password, --password-stdin or FURIKOMI_PASSWORD");
     return withContext((ctx) => createDashboardUser(ctx, { merchantId: values.merchant!, email: values.email!, password }));
   },
+  backup: async (args) => {
+    const { values } = parseArgs({ args, options: { to: { type: "string" } } });
+    if (!values.to) throw new UsageError("--to is required");
+    return backupSqlite(loadConfig().databaseUrl, values.to);
+  },
+  "secrets reseal": async () => withContext((ctx) => resealSecrets(ctx.tx.db)),
   "keys rotate": async (args) => {
     const { values } = parseArgs({ args, options: { merchant: { type: "string" } } });
     if (!values.merchant) throw new UsageError("--merchant is required");

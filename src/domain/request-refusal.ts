@@ -7,6 +7,8 @@ export class RequestRefusal extends Error {
     message: string,
     /** A stable reason clients branch on (a google.rpc.ErrorInfo detail), e.g. CSV_TOO_MANY_ROWS. */
     readonly reason?: string,
+    /** For rate_limited: when to try again (the Retry-After header and a google.rpc.RetryInfo detail). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "RequestRefusal";

@@ -6,6 +6,7 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import { linkExpiresAt, workflowCharges, workflowCreatesContract, type PaymentLinkRecord } from "../domain/payment-link.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, Metadata } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
+import { checkRedirectUrls } from "../domain/redirect-url.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import { insertCharge } from "../storage/charges.js";
 import { findActivatedContracts, insertContract } from "../storage/contracts.js";
@@ -39,6 +40,7 @@ const tokenLength = 32;
  * due when the link lapses (90 minutes).
  */
 export async function createOnSessionPayment(ctx: FlowContext, principal: MerchantPrincipal, request: OnSessionRequest): Promise<OnSessionPaymentCreated> {
+  checkRedirectUrls(request.redirect, ctx.config.mode);
   try {
     const merchant = await findMerchant(ctx.tx.db, principal.id);
     if (!merchant) throw new RequestRefusal("unauthenticated", "unknown merchant");

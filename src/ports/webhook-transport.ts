@@ -25,7 +25,8 @@ export interface WebhookTransport {
  * refuses the connection unless every address it resolves to is public, and connects to the
  * address it checked (no second lookup an attacker's DNS could answer differently).
  */
-export function createWebhookTransport(options: { timeoutMs: number; publicAddressesOnly: boolean }): WebhookTransport {
+export function createWebhookTransport(options: { timeoutMs: number; publicAddressesOnly: boolean; resolver?: typeof dnsLookup }): WebhookTransport {
+  const publicOnlyLookup = publicOnly(options.resolver ?? dnsLookup);
   const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
   function attempt(url: URL, body: string, headers: Record<string, string>, signal: AbortSignal | undefined, started: number, fresh: boolean) {
@@ -92,8 +93,8 @@ export function createWebhookTransport(options: { timeoutMs: number; publicAddre
 }
 
 /** Resolves every address of the host and fails unless all are public; hands on the checked ones. */
-const publicOnlyLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-  dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+const publicOnly = (resolver: typeof dnsLookup): LookupFunction => (hostname, lookupOptions, callback) => {
+  resolver(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, "", 0);
     const refused = addresses.find((a) => forbiddenAddress(a.address));
     if (refused || addresses.length === 0) {

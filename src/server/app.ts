@@ -17,6 +17,8 @@ export interface AppOptions {
   readonly services: DescService[];
   readonly registry: FileRegistry;
   readonly ready: () => Promise<boolean>;
+  /** The Prometheus exposition for GET /metrics. */
+  readonly metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Web pages and assets (hosted payment page, dashboard); true when it answered. */
   readonly pages?: (req: Parameters<RequestListener>[0], res: Parameters<RequestListener>[1]) => Promise<boolean>;
 }
@@ -48,7 +50,8 @@ export function createApp(options: AppOptions): RequestListener {
       return;
     }
     void (async () => {
-      if (path === "/healthz" && req.method === "GET") {
+      // Readiness (/readyz, and /healthz as before): the database answers.
+      if ((path === "/healthz" || path === "/readyz") && req.method === "GET") {
         const ok = await options.ready();
         res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
         res.end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
@@ -57,6 +60,12 @@ export function createApp(options: AppOptions): RequestListener {
       if (path === "/openapi.json" && req.method === "GET") {
         res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" });
         res.end(openApiDocument);
+        return;
+      }
+      if (path === "/metrics" && req.method === "GET" && options.metrics) {
+        const { contentType, body } = await options.metrics();
+        res.writeHead(200, { "content-type": contentType });
+        res.end(body);
         return;
       }
       if (await rest(req, res)) return;

@@ -1,11 +1,44 @@
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createHttp2Server, createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import {
+  constants,
+  createServer as createHttp2Server,
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type ServerHttp2Stream,
+} from "node:http2";
 import { readFileSync } from "node:fs";
 
 export type RequestListener = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
 const http2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/** How long a client may take to send its headers and its request, and stay idle between requests. */
+export interface HttpTimeouts {
+  readonly headersMs: number;
+  readonly requestMs: number;
+  readonly idleMs: number;
+}
+
+const defaultTimeouts: HttpTimeouts = { headersMs: 30_000, requestMs: 60_000, idleMs: 65_000 };
+
+/**
+ * HTTP/2 has no headers or request timeout of its own: an idle session is closed after `idleMs`,
+ * and a stream whose request has not fully arrived after `requestMs` is cancelled.
+ */
+function limitHttp2(server: Http2Server | Http2SecureServer, timeouts: HttpTimeouts): void {
+  server.setTimeout(timeouts.idleMs);
+  server.on("stream", (stream: ServerHttp2Stream) => {
+    const timer = setTimeout(() => stream.close(constants.NGHTTP2_CANCEL), timeouts.requestMs);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    stream.once("end", clear);
+    stream.once("close", clear);
+  });
+}
 
 export interface Listener {
   readonly port: number;
@@ -18,19 +51,41 @@ export interface Listener {
  * HTTP/2 with prior knowledge (gRPC), told apart by the first bytes of the connection. With a
  * certificate the port speaks TLS and ALPN picks h2 or http/1.1.
  */
-export async function listen(handler: RequestListener, options: { port: number; host: string; tlsCertFile?: string; tlsKeyFile?: string }): Promise<Listener> {
+export async function listen(
+  handler: RequestListener,
+  options: { port: number; host: string; tlsCertFile?: string; tlsKeyFile?: string; httpTimeouts?: HttpTimeouts },
+): Promise<Listener> {
+  const timeouts = options.httpTimeouts ?? defaultTimeouts;
   const sockets = new Set<Socket>();
+  const closeWithServer: Array<() => void> = [];
   let server: Server;
   if (options.tlsCertFile && options.tlsKeyFile) {
-    server = createSecureServer(
-      { cert: readFileSync(options.tlsCertFile), key: readFileSync(options.tlsKeyFile), allowHTTP1: true },
-      handler,
-    ) as unknown as Server;
+    const secure = createSecureServer({ cert: readFileSync(options.tlsCertFile), key: readFileSync(options.tlsKeyFile), allowHTTP1: true }, handler);
+    limitHttp2(secure, timeouts);
+    server = secure as unknown as Server;
   } else {
-    const h1 = createHttp1Server({ keepAliveTimeout: 65_000, headersTimeout: 30_000, requestTimeout: 60_000 }, handler);
+    const headersTimeout = Math.min(timeouts.headersMs, timeouts.requestMs);
+    const h1 = createHttp1Server(
+      {
+        keepAliveTimeout: timeouts.idleMs,
+        headersTimeout,
+        requestTimeout: timeouts.requestMs,
+        // Node checks the two timeouts only this often (30 s by default).
+        connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
+      },
+      handler,
+    );
+    // h1 never listens itself (the net server hands it sockets), and Node starts enforcing the
+    // headers and request timeouts on "listening".
+    h1.emit("listening");
+    closeWithServer.push(() => h1.close());
     const h2 = createHttp2Server({}, handler);
+    limitHttp2(h2, timeouts);
     server = createNetServer((socket) => {
+      // A connection that never sends its first bytes is not allowed to sit there.
+      socket.setTimeout(timeouts.headersMs, () => socket.destroy());
       socket.once("readable", () => {
+        socket.setTimeout(0);
         const head: Buffer | null = socket.read(http2Preface.length) ?? socket.read();
         if (head) socket.unshift(head);
         const isHttp2 = head !== null && head.length >= 3 && http2Preface.subarray(0, Math.min(head.length, http2Preface.length)).equals(head.subarray(0, Math.min(head.length, http2Preface.length)));
@@ -53,6 +108,7 @@ export async function listen(handler: RequestListener, options: { port: number; 
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        closeWithServer.forEach((close) => close());
         // Idle keep-alive sockets would hold close() open; in-flight ones get the grace period.
         const timer = setTimeout(() => sockets.forEach((s) => s.destroy()), graceMs);
         timer.unref();

@@ -4,6 +4,7 @@ import type { Cursor } from "../domain/page-token.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import { chargeFromRow, contractFromRow, customerFromRow, refundFromRow } from "./records.js";
 import type { Database } from "./schema.js";
+import { seal } from "./sealed.js";
 
 /** Reads of the merchant dashboard, each scoped to one merchant. */
 
@@ -83,5 +84,5 @@ export async function revokeApiKey(db: Kysely<Database>, merchantId: string, key
 }
 
 export async function setWebhookSecret(db: Kysely<Database>, merchantId: string, secret: string): Promise<void> {
-  await db.updateTable("merchants").set({ webhook_secret: secret }).where("id", "=", merchantId).execute();
+  await db.updateTable("merchants").set({ webhook_secret: seal(secret) }).where("id", "=", merchantId).execute();
 }

@@ -1,23 +1,30 @@
 import type { Kysely } from "kysely";
 import type { Database, DashboardSessionTable, DashboardUserTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
+import { seal, unseal } from "./sealed.js";
 
 export type DashboardUserRow = DashboardUserTable;
 
 export async function insertDashboardUser(db: Kysely<Database>, user: DashboardUserRow): Promise<void> {
-  await db.insertInto("dashboard_users").values(user).execute();
+  await db.insertInto("dashboard_users").values({ ...user, totp_secret: seal(user.totp_secret) }).execute();
+}
+
+/** The row with its TOTP seed unsealed. */
+function opened(row: DashboardUserRow | undefined): DashboardUserRow | undefined {
+  return row && { ...row, totp_secret: unseal(row.totp_secret) };
 }
 
 export async function findDashboardUserByEmail(db: Kysely<Database>, emailNormalized: string): Promise<DashboardUserRow | undefined> {
-  return db.selectFrom("dashboard_users").selectAll().where("email_normalized", "=", emailNormalized).executeTakeFirst();
+  return opened(await db.selectFrom("dashboard_users").selectAll().where("email_normalized", "=", emailNormalized).executeTakeFirst());
 }
 
 export async function lockDashboardUser(tx: Transactor, trx: Tx, id: string): Promise<DashboardUserRow | undefined> {
-  return tx.lockRows(trx.selectFrom("dashboard_users").selectAll().where("id", "=", id)).executeTakeFirst();
+  return opened(await tx.lockRows(trx.selectFrom("dashboard_users").selectAll().where("id", "=", id)).executeTakeFirst());
 }
 
 export async function updateDashboardUser(db: Kysely<Database>, id: string, change: Partial<Omit<DashboardUserRow, "id" | "merchant_id" | "created_at">>): Promise<void> {
-  await db.updateTable("dashboard_users").set(change).where("id", "=", id).execute();
+  const sealed = change.totp_secret === undefined ? change : { ...change, totp_secret: seal(change.totp_secret) };
+  await db.updateTable("dashboard_users").set(sealed).where("id", "=", id).execute();
 }
 
 export async function insertDashboardSession(db: Kysely<Database>, session: DashboardSessionTable): Promise<void> {

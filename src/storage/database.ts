@@ -82,6 +82,10 @@ function openPostgres(url: string): Storage {
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   // The search path is a startup parameter, so every connection is in the schema before its first query.
   const pool = new pg.Pool({ connectionString: parsed.toString(), max: 10, ...(schema && { options: `-c search_path=${schema}` }) });
+  // A connection the database (or the network) drops fails its queries and is discarded by the
+  // pool; its "error" event, unhandled, would end the process.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   // PostgreSQL's commit returns once its log is flushed (synchronous_commit = on).
   return { db, dialect: "postgres", schema: schema ?? "public", durable: async () => {}, close: () => db.destroy() };

@@ -3,6 +3,7 @@ import { DeliveryStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { DeliveryAttemptRecord, EventRecord } from "../domain/records.js";
 import type { DialectName } from "./database.js";
 import type { Database, DeliveryAttemptTable, EventTable } from "./schema.js";
+import { unseal } from "./sealed.js";
 
 /** The webhook outbox as the dispatcher and the event API read and update it. */
 
@@ -59,7 +60,7 @@ export async function merchantsWithDueEvents(db: Db, now: string): Promise<Array
   return rows
     .filter((row) => row.oldest_due !== null)
     .sort((a, b) => (a.oldest_due! < b.oldest_due! ? -1 : a.oldest_due! > b.oldest_due! ? 1 : 0))
-    .map((row) => ({ id: row.id, webhookUrl: row.webhook_url, webhookSecret: row.webhook_secret }));
+    .map((row) => ({ id: row.id, webhookUrl: row.webhook_url, webhookSecret: unseal(row.webhook_secret) }));
 }
 
 /**

@@ -1,10 +1,18 @@
 import type { Kysely } from "kysely";
 import type { Database, MerchantTable } from "./schema.js";
+import { seal, unseal } from "./sealed.js";
 
 export type MerchantRow = MerchantTable;
 
 export async function insertMerchant(db: Kysely<Database>, merchant: MerchantRow): Promise<void> {
-  await db.insertInto("merchants").values(merchant).execute();
+  await db.insertInto("merchants").values({ ...merchant, webhook_secret: seal(merchant.webhook_secret) }).execute();
+}
+
+/** The row with its webhook secret unsealed. */
+function opened(row: MerchantRow): MerchantRow;
+function opened(row: MerchantRow | undefined): MerchantRow | undefined;
+function opened(row: MerchantRow | undefined): MerchantRow | undefined {
+  return row && { ...row, webhook_secret: unseal(row.webhook_secret) };
 }
 
 export async function insertApiKey(
@@ -16,21 +24,23 @@ export async function insertApiKey(
 
 /** The merchant an unrevoked API key belongs to. */
 export async function findMerchantByKeyHash(db: Kysely<Database>, keyHash: string): Promise<MerchantRow | undefined> {
-  return db
-    .selectFrom("api_keys")
-    .innerJoin("merchants", "merchants.id", "api_keys.merchant_id")
-    .selectAll("merchants")
-    .where("api_keys.key_hash", "=", keyHash)
-    .where("api_keys.revoked_at", "is", null)
-    .executeTakeFirst();
+  return opened(
+    await db
+      .selectFrom("api_keys")
+      .innerJoin("merchants", "merchants.id", "api_keys.merchant_id")
+      .selectAll("merchants")
+      .where("api_keys.key_hash", "=", keyHash)
+      .where("api_keys.revoked_at", "is", null)
+      .executeTakeFirst(),
+  );
 }
 
 export async function findMerchant(db: Kysely<Database>, id: string): Promise<MerchantRow | undefined> {
-  return db.selectFrom("merchants").selectAll().where("id", "=", id).executeTakeFirst();
+  return opened(await db.selectFrom("merchants").selectAll().where("id", "=", id).executeTakeFirst());
 }
 
 export async function listMerchants(db: Kysely<Database>): Promise<MerchantRow[]> {
-  return db.selectFrom("merchants").selectAll().orderBy("created_at").execute();
+  return (await db.selectFrom("merchants").selectAll().orderBy("created_at").execute()).map((row) => opened(row));
 }
 
 export async function revokeApiKeys(db: Kysely<Database>, merchantId: string, at: string): Promise<void> {

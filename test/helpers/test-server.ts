@@ -51,12 +51,12 @@ export function freshDatabaseUrl(dialect: Dialect): { url: string; cleanup: () =
 
 /** Starts the real server on a free port, on a fresh database, with a manual clock and a merchant. */
 export async function startTestServer(
-  options: { dialect?: Dialect; env?: Record<string, string>; webhookUrl?: string; clockStart?: Date } = {},
+  options: { dialect?: Dialect; env?: Record<string, string>; webhookUrl?: string; clockStart?: Date; logger?: pino.Logger } = {},
 ): Promise<TestServer> {
   const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect ?? "sqlite");
   const config: Config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...options.env });
   const clock = new ManualClock(options.clockStart);
-  const service = await startService(config, { clock, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
+  const service = await startService(config, { clock, logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
   const merchant = await createMerchant(service.ctx, { name: "Test Shop", webhookUrl: options.webhookUrl });
   const server: TestServer = {
     ...service,

@@ -1,0 +1,16 @@
+import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
+import type { Mode } from "../config.js";
+import { PaymentFailure, type CataloguedCode } from "./payment-failure.js";
+
+/**
+ * Where the hosted page may send the customer afterwards. The .proto already demands an absolute
+ * http(s) URL; production also demands https, so a payment's outcome never travels in clear text.
+ */
+export function checkRedirectUrls(redirect: { successUrl: string; failureUrl: string }, mode: Mode): void {
+  if (mode !== "production") return;
+  for (const [field, url] of [["redirect.success_url", redirect.successUrl], ["redirect.failure_url", redirect.failureUrl]] as const) {
+    if (!url.startsWith("https://")) {
+      throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: must be an https URL in production`, "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED" as CataloguedCode, field);
+    }
+  }
+}

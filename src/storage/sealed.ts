@@ -1,0 +1,51 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+
+/**
+ * Secrets the service must read back (webhook signing secrets, TOTP seeds, the sandbox mailbox's
+ * codes) are stored sealed: AES-256-GCM under SECRETS_KEY, so a copied database file or a
+ * backup does not hand them out. Secrets it only compares (API keys, one-time codes, passwords,
+ * session tokens) are stored as hashes instead. A value written before sealing existed reads as
+ * it is and is sealed when next written.
+ */
+const prefix = "sealed:v1:";
+
+// Without SECRETS_KEY (a development sandbox) the key is a fixed one: still no secret in clear
+// text in the file, but anyone with the source can open it. Production sets SECRETS_KEY.
+const developmentKey = createHash("sha256").update("furikomi development sealing key").digest();
+let key: Buffer = developmentKey;
+let previousKeys: Buffer[] = [];
+
+const keyOf = (secret: string | undefined) => (secret ? createHash("sha256").update(secret).digest() : developmentKey);
+
+/**
+ * Seals with SECRETS_KEY (any string; 32 random bytes in base64 recommended; unset: the
+ * development key) and still opens what the previous keys sealed (SECRETS_KEY_PREVIOUS, comma
+ * separated; an empty entry stands for the development key), so the key can be rotated.
+ */
+export function useSealingKey(secret: string | undefined, previous: readonly string[] = []): void {
+  key = keyOf(secret);
+  previousKeys = previous.map(keyOf);
+}
+
+export function seal(plain: string): string {
+  if (plain === "") return "";
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return prefix + Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64");
+}
+
+export function unseal(stored: string): string {
+  if (!stored.startsWith(prefix)) return stored;
+  const raw = Buffer.from(stored.slice(prefix.length), "base64");
+  for (const candidate of [key, ...previousKeys]) {
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", candidate, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+    } catch {
+      // sealed under another key: try the next
+    }
+  }
+  throw new Error("a stored secret cannot be opened with SECRETS_KEY or SECRETS_KEY_PREVIOUS");
+}
