@@ -20,6 +20,9 @@ export class JobRunner {
   readonly #handlers = new Map<JobKind, JobHandler>();
   readonly #loop: WakeLoop;
   #inFlight = new Set<Promise<void>>();
+  // Ticks run one at a time: on PostgreSQL a claim skips rows another claim has locked, so a
+  // drain() racing the loop's claim would find nothing and return before that claim's jobs ran.
+  #ticking: Promise<boolean> = Promise.resolve(false);
 
   constructor(
     private readonly ctx: FlowContext,
@@ -56,8 +59,14 @@ export class JobRunner {
     await Promise.all(this.#inFlight);
   }
 
+  #tick(): Promise<boolean> {
+    const next = this.#ticking.then(() => this.#claimAndStart());
+    this.#ticking = next.catch(() => false);
+    return next;
+  }
+
   /** Claims and starts a batch of due jobs; true when it found any. */
-  async #tick(): Promise<boolean> {
+  async #claimAndStart(): Promise<boolean> {
     const concurrency = this.options.concurrency ?? 16;
     if (this.#inFlight.size >= concurrency) {
       await Promise.race(this.#inFlight);

@@ -15,6 +15,8 @@ export type DialectName = "sqlite" | "postgres";
 export interface Storage {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
+  /** The PostgreSQL schema everything lives in (`?schema=`); unset: the server's default. */
+  readonly schema?: string;
   close(): Promise<void>;
 }
 
@@ -36,7 +38,7 @@ pg.types.setTypeParser(20, (value) => Number(value));
  */
 export async function openStorage(url: string): Promise<Storage> {
   const storage = url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
-  await migrate(storage.db);
+  await migrate(storage.db, storage.schema);
   return storage;
 }
 
@@ -55,18 +57,20 @@ function openSqlite(url: string): Storage {
 }
 
 function openPostgres(url: string): Storage {
+  const { connectionString, schema } = postgresTarget(url);
+  // The schema goes in the startup packet, so every pooled connection is in it from its first query.
+  const pool = new pg.Pool({ connectionString, max: 10, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: "postgres", schema, close: () => db.destroy() };
+}
+
+/** A PostgreSQL URL split into what pg connects to and the `?schema=` it works in (if any). */
+export function postgresTarget(url: string): { connectionString: string; schema: string | undefined } {
   const parsed = new URL(url);
-  const schema = parsed.searchParams.get("schema");
+  const schema = parsed.searchParams.get("schema") ?? undefined;
   parsed.searchParams.delete("schema");
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  const pool = new pg.Pool({ connectionString: parsed.toString(), max: 10 });
-  if (schema) {
-    pool.on("connect", (client) => {
-      client.query(`create schema if not exists ${schema}; set search_path to ${schema}`).catch(() => {});
-    });
-  }
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: "postgres", close: () => db.destroy() };
+  return { connectionString: parsed.toString(), schema };
 }
 
 /**
@@ -86,9 +90,11 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
   }) as typeof sqlite.prepare;
 }
 
-async function migrate(db: Kysely<Database>): Promise<void> {
-  // Kysely takes an advisory lock on PostgreSQL, so instances starting together migrate once.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+async function migrate(db: Kysely<Database>, schema: string | undefined): Promise<void> {
+  // On PostgreSQL Kysely holds an advisory lock while it migrates, so instances starting together
+  // migrate once; it creates the schema (tolerating a concurrent create) and keeps its own
+  // bookkeeping tables there, so another schema's tables are not mistaken for this one's.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }
