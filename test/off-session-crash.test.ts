@@ -53,7 +53,7 @@ describe("kill -9 with asynchronous charges in flight", () => {
   });
 
   it("brings every accepted request to a terminal status after a restart, with exactly one debit each", async () => {
-    const fresh = freshDatabaseUrl("sqlite");
+    const fresh = freshDatabaseUrl();
     cleanup = fresh.cleanup;
     const { merchant, customerIds } = await provision(fresh.url);
     // A short job lease so the restarted process takes over the dead one's claimed jobs quickly.
