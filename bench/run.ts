@@ -74,4 +74,6 @@ function goalOf(scenario: Scenario): number {
   return scenario.kind === "read" ? 0.8 : 0.6;
 }
 
-await main();
+// `npm run bench -- --cluster`: PostgreSQL with 1 vs 2 instances instead (bench/cluster.ts).
+if (process.argv.includes("--cluster")) await import("./cluster.js");
+else await main();
