@@ -113,5 +113,5 @@ describe("kill -9 with asynchronous charges in flight", () => {
     const sample = accepted[accepted.length - 1];
     const res = await fetch(`${second.url}/v1/payments/off-session/async/${sample.requestId}`, { headers: { authorization: `Bearer ${merchant.api_key}` } });
     expect((await res.json()).request.status).toBe("ASYNC_STATUS_SUCCEEDED");
-  });
+  }, 120_000);
 });

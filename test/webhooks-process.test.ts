@@ -72,7 +72,7 @@ describe("nothing lost across a kill -9", () => {
     const deliveredRows = () =>
       storage.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).where("delivery_status", "=", DeliveryStatus.DELIVERED).executeTakeFirstOrThrow();
     await eventually(async () => expect(Number((await deliveredRows()).n)).toBe(1000));
-  });
+  }, 120_000);
 });
 
 describe("furikomi listen", () => {
