@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
+import { sql } from "kysely";
 import pino from "pino";
 import { AsyncStatus, ChargeStatus, EventType } from "../gen/payments/v1/enums_pb.js";
 import { loadConfig } from "../src/config.js";
 import { createMerchant, setWebhookUrl, type CreatedMerchant } from "../src/flows/merchants.js";
 import { startService, type RunningService } from "../src/service.js";
 import { openStorage } from "../src/storage/database.js";
+import { Transactor, type Tx } from "../src/storage/transactor.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";
 import { freshDatabaseUrl } from "./helpers/test-server.js";
@@ -292,3 +294,36 @@ describe("wake-ups across instances (LISTEN/NOTIFY)", () => {
     await shop.receiver.waitFor((r) => r.delivered.length === 1);
   });
 });
+
+describe("a deadlock between two instances", () => {
+  it("is retried: both transactions commit, the one PostgreSQL chose as victim run again", async () => {
+    const fresh = freshDatabaseUrl("postgres");
+    cleanups.push(fresh.cleanup);
+    const [a, b] = [await openStorage(fresh.url), await openStorage(fresh.url)];
+    cleanups.push(() => Promise.all([a.close(), b.close()]));
+    await sql`create table counters (id int primary key, n int not null)`.execute(a.db);
+    await sql`insert into counters values (1, 0), (2, 0)`.execute(a.db);
+
+    // Each locks one row, waits until the other holds its row, then asks for the other's: a deadlock.
+    let holding = 0;
+    let bothHolding!: () => void;
+    const barrier = new Promise<void>((resolve) => (bothHolding = resolve));
+    let runs = 0;
+    const bump = (first: number, second: number) => async (trx: Tx) => {
+      runs++;
+      await sql`update counters set n = n + 1 where id = ${first}`.execute(trx);
+      if (++holding === 2) bothHolding();
+      await barrier;
+      await sql`update counters set n = n + 1 where id = ${second}`.execute(trx);
+    };
+    await Promise.all([new Transactor(a).write(bump(1, 2)), new Transactor(b).write(bump(2, 1))]);
+
+    expect(runs).toBe(3);
+    const rows = await sql<{ id: number; n: number }>`select id, n from counters order by id`.execute(a.db);
+    expect(rows.rows).toEqual([
+      { id: 1, n: 2 },
+      { id: 2, n: 2 },
+    ]);
+  });
+});
+
