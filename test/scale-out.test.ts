@@ -272,16 +272,20 @@ describe("three instances on one PostgreSQL, one killed with -9 mid-run", () => 
 });
 
 describe("wake-ups across instances (LISTEN/NOTIFY)", () => {
-  it("an idle instance that would not poll for ten minutes runs a job another instance queued", async () => {
+  /** A shop whose own service has no workers, and a worker instance that polls only every ten minutes. */
+  async function idleWorker(): Promise<{ shop: Shop; worker: RunningService }> {
     const shop = await openShop({ bankLatencyMs: 0 });
     cleanups.push(() => shop.close());
-    // `shop.service` has no workers: only the NOTIFY it sends after its commit can start the job in `worker`.
     const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: shop.databaseUrl, WORKER_POLL_MS: "600000", LOG_LEVEL: "silent" });
     const worker = await startService(config, { logger: pino({ level: "silent" }) });
     cleanups.push(() => worker.close());
     // Its start-up pass has found nothing: from now on it sleeps on its ten-minute poll unless rung.
     await worker.jobs.drain();
+    return { shop, worker };
+  }
 
+  /** An async charge through the worker-less instance; resolves once some instance ran it. */
+  async function chargeThroughShop(shop: Shop): Promise<void> {
     const res = await fetch(`${shop.service.url}/v1/payments/off-session/async`, {
       method: "POST",
       headers: { authorization: `Bearer ${shop.merchant.api_key}`, "content-type": "application/json" },
@@ -291,7 +295,26 @@ describe("wake-ups across instances (LISTEN/NOTIFY)", () => {
     await waitUntil(async () => (await unfinishedRequests(shop)) === 0, "the job ran", 20_000);
     const request = await shop.service.ctx.tx.db.selectFrom("async_requests").select("status").where("id", "=", requestId).executeTakeFirstOrThrow();
     expect(request.status).toBe(AsyncStatus.SUCCEEDED);
+  }
+
+  it("an idle instance that would not poll for ten minutes runs a job another instance queued", async () => {
+    const { shop } = await idleWorker();
+    // Only the NOTIFY the shop's instance sends after its commit can start the job in the worker.
+    await chargeThroughShop(shop);
     await shop.receiver.waitFor((r) => r.delivered.length === 1);
+  });
+
+  it("listens again after its connection is cut, and catches up on what it missed meanwhile", async () => {
+    const { shop } = await idleWorker();
+    const listeners = () =>
+      sql<{ pid: number }>`select pid from pg_stat_activity where query = ${`listen "furikomi_wake_${new URL(shop.databaseUrl).searchParams.get("schema")}"`}`.execute(shop.service.ctx.tx.db);
+    const [cut] = (await listeners()).rows;
+    expect(cut).toBeDefined();
+    await sql`select pg_terminate_backend(${cut.pid})`.execute(shop.service.ctx.tx.db);
+    // Queued at once, while nobody listens: the notification is lost, the reconnect rings anyway.
+    await chargeThroughShop(shop);
+    const [again] = (await listeners()).rows;
+    expect(again.pid).not.toBe(cut.pid);
   });
 });
 
