@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // Every test file runs twice: once on SQLite and once on PostgreSQL (127.0.0.1:5432, TEST_POSTGRES_URL),
 // as two projects of one run; test/helpers/test-server.ts reads TEST_DATABASE. Run one pass with
@@ -16,7 +16,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "sqlite", include: [serverSuites, "src/**/*.spec.ts"], exclude: postgresOnly, env: { TEST_DATABASE: "sqlite" } },
+        test: { name: "sqlite", include: [serverSuites, "src/**/*.spec.ts"], exclude: [...configDefaults.exclude, ...postgresOnly], env: { TEST_DATABASE: "sqlite" } },
       },
       { extends: true, test: { name: "postgres", include: [serverSuites], env: { TEST_DATABASE: "postgres" } } },
     ],
