@@ -22,6 +22,8 @@ export interface Config {
   readonly jobLeaseMs: number;
   /** Background workers (async charges, webhooks, refunds, expiry); off for one-shot tools. */
   readonly workers: boolean;
+  /** How often idle workers look for due work when nothing rang them (commits and, on PostgreSQL, other instances ring). */
+  readonly workerPollMs: number;
   /** How long one webhook delivery attempt may take (connect, send, answer) before it counts as failed. */
   readonly webhookTimeoutMs: number;
   /** The SMTP relay customer e-mail goes through in production (SMTP_HOST unset: none). */
@@ -61,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsKeyFile: env.TLS_KEY_FILE,
     sandboxClock,
     workers: env.WORKERS !== "off",
+    workerPollMs: Number(env.WORKER_POLL_MS ?? 1000),
     webhookTimeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
     apiKeyCacheMs: Number(env.API_KEY_CACHE_MS ?? 5000),
     jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),

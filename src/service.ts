@@ -17,6 +17,7 @@ import { ManualClock, systemClock, type Clock } from "./ports/clock.js";
 import { openStorage } from "./storage/database.js";
 import { useSealingKey } from "./storage/sealed.js";
 import { Transactor } from "./storage/transactor.js";
+import { WakeChannel } from "./storage/wake-channel.js";
 import type { FlowContext, WakeTopic } from "./flows/flow-context.js";
 import { createAuthenticator } from "./flows/merchants.js";
 import { createApp } from "./server/app.js";
@@ -85,18 +86,24 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   const wakeListeners = new Map<WakeTopic, Array<() => void>>();
+  const ringLocal = (topic: WakeTopic) => wakeListeners.get(topic)?.forEach((listener) => listener());
+  // Several instances on one PostgreSQL ring each other's workers too.
+  const wakeChannel = storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
   const ctx: FlowContext = {
     tx,
     clock,
     config,
     bank: new SandboxBank(tx),
     notifier: notifierForMode(config, tx),
-    wake: (topic) => wakeListeners.get(topic)?.forEach((listener) => listener()),
+    wake: (topic) => {
+      ringLocal(topic);
+      wakeChannel?.publish(topic);
+    },
   };
   const onWake = (topic: WakeTopic, listener: () => void) => wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
   const metrics = new Metrics(() => queueStats(storage.db), clock, logger);
 
-  const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs });
+  const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
   onWake("jobs", () => jobs.wake());
   jobs.register("link-expiry", (linkId) => runLinkExpiryJob(ctx, linkId));
   jobs.register("kyc-review", (customerId) => runKycReviewJob(ctx, customerId));
@@ -108,7 +115,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     logger,
     metrics.countDeliveries(createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" })),
     // The lease outlasts the attempt's timeout and the write that records it.
-    { leaseMs: config.webhookTimeoutMs + Math.max(5_000, config.webhookTimeoutMs) },
+    { leaseMs: config.webhookTimeoutMs + Math.max(5_000, config.webhookTimeoutMs), pollMs: config.workerPollMs },
   );
   onWake("events", () => webhooks.wake());
 
@@ -165,8 +172,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   });
 
   const listener = await listen(app, config);
-  if (config.workers) jobs.start();
-  if (config.workers) webhooks.start();
+  if (config.workers) {
+    jobs.start();
+    webhooks.start();
+    await wakeChannel?.listen(ringLocal);
+  }
   const url = `http://127.0.0.1:${listener.port}`;
   logger.info({ port: listener.port, mode: config.mode, database: storage.dialect }, "furikomi listening");
   return {
@@ -178,6 +188,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     webhooks,
     async close() {
       await listener.close();
+      await wakeChannel?.close();
       await jobs.stop();
       await webhooks.stop();
       await storage.close();

@@ -7,6 +7,7 @@ import { ChargeStatus, ContractStatus, ErrorType } from "../gen/payments/v1/enum
 import type { UploadCsvBatchResponse } from "../gen/payments/v1/dashboard_service_pb.js";
 import { csvRowReasons } from "../src/domain/csv-row.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
+import { refuseChargesOf } from "./helpers/outage.js";
 import { enrolTotp, nextTotpCode, signedInUser, refusal, totpCodeAt, type DashboardBrowser } from "./helpers/dashboard.js";
 import { startTestServer, type TestServer } from "./helpers/test-server.js";
 
@@ -200,14 +201,13 @@ describe("row failure reasons in the result", () => {
 
   it("charge-failed-to-initiate.csv: an outage while starting the charge is retried, then reported; uploading again charges once", async () => {
     const who = await people(["a"]);
-    const outage = sql.raw(`create trigger csv_outage before insert on charges when new.customer_id = '${who.a.id}' begin select raise(abort, 'simulated outage'); end`);
-    await outage.execute(server.ctx.tx.db);
+    const endOutage = await refuseChargesOf(server.ctx.tx, who.a.id);
     const file = fixture("charge-failed-to-initiate.csv", who);
     const { batchId } = await process(file);
     await advance(60_000, 10_000);
     expect((await result(batchId)).map((r) => [r.status, r.Reason])).toEqual([["failed", "Failed to initiate payment"]]);
 
-    await sql`drop trigger csv_outage`.execute(server.ctx.tx.db);
+    await endOutage();
     const again = await process(file);
     expect(again.rows.map((r) => [r.status, r.Reason])).toEqual([["succeeded", ""]]);
     expect((await ops.client.listCharges({ customerId: who.a.id })).charges).toHaveLength(1);

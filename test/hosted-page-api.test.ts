@@ -15,7 +15,7 @@ import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { KycReviewMode, SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { createPayment, eventsAbout, eventsOfType, freshEmail, latestCode, payStepByStep, redirect, tokenOf } from "./helpers/on-session.js";
-import { api, dialects, startTestServer, type TestServer } from "./helpers/test-server.js";
+import { api, dialects, startTestServer, testDialect, type TestServer } from "./helpers/test-server.js";
 
 let server: TestServer;
 
@@ -345,7 +345,7 @@ for (const dialect of dialects) {
   describe(`approval happens once (${dialect})`, () => {
     let db: TestServer;
     beforeAll(async () => {
-      db = dialect === "sqlite" ? server : await startTestServer({ dialect });
+      db = dialect === testDialect ? server : await startTestServer({ dialect });
     });
     afterAll(async () => {
       if (db !== server) await db?.stop();

@@ -53,7 +53,7 @@ describe("kill -9 with asynchronous charges in flight", () => {
   });
 
   it("brings every accepted request to a terminal status after a restart, with exactly one debit each", async () => {
-    const fresh = freshDatabaseUrl("sqlite");
+    const fresh = freshDatabaseUrl();
     cleanup = fresh.cleanup;
     const { merchant, customerIds } = await provision(fresh.url);
     // A short job lease so the restarted process takes over the dead one's claimed jobs quickly.
@@ -113,5 +113,5 @@ describe("kill -9 with asynchronous charges in flight", () => {
     const sample = accepted[accepted.length - 1];
     const res = await fetch(`${second.url}/v1/payments/off-session/async/${sample.requestId}`, { headers: { authorization: `Bearer ${merchant.api_key}` } });
     expect((await res.json()).request.status).toBe("ASYNC_STATUS_SUCCEEDED");
-  });
+  }, 120_000);
 });

@@ -14,7 +14,7 @@ describe("the server as a process, the CLI and buf curl", () => {
   let merchant: { merchant_id: string; api_key: string; webhook_secret: string };
 
   beforeAll(async () => {
-    const fresh = freshDatabaseUrl("sqlite");
+    const fresh = freshDatabaseUrl();
     cleanup = fresh.cleanup;
     env = { DATABASE_URL: fresh.url, API_KEY_CACHE_MS: "0" };
     merchant = await runCli(["merchants", "create", "--name", "CLI Shop", "--webhook-url", "http://127.0.0.1:9/hook"], env);

@@ -30,7 +30,7 @@ afterEach(async () => {
 
 describe("nothing lost across a kill -9", () => {
   it("delivers all 1,000 pending events after a crash mid-delivery, with no id missing", async () => {
-    const fresh = freshDatabaseUrl("sqlite");
+    const fresh = freshDatabaseUrl();
     cleanups.push(fresh.cleanup);
     // Short attempt timeout, so the leases of attempts cut off by the kill lapse within seconds.
     const env = { DATABASE_URL: fresh.url, WEBHOOK_TIMEOUT_MS: "1000" };

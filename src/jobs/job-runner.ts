@@ -20,6 +20,9 @@ export class JobRunner {
   readonly #handlers = new Map<JobKind, JobHandler>();
   readonly #loop: WakeLoop;
   #inFlight = new Set<Promise<void>>();
+  // Ticks run one at a time: on PostgreSQL a claim skips rows another claim has locked, so a
+  // drain() racing the loop's claim would find nothing and return before that claim's jobs ran.
+  #ticking: Promise<boolean> = Promise.resolve(false);
 
   constructor(
     private readonly ctx: FlowContext,
@@ -56,8 +59,14 @@ export class JobRunner {
     await Promise.all(this.#inFlight);
   }
 
+  #tick(): Promise<boolean> {
+    const next = this.#ticking.then(() => this.#claimAndStart());
+    this.#ticking = next.catch(() => false);
+    return next;
+  }
+
   /** Claims and starts a batch of due jobs; true when it found any. */
-  async #tick(): Promise<boolean> {
+  async #claimAndStart(): Promise<boolean> {
     const concurrency = this.options.concurrency ?? 16;
     if (this.#inFlight.size >= concurrency) {
       await Promise.race(this.#inFlight);
@@ -92,11 +101,11 @@ export class JobRunner {
         .set((eb) => ({ lease_until: leaseUntil, attempts: eb("attempts", "+", 1) }))
         .where("id", "in", due.map((j) => j.id))
         .execute();
-      return due.map((j) => ({ ...j, attempts: j.attempts + 1 }));
+      return due.map((j) => ({ ...j, attempts: j.attempts + 1, leaseUntil }));
     });
   }
 
-  async #run(job: { id: string; kind: string; ref_id: string; attempts: number }): Promise<void> {
+  async #run(job: { id: string; kind: string; ref_id: string; attempts: number; leaseUntil: string }): Promise<void> {
     const handler = this.#handlers.get(job.kind as JobKind);
     let outcome: JobOutcome;
     try {
@@ -107,9 +116,17 @@ export class JobRunner {
       const backoffMs = Math.min(60_000 * 2 ** Math.min(job.attempts, 8), 3_600_000);
       outcome = { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };
     }
+    // Only while our lease holds: a worker that took the job over after it lapsed owns the outcome now.
     await this.ctx.tx.write(async (trx) => {
-      if ("done" in outcome) await trx.deleteFrom("jobs").where("id", "=", job.id).execute();
-      else await trx.updateTable("jobs").set({ run_at: outcome.retryAt.toISOString(), lease_until: null }).where("id", "=", job.id).execute();
+      if ("done" in outcome) await trx.deleteFrom("jobs").where("id", "=", job.id).where("lease_until", "=", job.leaseUntil).execute();
+      else {
+        await trx
+          .updateTable("jobs")
+          .set({ run_at: outcome.retryAt.toISOString(), lease_until: null })
+          .where("id", "=", job.id)
+          .where("lease_until", "=", job.leaseUntil)
+          .execute();
+      }
     });
   }
 }

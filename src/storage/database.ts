@@ -18,7 +18,7 @@ export type DialectName = "sqlite" | "postgres";
 export interface Storage {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
-  /** The PostgreSQL schema the service lives in. */
+  /** The PostgreSQL schema everything lives in (`?schema=`); unset: the server's default. */
   readonly schema?: string;
   /** Resolves once every commit made before the call is on disk (SQLite: see WalSync). */
   durable(): Promise<void>;
@@ -76,19 +76,25 @@ function openSqlite(url: string): Storage {
 }
 
 function openPostgres(url: string): Storage {
-  const parsed = new URL(url);
-  const schema = parsed.searchParams.get("schema");
-  parsed.searchParams.delete("schema");
-  if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  // The search path is a startup parameter, so every connection is in the schema before its first query.
-  const pool = new pg.Pool({ connectionString: parsed.toString(), max: 10, ...(schema && { options: `-c search_path=${schema}` }) });
+  const { connectionString, schema } = postgresTarget(url);
+  // The schema goes in the startup packet, so every pooled connection is in it from its first query.
+  const pool = new pg.Pool({ connectionString, max: 10, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
   // A connection the database (or the network) drops fails its queries and is discarded by the
   // pool; its "error" event, unhandled, would end the process.
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   // PostgreSQL's commit returns once its log is flushed (synchronous_commit = on).
-  return { db, dialect: "postgres", schema: schema ?? "public", durable: async () => {}, close: () => db.destroy() };
+  return { db, dialect: "postgres", schema, durable: async () => {}, close: () => db.destroy() };
+}
+
+/** A PostgreSQL URL split into what pg connects to and the `?schema=` it works in (if any). */
+export function postgresTarget(url: string): { connectionString: string; schema: string | undefined } {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get("schema") ?? undefined;
+  parsed.searchParams.delete("schema");
+  if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  return { connectionString: parsed.toString(), schema };
 }
 
 /** The write-ahead log file is new after the first open: make its directory entry durable too. */
@@ -121,10 +127,10 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
 }
 
 async function migrate({ db, schema }: Storage): Promise<void> {
-  // Kysely takes an advisory lock on PostgreSQL, so instances starting together migrate once.
-  // Its bookkeeping tables are named with the schema: unqualified, a table of that name in any
-  // other schema of the database would be taken for ours.
-  const migrator = new Migrator({ db, migrationTableSchema: schema, provider: { getMigrations: async () => migrations } });
+  // On PostgreSQL Kysely holds an advisory lock while it migrates, so instances starting together
+  // migrate once; it creates the schema (tolerating a concurrent create) and keeps its own
+  // bookkeeping tables there, so another schema's tables are not mistaken for this one's.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }

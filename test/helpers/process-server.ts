@@ -12,6 +12,10 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+// Servers a test left running (it timed out, or never saw one start) die with the test process.
+const running = new Set<ChildProcess>();
+process.once("exit", () => running.forEach((child) => child.kill("SIGKILL")));
+
 // vitest exports MODE=test to child processes; the server reads MODE, so set it explicitly.
 /** Starts `src/main.ts` as its own process (as `npm start` does) and waits until it listens. */
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
@@ -20,7 +24,13 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
     env: { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const stderr: string[] = [];
   child.stderr!.on("data", (d) => stderr.push(String(d)));
   const port = await new Promise<number>((resolve, reject) => {

@@ -13,8 +13,17 @@ import { createMerchant, type CreatedMerchant } from "../../src/flows/merchants.
 
 export type Dialect = "sqlite" | "postgres";
 
-/** Both databases, for suites that must prove the same behaviour on each. */
-export const dialects: Dialect[] = ["sqlite", "postgres"];
+/**
+ * The database of this test pass: `npm test` runs the suite once with TEST_DATABASE=sqlite and
+ * once with TEST_DATABASE=postgres (vitest.config.ts); unset, SQLite.
+ */
+export const testDialect: Dialect = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
+
+/**
+ * Both databases, for suites that must prove the same behaviour on each; within a pass of
+ * `npm test` only that pass's database, so nothing runs twice.
+ */
+export const dialects: Dialect[] = process.env.TEST_DATABASE ? [testDialect] : ["sqlite", "postgres"];
 
 export const postgresUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -32,7 +41,7 @@ export interface TestServer extends RunningService {
 let schemaCounter = 0;
 
 /** A fresh database URL: a SQLite file in a temp folder, or a new PostgreSQL schema. */
-export function freshDatabaseUrl(dialect: Dialect): { url: string; cleanup: () => Promise<void> } {
+export function freshDatabaseUrl(dialect: Dialect = testDialect): { url: string; cleanup: () => Promise<void> } {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "furikomi-"));
     return { url: `file:${join(dir, "test.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
@@ -53,7 +62,7 @@ export function freshDatabaseUrl(dialect: Dialect): { url: string; cleanup: () =
 export async function startTestServer(
   options: { dialect?: Dialect; env?: Record<string, string>; webhookUrl?: string; clockStart?: Date; logger?: pino.Logger } = {},
 ): Promise<TestServer> {
-  const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect ?? "sqlite");
+  const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect);
   const config: Config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...options.env });
   const clock = new ManualClock(options.clockStart);
   const service = await startService(config, { clock, logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
