@@ -44,6 +44,8 @@ export class WebhookDispatcher {
   // Answers that came in during one turn of the event loop are recorded in one transaction.
   // Set by stop(): no more claims, from the loop or from drain().
   #closed = false;
+  // Attempts finished so far, so drain() can tell whether one finished while it claimed.
+  #settled = 0;
   #unrecorded: Array<{ result: AttemptResult; settle: (outcome: Promise<DeliveryOutcome>) => void }> = [];
 
   constructor(
@@ -72,8 +74,11 @@ export class WebhookDispatcher {
   /** Delivers every event due now, retries that fall due meanwhile included (tests call it after moving the clock). */
   async drain(): Promise<void> {
     for (;;) {
+      // An attempt recorded while the claim ran may have unblocked the next event of its charge
+      // after the claim had looked: then the claim proves nothing, and we look again.
+      const settledBefore = this.#settled;
       const claimed = await this.#claimOnce();
-      if (claimed > 0) continue;
+      if (claimed > 0 || this.#settled !== settledBefore) continue;
       if (this.#inFlight.size === 0) return;
       await Promise.race([...this.#inFlight].map((f) => f.done));
     }
@@ -140,6 +145,7 @@ export class WebhookDispatcher {
         (error) => this.logger.error({ err: error, event: event.id }, "webhook delivery could not be recorded; the lease will lapse and it is retried"),
       )
       .finally(() => {
+        this.#settled++;
         this.#inFlight.delete(flight);
         const busy = (this.#busy.get(event.merchantId) ?? 1) - 1;
         if (busy > 0) this.#busy.set(event.merchantId, busy);
