@@ -5,6 +5,7 @@ import { loadConfig } from "../src/config.js";
 import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
 import { ManualClock } from "../src/ports/clock.js";
 import { startService } from "../src/service.js";
+import { bundleServer } from "./helpers/bundled-server.js";
 import { CrashLedger, writeUntil, type SentWrite } from "./helpers/crash-workload.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";
@@ -90,13 +91,14 @@ describe("crash loop: kill -9 under a steady mix of writes", () => {
 
   it(`loses nothing and doubles nothing over ${kills} kills`, async () => {
     const { merchant, customerIds } = await provision(fresh.url);
+    const entry = await bundleServer();
     // A short job lease: the restarted process takes over the dead one's claimed jobs quickly.
     const env = { DATABASE_URL: fresh.url, JOB_LEASE_MS: "300", API_KEY_CACHE_MS: "600000" };
     const history: SentWrite[] = [];
     let refundable: string[] = [];
     let totals = { writes: 0, acked: 0 };
     for (let round = 0; round < kills; round++) {
-      current = await spawnServer(env);
+      current = await spawnServer(env, { entry });
       const server = current;
       // After the restart: the dead process's async requests all reach a terminal status.
       const reader = new CrashLedger(file);
@@ -125,13 +127,16 @@ describe("crash loop: kill -9 under a steady mix of writes", () => {
       afterKill.close();
       totals = { writes: history.length, acked };
     }
-    current = await spawnServer(env);
+    current = await spawnServer(env, { entry });
     const last = new CrashLedger(file);
     await waitUntil(() => last.unfinishedRequests() === 0, "every async request is terminal after the last kill");
     expectEventsOnce(last, history);
     expect(last.ledgerMismatches()).toEqual([]);
     last.close();
-    console.log(`crash loop: ${kills} kills, ${totals.writes} writes sent, ${totals.acked} acknowledged, all present exactly once`);
+    const ackedOf = (kind: SentWrite["kind"]) => history.filter((w) => w.kind === kind && w.acked).length;
+    console.log(
+      `crash loop: ${kills} kills, ${totals.writes} writes sent, ${totals.acked} acknowledged (async ${ackedOf("async")}, on-session ${ackedOf("on-session")}, refunds ${ackedOf("refund")}), all present exactly once`,
+    );
     expect(totals.acked).toBeGreaterThan(kills);
   }, 600_000);
 });

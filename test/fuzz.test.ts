@@ -11,6 +11,7 @@ import { loadConfig } from "../src/config.js";
 import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
 import { ManualClock } from "../src/ports/clock.js";
 import { startService } from "../src/service.js";
+import { bundleServer } from "./helpers/bundled-server.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";
 import { freshDatabaseUrl } from "./helpers/test-server.js";
@@ -90,7 +91,7 @@ describe("fuzzing every RPC over every protocol", () => {
 
   beforeAll(async () => {
     ({ merchant, ids } = await provision(fresh.url));
-    server = await spawnServer({ DATABASE_URL: fresh.url, API_KEY_CACHE_MS: "600000" });
+    server = await spawnServer({ DATABASE_URL: fresh.url, API_KEY_CACHE_MS: "600000" }, { entry: await bundleServer() });
     server.child.stdout!.on("data", (chunk) => {
       for (const line of String(chunk).split("\n")) if (line.includes('"unexpected error"') || line.includes("uncaught")) unexpectedLogLines.push(line.slice(0, 2000));
     });

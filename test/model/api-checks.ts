@@ -77,6 +77,5 @@ function expectMoneyBalance(model: Model, customer: ModelCustomer, ledgerSum: nu
 
 /** Everything the API reports, against the model. */
 export async function expectEverything(real: RealSystem, model: Model): Promise<void> {
-  for (const charge of model.charges) await expectCharge(real, model, charge.id);
-  for (const customer of model.customers) await expectCustomer(real, model, customer);
+  await Promise.all([...model.charges.map((charge) => expectCharge(real, model, charge.id)), ...model.customers.map((customer) => expectCustomer(real, model, customer))]);
 }

@@ -1,7 +1,7 @@
 import type { AsyncCommand } from "fast-check";
 import { expect } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
-import { expectCharge, expectCustomer } from "./api-checks.js";
+import { expectCustomer, expectEverything } from "./api-checks.js";
 import { drainModel, dueCharges } from "./engine-model.js";
 import type { Model, ModelAccount } from "./model-state.js";
 import { pickCustomer } from "./picks.js";
@@ -55,8 +55,7 @@ export class AdvanceClock implements Command {
     const actual = new Map<string, ChargeStatus>();
     for (const charge of dueCharges(model)) actual.set(charge.id, (await real.pay.getCharge({ charge: charge.id })).charge!.chargeStatus);
     drainModel(model, (chargeId) => actual.get(chargeId)!);
-    for (const charge of model.charges) await expectCharge(real, model, charge.id);
-    for (const customer of model.customers) await expectCustomer(real, model, customer);
+    await expectEverything(real, model);
   }
   toString = () => `AdvanceClock(${this.ms / 60_000} min)`;
 }
