@@ -1,14 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import pino from "pino";
 import { ChargeStatus, RefundStatus } from "../gen/payments/v1/enums_pb.js";
-import { loadConfig } from "../src/config.js";
-import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
-import { ManualClock } from "../src/ports/clock.js";
-import { startService } from "../src/service.js";
 import { bundleServer } from "./helpers/bundled-server.js";
 import { CrashLedger, writeUntil, type SentWrite } from "./helpers/crash-workload.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";
+import { provisionDatabase } from "./helpers/provision.js";
 import { freshDatabaseUrl } from "./helpers/test-server.js";
 
 /**
@@ -19,20 +15,14 @@ import { freshDatabaseUrl } from "./helpers/test-server.js";
 const kills = Number(process.env.CRASH_KILLS ?? 50);
 const customerCount = 20;
 
-async function provision(databaseUrl: string): Promise<{ merchant: CreatedMerchant; customerIds: string[] }> {
-  const clock = new ManualClock();
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, WORKERS: "off", LOG_LEVEL: "silent" });
-  const service = await startService(config, { clock, logger: pino({ level: "silent" }) });
-  try {
-    const merchant = await createMerchant(service.ctx, { name: "Crash Loop Shop" });
+async function provision(databaseUrl: string) {
+  return provisionDatabase(databaseUrl, "Crash Loop Shop", async ({ merchant, clock, ctx }) => {
     const customerIds: string[] = [];
-    for (let i = 0; i < customerCount; i++) customerIds.push((await seedActiveCustomer({ merchant, clock, ctx: service.ctx }, { balance: 100_000_000 })).customerId);
+    for (let i = 0; i < customerCount; i++) customerIds.push((await seedActiveCustomer({ merchant, clock, ctx }, { balance: 100_000_000 })).customerId);
     // A bank that takes a moment keeps charges between the bank call and their commit when the kill comes.
-    await service.ctx.tx.write((trx) => trx.updateTable("bank_accounts").set({ latency_ms: 15 }).execute());
-    return { merchant, customerIds };
-  } finally {
-    await service.close();
-  }
+    await ctx.tx.write((trx) => trx.updateTable("bank_accounts").set({ latency_ms: 15 }).execute());
+    return { customerIds };
+  });
 }
 
 async function waitUntil(condition: () => boolean, what: string): Promise<void> {

@@ -1,19 +1,16 @@
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import pino from "pino";
 import { hasOption, getOption, toBinary, toJson, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { http } from "../gen/google/api/annotations_pb.js";
 import { DashboardService } from "../gen/payments/v1/dashboard_service_pb.js";
 import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
-import { loadConfig } from "../src/config.js";
-import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
-import { ManualClock } from "../src/ports/clock.js";
-import { startService } from "../src/service.js";
+import type { CreatedMerchant } from "../src/flows/merchants.js";
 import { bundleServer } from "./helpers/bundled-server.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";
+import { provisionDatabase } from "./helpers/provision.js";
 import { freshDatabaseUrl } from "./helpers/test-server.js";
 import { grpcFrame, malformedBinary, malformedJson } from "./fuzz/malformed.js";
 import { pick, randomMessage, type Random } from "./fuzz/message-generator.js";
@@ -44,17 +41,11 @@ function mulberry32(seed: number): Random {
   };
 }
 
-async function provision(databaseUrl: string): Promise<{ merchant: CreatedMerchant; ids: string[] }> {
-  const clock = new ManualClock();
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, WORKERS: "off", LOG_LEVEL: "silent" });
-  const service = await startService(config, { clock, logger: pino({ level: "silent" }) });
-  try {
-    const merchant = await createMerchant(service.ctx, { name: "Fuzz Shop" });
-    const { customerId, contractId } = await seedActiveCustomer({ merchant, clock, ctx: service.ctx });
-    return { merchant, ids: [customerId, contractId, merchant.merchant_id] };
-  } finally {
-    await service.close();
-  }
+async function provision(databaseUrl: string) {
+  return provisionDatabase(databaseUrl, "Fuzz Shop", async (setup) => {
+    const { customerId, contractId } = await seedActiveCustomer(setup);
+    return { ids: [customerId, contractId, setup.merchant.merchant_id] };
+  });
 }
 
 /** Lone surrogates cannot go into a URL; a client would send U+FFFD. */
