@@ -7,7 +7,9 @@ import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js"
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
 import type { CreatedMerchant } from "../src/flows/merchants.js";
+import { createDashboardUser } from "../src/flows/dashboard-auth.js";
 import { bundleServer } from "./helpers/bundled-server.js";
+import { dashboardPassword } from "./helpers/dashboard.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";
 import { provisionDatabase } from "./helpers/provision.js";
@@ -41,9 +43,24 @@ function mulberry32(seed: number): Random {
   };
 }
 
+const dashboardEmail = "fuzz-ops@example.jp";
+
+/** Signs the dashboard user in: the cookies and CSRF header its calls carry. */
+async function dashboardSession(url: string): Promise<Record<string, string>> {
+  const res = await fetch(`${url}/payments.v1.DashboardService/SignIn`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: dashboardEmail, password: dashboardPassword }),
+  });
+  const cookies = res.headers.getSetCookie().map((cookie) => cookie.split(";")[0]);
+  const csrf = cookies.find((c) => c.startsWith("furikomi_csrf="))?.split("=")[1] ?? "";
+  return { cookie: cookies.join("; "), "x-csrf-token": csrf };
+}
+
 async function provision(databaseUrl: string) {
   return provisionDatabase(databaseUrl, "Fuzz Shop", async (setup) => {
     const { customerId, contractId } = await seedActiveCustomer(setup);
+    await createDashboardUser(setup.ctx, { merchantId: setup.merchant.merchant_id, email: dashboardEmail, password: dashboardPassword });
     return { ids: [customerId, contractId, setup.merchant.merchant_id] };
   });
 }
@@ -78,6 +95,7 @@ describe("fuzzing every RPC over every protocol", () => {
   let session: http2.ClientHttp2Session;
   let merchant: CreatedMerchant;
   let ids: string[] = [];
+  let dashboard: Record<string, string> = {};
   const unexpectedLogLines: string[] = [];
 
   beforeAll(async () => {
@@ -87,6 +105,7 @@ describe("fuzzing every RPC over every protocol", () => {
       for (const line of String(chunk).split("\n")) if (line.includes('"unexpected error"') || line.includes("uncaught")) unexpectedLogLines.push(line.slice(0, 2000));
     });
     session = connectHttp2();
+    dashboard = await dashboardSession(server.url);
     // Real objects to aim at: a charge and a payment link of this merchant.
     const headers = { authorization: `Bearer ${merchant.api_key}`, "content-type": "application/json" };
     const charge = await (await fetch(`${server.url}/v1/payments/off-session`, { method: "POST", headers, body: JSON.stringify({ customer_id: ids[0], charge: { price: 1000 } }) })).json();
@@ -120,7 +139,9 @@ describe("fuzzing every RPC over every protocol", () => {
     const message = randomMessage(random, method.input, ids);
     const json = toJson(method.input, message) as Record<string, unknown>;
     const binary = toBinary(method.input, message);
-    const auth: Record<string, string> = random() < 0.9 ? { authorization: `Bearer ${merchant.api_key}` } : random() < 0.5 ? {} : { authorization: "Bearer sk_test_forged" };
+    // Dashboard calls carry the signed-in session (but SignOut, which would end it).
+    const credentials = method.parent === DashboardService && method.name !== "SignOut" ? dashboard : { authorization: `Bearer ${merchant.api_key}` };
+    const auth: Record<string, string> = random() < 0.9 ? credentials : random() < 0.5 ? {} : { authorization: "Bearer sk_test_forged" };
     const rpcPath = `/${method.parent.typeName}/${method.name}`;
     let answer: Answer;
     if (protocol === "connect-json") {
