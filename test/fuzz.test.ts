@@ -189,4 +189,26 @@ describe("fuzzing every RPC over every protocol", () => {
     const res = await fetch(`${server.url}/v1/customer/${ids[0]}`, { headers: { authorization: `Bearer ${merchant.api_key}` } });
     expect(res.status).toBe(200);
   }, 600_000);
+
+  // What the fuzzing found, pinned.
+  it("answers a body it cannot decode with invalid_argument on Connect and gRPC, not internal", async () => {
+    const broken = Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]);
+    const path = "/payments.v1.PaymentService/GetCharge";
+    const auth = { authorization: `Bearer ${merchant.api_key}` };
+    const connect = await httpCall(server.url + path, { method: "POST", headers: { ...auth, "content-type": "application/proto", "connect-protocol-version": "1" }, body: broken });
+    expect(connect).toMatchObject({ httpStatus: 400, code: "invalid_argument" });
+    if (session.closed || session.destroyed) session = connectHttp2();
+    expect(await grpcCall(session, path, auth, grpcFrame(broken))).toMatchObject({ code: "invalid_argument" });
+    expect(await grpcCall(session, path, auth, grpcFrame(Uint8Array.from([]), { compressed: true }))).toMatchObject({ code: "invalid_argument" });
+  });
+
+  it("refuses a simulated balance that would not encode, instead of failing to answer", async () => {
+    const answer = await httpCall(`${server.url}/v1/sandbox/bank-accounts/${ids[0]}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${merchant.api_key}`, "content-type": "application/json" },
+      body: JSON.stringify({ balance: "9223372036854775807" }),
+    });
+    expect(answer).toMatchObject({ httpStatus: 400, code: "invalid_argument" });
+    expect(answer.message).toContain("balance");
+  });
 });
