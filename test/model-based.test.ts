@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
@@ -18,10 +19,14 @@ const sequences = Number(process.env.MODEL_SEQUENCES ?? 1_000);
 const lanes = 4;
 const firstPrice = 1_000;
 
+/** The model checks logic, the crash loop durability: the SQLite files may live in memory (tmpfs), where fsync is free. */
+const sqliteDir = existsSync("/dev/shm") ? "/dev/shm" : undefined;
+
 let servers: TestServer[] = [];
 beforeAll(async () => {
   // Workers off: the test drains the job queue itself after moving the clock, as the model does.
-  servers = await Promise.all(Array.from({ length: lanes }, () => startTestServer({ env: { WORKERS: "off" }, clockStart: new Date("2026-03-02T00:30:00Z") })));
+  const options = { env: { WORKERS: "off" }, clockStart: new Date("2026-03-02T00:30:00Z"), sqliteDir };
+  servers = await Promise.all(Array.from({ length: lanes }, () => startTestServer(options)));
 });
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
