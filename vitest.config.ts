@@ -5,6 +5,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 // `npx vitest run --project sqlite` (or postgres). Pure unit specs need no database: SQLite pass only.
 const serverSuites = "test/**/*.test.ts";
 const postgresOnly = ["test/scale-out.test.ts"];
+// SQLite-specific (integrity_check after kill -9) or long and about the domain, not the database.
+const sqliteOnly = ["test/crash-loop.test.ts", "test/model-based.test.ts"];
 
 export default defineConfig({
   test: {
@@ -18,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: { name: "sqlite", include: [serverSuites, "src/**/*.spec.ts"], exclude: [...configDefaults.exclude, ...postgresOnly], env: { TEST_DATABASE: "sqlite" } },
       },
-      { extends: true, test: { name: "postgres", include: [serverSuites], env: { TEST_DATABASE: "postgres" } } },
+      { extends: true, test: { name: "postgres", include: [serverSuites], exclude: [...configDefaults.exclude, ...sqliteOnly], env: { TEST_DATABASE: "postgres" } } },
     ],
   },
 });

@@ -3,6 +3,7 @@ import { universalRequestFromNodeRequest, universalResponseToNodeResponse, compr
 import type { DescService, FileRegistry } from "@bufbuild/protobuf";
 import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
+import { withClientFaultCodes } from "./client-fault-codes.js";
 import { createRestRouter } from "./rest-router.js";
 import { registerReflection } from "./reflection.js";
 import { registerHealth } from "./health.js";
@@ -36,8 +37,9 @@ export function createApp(options: AppOptions): RequestListener {
   registerReflection(router, options.registry, [...serviceNames, "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
   registerHealth(router, options.ready);
 
-  const rpcs = new Map(router.handlers.map((h) => [h.requestPath, h]));
-  const rest = createRestRouter(options.services, router.handlers);
+  const handlers = router.handlers.map(withClientFaultCodes);
+  const rpcs = new Map(handlers.map((h) => [h.requestPath, h]));
+  const rest = createRestRouter(options.services, handlers);
   const openApiDocument = loadOpenApiDocument();
 
   return (req, res) => {

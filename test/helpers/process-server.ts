@@ -17,9 +17,12 @@ const running = new Set<ChildProcess>();
 process.once("exit", () => running.forEach((child) => child.kill("SIGKILL")));
 
 // vitest exports MODE=test to child processes; the server reads MODE, so set it explicitly.
-/** Starts `src/main.ts` as its own process (as `npm start` does) and waits until it listens. */
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/**
+ * Starts `src/main.ts` as its own process (as `npm start` does) and waits until it listens;
+ * `entry` runs a bundle of it instead (test/helpers/bundled-server.ts).
+ */
+export async function spawnServer(env: Record<string, string>, options: { entry?: string } = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, options.entry ? [options.entry] : ["--import", "tsx", "src/main.ts"], {
     cwd: root,
     env: { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

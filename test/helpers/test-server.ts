@@ -40,10 +40,10 @@ export interface TestServer extends RunningService {
 
 let schemaCounter = 0;
 
-/** A fresh database URL: a SQLite file in a temp folder, or a new PostgreSQL schema. */
-export function freshDatabaseUrl(dialect: Dialect = testDialect): { url: string; cleanup: () => Promise<void> } {
+/** A fresh database URL: a SQLite file in a temp folder (under `parent`, default the system's), or a new PostgreSQL schema. */
+export function freshDatabaseUrl(dialect: Dialect = testDialect, parent = tmpdir()): { url: string; cleanup: () => Promise<void> } {
   if (dialect === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "furikomi-"));
+    const dir = mkdtempSync(join(parent, "furikomi-"));
     return { url: `file:${join(dir, "test.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const schema = `t_${process.pid}_${Date.now().toString(36)}_${schemaCounter++}`;
@@ -60,9 +60,9 @@ export function freshDatabaseUrl(dialect: Dialect = testDialect): { url: string;
 
 /** Starts the real server on a free port, on a fresh database, with a manual clock and a merchant. */
 export async function startTestServer(
-  options: { dialect?: Dialect; env?: Record<string, string>; webhookUrl?: string; clockStart?: Date; logger?: pino.Logger } = {},
+  options: { dialect?: Dialect; env?: Record<string, string>; webhookUrl?: string; clockStart?: Date; logger?: pino.Logger; sqliteDir?: string } = {},
 ): Promise<TestServer> {
-  const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect);
+  const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect, options.sqliteDir);
   const config: Config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...options.env });
   const clock = new ManualClock(options.clockStart);
   const service = await startService(config, { clock, logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
