@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Interceptor } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { createFurikomiClient, FurikomiError, verifyWebhook, WebhookVerificationError, type FurikomiClientOptions, type RetryEvent } from "furikomi/client";
-import { ChargeStatus } from "../gen/payments/v1/enums_pb.js";
+import { AsyncStatus, ChargeStatus } from "../gen/payments/v1/enums_pb.js";
 import { setWebhookUrl } from "../src/flows/merchants.js";
 import { standardWebhookHeaders } from "../src/domain/webhook-signature.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
@@ -169,6 +169,18 @@ describe("safe retries", () => {
     const unkeyed = await failureOf(client.sandbox.setBankMaintenance({ underMaintenance: true }));
     expect(unkeyed).toMatchObject({ retryable: true, attempts: 1 });
     expect(attempts.filter((a) => a.method === "SetBankMaintenance")).toHaveLength(1);
+  });
+
+  it("retries an async request that failed to start, under derived keys, and hands back the last answer", async () => {
+    const { client, attempts, retries } = recordingClient({ maxAttempts: 3 });
+    const answer = await client.payments.createOffSessionPaymentAsync({ customerId: "cus-unknown", charge: charge() });
+    expect(answer.status).toBe(AsyncStatus.FAILED_TO_START);
+    const key = attempts[0].idempotencyKey!;
+    expect(attempts.map((a) => a.idempotencyKey)).toEqual([key, `${key}~r2`, `${key}~r3`]);
+    expect(retries.map((r) => [r.attempt, r.error.asyncStatus, r.error.retryable])).toEqual([
+      [1, "ASYNC_STATUS_FAILED_TO_START", true],
+      [2, "ASYNC_STATUS_FAILED_TO_START", true],
+    ]);
   });
 
   it("retries a maintenance failure and charges exactly once when the bank is back", async () => {

@@ -48,10 +48,12 @@ export class FurikomiError extends ConnectError {
   readonly retryable: boolean;
   /** How many attempts the call made before giving up (1 when it was not retried). */
   readonly attempts: number;
-  /** The idempotency key every attempt of the call carried, if the method takes one. */
+  /** The idempotency key the last attempt of the call carried, if the method takes one. */
   readonly idempotencyKey: string | undefined;
+  /** Set when a retry hook hears of an accepted async request that failed to start (an HTTP 200). */
+  readonly asyncStatus: "ASYNC_STATUS_FAILED_TO_START" | undefined;
 
-  constructor(cause: ConnectError, call: { attempts?: number; idempotencyKey?: string } = {}) {
+  constructor(cause: ConnectError, call: { attempts?: number; idempotencyKey?: string; asyncStatus?: "ASYNC_STATUS_FAILED_TO_START" } = {}) {
     super(cause.rawMessage, cause.code, cause.metadata, undefined, cause);
     // The name stays "ConnectError": Connect recognises its errors by name and would wrap it otherwise.
     this.details = cause.details;
@@ -64,6 +66,7 @@ export class FurikomiError extends ConnectError {
     this.retryable = this.retryClass === "retryable";
     this.attempts = call.attempts ?? 1;
     this.idempotencyKey = call.idempotencyKey;
+    this.asyncStatus = call.asyncStatus;
   }
 
   /** Plain `instanceof` (ConnectError's own check accepts any ConnectError by its name). */

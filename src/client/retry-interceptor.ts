@@ -1,7 +1,8 @@
-import type { Interceptor, UnaryRequest } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor, type StreamResponse, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import { AsyncStatus } from "../../gen/payments/v1/enums_pb.js";
 import { clone } from "@bufbuild/protobuf";
 import { idempotencyKeyField, isHttpGet } from "../domain/method-idempotency.js";
-import { toFurikomiError, type FurikomiError } from "./furikomi-error.js";
+import { FurikomiError, toFurikomiError } from "./furikomi-error.js";
 import { backoffDelayMs, type RetryPolicy } from "./retry-policy.js";
 
 /** What a retry hook learns before the client waits and tries again. */
@@ -29,8 +30,9 @@ export interface RetryHooks {
  * FurikomiError.
  *
  * The server keeps every answer under its key, failures included, so a retry under the same key
- * would only replay a retryable payment failure (gateway unavailable, on-session internal error).
- * That answer is definitive (nothing was charged or created), so only then does the next attempt carry a key derived from the call's key
+ * would only replay a retryable payment failure (gateway unavailable, on-session internal error,
+ * an async request that failed to start). That answer is definitive (nothing was charged or
+ * created), so only then does the next attempt carry a key derived from the call's key
  * (`key~r2`, `key~r3`, …). Derived, not random: a caller repeating the whole call with its key
  * walks the same keys and is answered from the attempt that succeeded.
  */
@@ -42,21 +44,35 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
     let rotations = 0;
     const resendable = keyed.idempotencyKey !== undefined || isHttpGet(req.method);
     for (let attempt = 1; ; attempt++) {
+      const call = { attempts: attempt, idempotencyKey: keyed.idempotencyKey };
+      let error: FurikomiError;
       try {
-        return await next(keyed.request);
+        const response = await next(keyed.request);
+        const notStarted = failedToStart(response, call);
+        if (!notStarted || !resendable || attempt >= policy.maxAttempts || req.signal.aborted) return response;
+        error = notStarted;
       } catch (reason) {
-        const error = toFurikomiError(reason, { attempts: attempt, idempotencyKey: keyed.idempotencyKey });
+        error = toFurikomiError(reason, call);
         if (!resendable || !error.retryable || attempt >= policy.maxAttempts || req.signal.aborted) throw error;
-        const delayMs = backoffDelayMs(policy, attempt, hooks.random);
-        await hooks.onRetry?.({ method: `${req.service.typeName}/${req.method.name}`, attempt, error, delayMs, idempotencyKey: keyed.idempotencyKey });
-        await sleep(delayMs, req.signal);
-        // A catalogued retryable code is the server's kept answer for that key, not a lost one.
-        if (first.idempotencyKey !== undefined && error.errorType !== undefined) {
-          keyed = withIdempotencyKey(req, derivedKey(first.idempotencyKey, ++rotations + 1));
-        }
+      }
+      const delayMs = backoffDelayMs(policy, attempt, hooks.random);
+      await hooks.onRetry?.({ method: `${req.service.typeName}/${req.method.name}`, attempt, error, delayMs, idempotencyKey: keyed.idempotencyKey });
+      await sleep(delayMs, req.signal);
+      // A catalogued code or FAILED_TO_START is the server's kept answer for that key, not a lost one.
+      if (first.idempotencyKey !== undefined && (error.errorType !== undefined || error.asyncStatus !== undefined)) {
+        keyed = withIdempotencyKey(req, derivedKey(first.idempotencyKey, ++rotations + 1));
       }
     }
   };
+}
+
+/** spec, retry guidance: an async request answered ASYNC_STATUS_FAILED_TO_START (HTTP 200) is retryable. */
+function failedToStart(response: UnaryResponse | StreamResponse, call: { attempts: number; idempotencyKey: string | undefined }): FurikomiError | undefined {
+  if (response.stream || response.method.name !== "CreateOffSessionPaymentAsync") return undefined;
+  const { status, requestId, chargeId } = response.message as { status?: unknown; requestId?: unknown; chargeId?: unknown };
+  if (status !== AsyncStatus.FAILED_TO_START) return undefined;
+  const failure = new ConnectError(`ASYNC_STATUS_FAILED_TO_START: request ${requestId}, charge ${chargeId} (GetCharge says why)`, Code.Unavailable);
+  return new FurikomiError(failure, { ...call, asyncStatus: "ASYNC_STATUS_FAILED_TO_START" });
 }
 
 /** The request with its idempotency key filled in, when the method takes one. */
