@@ -72,6 +72,6 @@ describe("GET /openapi.json", () => {
     const res = await fetch(`${server.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(await res.text()).toBe(documentText);
+    expect(await res.json()).toEqual(JSON.parse(documentText));
   });
 });

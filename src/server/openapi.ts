@@ -1,6 +1,9 @@
-import { readFileSync } from "node:fs";
+import openApi from "../../gen/openapi/openapi.json" with { type: "json" };
 
-/** The OpenAPI 3.1 document of the plain HTTP paths, as `buf generate` wrote it (tools/protoc-gen-openapi). */
+/**
+ * The OpenAPI 3.1 document of the plain HTTP paths, as `buf generate` wrote it
+ * (tools/protoc-gen-openapi); imported, so a bundled server carries it too.
+ */
 export function loadOpenApiDocument(): string {
-  return readFileSync(new URL("../../gen/openapi/openapi.json", import.meta.url), "utf8");
+  return JSON.stringify(openApi);
 }

@@ -6,7 +6,7 @@ import { redirect } from "../helpers/on-session.js";
 import { expectCharge, expectCustomer } from "./api-checks.js";
 import { debitVerdict } from "./bank-model.js";
 import { fail, offSessionRefusal, succeed } from "./charge-model.js";
-import { hasPendingCharge, newAccount, type Model, type ModelCharge } from "./model-state.js";
+import { hasPendingCharge, liveAsyncKeys, newAccount, type Model, type ModelCharge } from "./model-state.js";
 import { expectConnectError, pickCustomer, unknownId } from "./picks.js";
 import { count, type RealSystem } from "./real-system.js";
 
@@ -68,7 +68,7 @@ export class AsyncCharge implements Command {
     if (refusal !== undefined) Object.assign(charge, { status: ChargeStatus.FAILURE, errorType: refusal, requestStatus: AsyncStatus.FAILED_TO_START, jobRunAt: undefined });
     model.charges.push(charge);
     expect(answer.status).toBe(charge.requestStatus);
-    if (key) model.asyncKeys.push({ key, customerId, price: this.price, forceKyc: this.forceKyc, requestId: answer.requestId, chargeId: answer.chargeId, status: answer.status });
+    if (key) model.asyncKeys.push({ key, usedAt: model.now, customerId, price: this.price, forceKyc: this.forceKyc, requestId: answer.requestId, chargeId: answer.chargeId, status: answer.status });
     await expectCharge(real, model, charge.id);
   }
   toString = () => `AsyncCharge(customer ${this.customerPick}, ¥${this.price}, forceKyc ${this.forceKyc}, keyed ${this.keyed})`;
@@ -77,10 +77,11 @@ export class AsyncCharge implements Command {
 /** The same async request again under its key: the first answer, and no second charge. */
 export class ReplayAsyncCharge implements Command {
   constructor(readonly keyPick: number) {}
-  check = (model: Readonly<Model>) => model.asyncKeys.length > 0;
+  check = (model: Readonly<Model>) => liveAsyncKeys(model).length > 0;
   async run(model: Model, real: RealSystem): Promise<void> {
     count("ReplayAsyncCharge");
-    const first = model.asyncKeys[this.keyPick % model.asyncKeys.length];
+    const live = liveAsyncKeys(model);
+    const first = live[this.keyPick % live.length];
     const answer = await real.pay.createOffSessionPaymentAsync({ customerId: first.customerId, charge: { price: first.price, description: "model" }, forceKyc: first.forceKyc, idempotencyKey: first.key });
     expect({ requestId: answer.requestId, chargeId: answer.chargeId, status: answer.status }).toEqual({ requestId: first.requestId, chargeId: first.chargeId, status: first.status });
     await expectCharge(real, model, first.chargeId);

@@ -22,7 +22,7 @@ const accountChange: fc.Arbitrary<AccountChange> = fc.oneof(
   fc.boolean().map((m) => ({ underMaintenance: m })),
 );
 
-/** Minutes the clock jumps: none (just run due work), engine retries, a cutoff, a day, a weekend within the idempotency keys' 72 hours (refund settlement). */
+/** Minutes the clock jumps: none (just run due work), engine retries, a cutoff, a day, a weekend (refund settlement). */
 const clockStep = fc.constantFrom(0, 1, 2, 5, 30, 61, 61, 180, 24 * 60, 71 * 60).map((minutes) => minutes * 60_000);
 
 export const commands: Array<fc.Arbitrary<AsyncCommand<Model, RealSystem>>> = [

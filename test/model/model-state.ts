@@ -58,8 +58,15 @@ export interface Model {
   customers: ModelCustomer[];
   charges: ModelCharge[];
   refunds: ModelRefund[];
-  /** Idempotency keys of async requests and what they answered first. */
-  asyncKeys: Array<{ key: string; customerId: string; price: number; forceKyc: boolean; requestId: string; chargeId: string; status: AsyncStatus }>;
+  /** Idempotency keys of async requests, when they were first used, and what they answered. */
+  asyncKeys: Array<{ key: string; usedAt: number; customerId: string; price: number; forceKyc: boolean; requestId: string; chargeId: string; status: AsyncStatus }>;
+}
+
+/** README "Idempotency": a key is kept 72 hours from its first use. */
+const keyLifetimeMs = 72 * 3_600_000;
+
+export function liveAsyncKeys(model: Readonly<Model>): Model["asyncKeys"] {
+  return model.asyncKeys.filter((k) => model.now - k.usedAt < keyLifetimeMs);
 }
 
 export function newModel(now: number): Model {
