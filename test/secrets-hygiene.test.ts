@@ -136,3 +136,11 @@ async function postgresText(databaseUrl: string): Promise<string> {
     await client.end();
   }
 }
+
+describe("every suite is a canary run", () => {
+  it("fails a test server's stop() when an API key it handed out reaches the log", async () => {
+    const server = await startTestServer();
+    server.logger.debug({ note: `key ${server.merchant.api_key}` }, "a careless line");
+    await expect(server.stop()).rejects.toThrow(/a secret reached the log/);
+  });
+});

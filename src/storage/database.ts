@@ -131,6 +131,11 @@ async function migrate({ db, schema }: Storage): Promise<void> {
   // migrate once; it creates the schema (tolerating a concurrent create) and keeps its own
   // bookkeeping tables there, so another schema's tables are not mistaken for this one's.
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
+  for (let attempt = 1; ; attempt++) {
+    const { error } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Kysely looks for its tables through every schema of the database: one dropped meanwhile
+    // (another deployment or test run cleaning up) fails that look-up. Look again.
+    if ((error as { code?: string }).code !== "3F000" || attempt >= 5) throw error;
+  }
 }

@@ -10,6 +10,7 @@ import { loadConfig, type Config } from "../../src/config.js";
 import { ManualClock } from "../../src/ports/clock.js";
 import { startService, type RunningService } from "../../src/service.js";
 import { createMerchant, type CreatedMerchant } from "../../src/flows/merchants.js";
+import { createLogger } from "../../src/server/logger.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -65,14 +66,16 @@ export async function startTestServer(
   const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect, options.sqliteDir);
   const config: Config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...options.env });
   const clock = new ManualClock(options.clockStart);
-  const service = await startService(config, { clock, logger: options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
-  const merchant = await createMerchant(service.ctx, { name: "Test Shop", webhookUrl: options.webhookUrl });
+  const log = new CanaryLog();
+  const service = await startService(config, { clock, logger: options.logger ?? log.logger });
+  const provision = async (name: string, webhookUrl?: string) => log.watch(await createMerchant(service.ctx, { name, webhookUrl }));
+  const merchant = await provision("Test Shop", options.webhookUrl);
   const server: TestServer = {
     ...service,
     clock,
     merchant,
     databaseUrl,
-    newMerchant: (name = "Other Shop", webhookUrl) => createMerchant(service.ctx, { name, webhookUrl }),
+    newMerchant: (name = "Other Shop", webhookUrl) => provision(name, webhookUrl),
     client(service, apiKey = merchant.api_key, clientOptions = {}) {
       const auth: Interceptor = (next) => (req) => {
         req.header.set("authorization", `Bearer ${apiKey}`);
@@ -86,9 +89,35 @@ export async function startTestServer(
     async stop() {
       await service.close();
       await cleanup();
+      log.assertNoLeak();
     },
   };
   return server;
+}
+
+/**
+ * Every suite is a canary run: its servers log at debug into memory (and to stdout with
+ * TEST_LOG_LEVEL), and stopping a server fails the suite if an API key or webhook secret it
+ * handed out ever reached the log.
+ */
+class CanaryLog {
+  readonly #secrets: string[] = [];
+  readonly #leaks: string[] = [];
+  readonly logger = createLogger(process.env.TEST_LOG_LEVEL ?? "debug", {
+    write: (line: string) => {
+      if (process.env.TEST_LOG_LEVEL) process.stdout.write(line);
+      for (const secret of this.#secrets) if (line.includes(secret)) this.#leaks.push(line);
+    },
+  });
+
+  watch(merchant: CreatedMerchant): CreatedMerchant {
+    this.#secrets.push(merchant.api_key, merchant.webhook_secret);
+    return merchant;
+  }
+
+  assertNoLeak(): void {
+    if (this.#leaks.length > 0) throw new Error(`a secret reached the log:\n${this.#leaks.slice(0, 3).join("")}`);
+  }
 }
 
 /** fetch against the server with the merchant's key. */
