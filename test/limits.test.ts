@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { connect as netConnect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import { connect as http2Connect, constants } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { RetryInfoSchema } from "../gen/google/rpc/error_details_pb.js";
@@ -178,5 +183,45 @@ describe("slow HTTP/2 requests on a live session", () => {
     } finally {
       session.close();
     }
+  });
+});
+
+describe("slow clients over TLS", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "furikomi-tls-limits-"));
+    const [cert, key] = [join(dir, "cert.pem"), join(dir, "key.pem")];
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
+    server = await startTestServer({ env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key, HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "600", HTTP_IDLE_TIMEOUT_MS: "400" } });
+  });
+  afterAll(async () => server?.stop());
+
+  /** Like rawExchange above, over TLS with ALPN http/1.1. */
+  function tlsExchange(bytes: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = tlsConnect({ port: server.port, host: "127.0.0.1", rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }, () => socket.write(bytes));
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk.toString()));
+      socket.on("close", () => resolve(received));
+      socket.on("error", reject);
+    });
+  }
+
+  it("closes a connection whose headers never finish (408)", async () => {
+    expect(await tlsExchange("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it("closes a connection whose body never finishes", async () => {
+    const answer = await tlsExchange(`POST /v1/payments/off-session/async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`);
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it("closes a connection that never finishes its handshake", async () => {
+    const closed = await new Promise<boolean>((resolve) => {
+      const socket = netConnect(server.port, "127.0.0.1");
+      socket.on("close", () => resolve(true));
+      socket.on("error", () => {});
+    });
+    expect(closed).toBe(true);
   });
 });

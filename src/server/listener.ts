@@ -1,10 +1,9 @@
 import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:tls";
 import {
   constants,
   createServer as createHttp2Server,
-  createSecureServer,
-  type Http2SecureServer,
   type Http2Server,
   type Http2ServerRequest,
   type Http2ServerResponse,
@@ -29,7 +28,7 @@ const defaultTimeouts: HttpTimeouts = { headersMs: 30_000, requestMs: 60_000, id
  * HTTP/2 has no headers or request timeout of its own: an idle session is closed after `idleMs`,
  * and a stream whose request has not fully arrived after `requestMs` is cancelled.
  */
-function limitHttp2(server: Http2Server | Http2SecureServer, timeouts: HttpTimeouts): void {
+function limitHttp2(server: Http2Server, timeouts: HttpTimeouts): void {
   server.setTimeout(timeouts.idleMs);
   server.on("stream", (stream: ServerHttp2Stream) => {
     const timer = setTimeout(() => stream.close(constants.NGHTTP2_CANCEL), timeouts.requestMs);
@@ -38,6 +37,25 @@ function limitHttp2(server: Http2Server | Http2SecureServer, timeouts: HttpTimeo
     stream.once("end", clear);
     stream.once("close", clear);
   });
+}
+
+/** The HTTP/1.1 server, with the headers, request and keep-alive timeouts Node enforces. */
+function http1Server(handler: RequestListener, timeouts: HttpTimeouts) {
+  const headersTimeout = Math.min(timeouts.headersMs, timeouts.requestMs);
+  const h1 = createHttp1Server(
+    {
+      keepAliveTimeout: timeouts.idleMs,
+      headersTimeout,
+      requestTimeout: timeouts.requestMs,
+      // Node checks the two timeouts only this often (30 s by default).
+      connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
+    },
+    handler,
+  );
+  // h1 never listens itself (the outer server hands it sockets), and Node starts enforcing the
+  // headers and request timeouts on "listening".
+  h1.emit("listening");
+  return h1;
 }
 
 export interface Listener {
@@ -49,7 +67,7 @@ export interface Listener {
 /**
  * One port for every client: HTTP/1.1 (curl, browsers, the plain HTTP paths) and cleartext
  * HTTP/2 with prior knowledge (gRPC), told apart by the first bytes of the connection. With a
- * certificate the port speaks TLS and ALPN picks h2 or http/1.1.
+ * certificate the port speaks TLS and ALPN picks h2 or http/1.1; the limits are the same.
  */
 export async function listen(
   handler: RequestListener,
@@ -58,29 +76,30 @@ export async function listen(
   const timeouts = options.httpTimeouts ?? defaultTimeouts;
   const sockets = new Set<Socket>();
   const closeWithServer: Array<() => void> = [];
+  // One HTTP/1.1 and one HTTP/2 server, with their limits, whichever way the bytes arrive.
+  const h1 = http1Server(handler, timeouts);
+  closeWithServer.push(() => h1.close());
+  const h2 = createHttp2Server({}, handler);
+  limitHttp2(h2, timeouts);
   let server: Server;
   if (options.tlsCertFile && options.tlsKeyFile) {
-    const secure = createSecureServer({ cert: readFileSync(options.tlsCertFile), key: readFileSync(options.tlsKeyFile), allowHTTP1: true }, handler);
-    limitHttp2(secure, timeouts);
-    server = secure as unknown as Server;
+    // TLS: ALPN picks the protocol; the decrypted stream goes to the same two servers.
+    const tlsOptions = { cert: readFileSync(options.tlsCertFile), key: readFileSync(options.tlsKeyFile), ALPNProtocols: ["h2", "http/1.1"], handshakeTimeout: timeouts.headersMs };
+    // The handshake timeout starts with the client's first bytes: a connection that never sends
+    // any is cut when its handshake has not finished `headersMs` after it opened.
+    const secured = new Set<string>();
+    const peer = (socket: Socket) => `${socket.remoteAddress}:${socket.remotePort}`;
+    server = createTlsServer(tlsOptions, (socket) => {
+      const key = peer(socket);
+      secured.add(key);
+      socket.once("close", () => secured.delete(key));
+      (socket.alpnProtocol === "h2" ? h2 : h1).emit("connection", socket);
+    });
+    server.on("connection", (raw: Socket) => {
+      setTimeout(() => secured.has(peer(raw)) || raw.destroy(), timeouts.headersMs).unref();
+    });
   } else {
-    const headersTimeout = Math.min(timeouts.headersMs, timeouts.requestMs);
-    const h1 = createHttp1Server(
-      {
-        keepAliveTimeout: timeouts.idleMs,
-        headersTimeout,
-        requestTimeout: timeouts.requestMs,
-        // Node checks the two timeouts only this often (30 s by default).
-        connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(headersTimeout / 4))),
-      },
-      handler,
-    );
-    // h1 never listens itself (the net server hands it sockets), and Node starts enforcing the
-    // headers and request timeouts on "listening".
-    h1.emit("listening");
-    closeWithServer.push(() => h1.close());
-    const h2 = createHttp2Server({}, handler);
-    limitHttp2(h2, timeouts);
+    // Cleartext: HTTP/2 with prior knowledge is told apart by its preface.
     server = createNetServer((socket) => {
       // A connection that never sends its first bytes is not allowed to sit there.
       socket.setTimeout(timeouts.headersMs, () => socket.destroy());
