@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { connect as netConnect } from "node:net";
+import { connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
@@ -117,16 +117,7 @@ describe("slow clients", () => {
   });
   afterAll(async () => server?.stop());
 
-  /** Opens a raw connection, writes `bytes`, and resolves with what the server sent before it closed the connection. */
-  function rawExchange(bytes: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const socket = netConnect(server.port, "127.0.0.1", () => socket.write(bytes));
-      let received = "";
-      socket.on("data", (chunk) => (received += chunk.toString()));
-      socket.on("close", () => resolve(received));
-      socket.on("error", reject);
-    });
-  }
+  const rawExchange = (bytes: string) => exchange((ready) => netConnect(server.port, "127.0.0.1", ready), bytes);
 
   it("closes a connection that never says anything", async () => {
     expect(await rawExchange("")).toBe("");
@@ -196,16 +187,8 @@ describe("slow clients over TLS", () => {
   });
   afterAll(async () => server?.stop());
 
-  /** Like rawExchange above, over TLS with ALPN http/1.1. */
-  function tlsExchange(bytes: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const socket = tlsConnect({ port: server.port, host: "127.0.0.1", rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }, () => socket.write(bytes));
-      let received = "";
-      socket.on("data", (chunk) => (received += chunk.toString()));
-      socket.on("close", () => resolve(received));
-      socket.on("error", reject);
-    });
-  }
+  const tlsExchange = (bytes: string) =>
+    exchange((ready) => tlsConnect({ port: server.port, host: "127.0.0.1", rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }, ready), bytes);
 
   it("closes a connection whose headers never finish (408)", async () => {
     expect(await tlsExchange("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")).toMatch(/^HTTP\/1\.1 408/);
@@ -225,3 +208,14 @@ describe("slow clients over TLS", () => {
     expect(closed).toBe(true);
   });
 });
+
+/** Opens a connection, writes `bytes`, and resolves with what the server sent before it closed the connection. */
+function exchange(open: (ready: () => void) => Socket, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = open(() => socket.write(bytes));
+    let received = "";
+    socket.on("data", (chunk) => (received += chunk.toString()));
+    socket.on("close", () => resolve(received));
+    socket.on("error", reject);
+  });
+}
