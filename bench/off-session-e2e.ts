@@ -1,5 +1,5 @@
 // npx tsx bench/off-session-e2e.ts: end-to-end off-session charges per second. Starts the service
-// on a fresh SQLite file (synchronous=FULL) with the sandbox bank, then sends
+// on a fresh SQLite file (every acknowledged write fsynced) with the sandbox bank, then sends
 // BENCH_OFF_SESSION_CHARGES (2000) CreateOffSessionPaymentAsync calls over HTTP,
 // BENCH_OFF_SESSION_CONNECTIONS (32) at a time, each with its own idempotency key, spread over
 // BENCH_OFF_SESSION_CUSTOMERS (50) customers, and prints one JSON object on stdout:

@@ -1,5 +1,5 @@
 // npm run bench -- --soak [--duration 10m] [--rate 200] [--connections 16]: a steady mix of the
-// main RPCs against one furikomi process (SQLite, synchronous=FULL) for the whole duration, in
+// main RPCs against one furikomi process (SQLite, every acknowledged write fsynced) for the whole duration, in
 // windows; prints each window's throughput, p99, errors, the server's memory and queue depth
 // (from its /metrics), then a summary with the memory growth from the first to the last window,
 // and writes it to bench/results/soak.json. A soak finds leaks and slow drifts, not peak speed:

@@ -5,12 +5,11 @@ import type { Interceptor } from "@connectrpc/connect";
 import { sql } from "kysely";
 import { createFurikomiClient, FurikomiError, verifyWebhook, WebhookVerificationError, type FurikomiClientOptions, type RetryEvent } from "furikomi/client";
 import { AsyncStatus, ChargeStatus } from "../gen/payments/v1/enums_pb.js";
-import { setWebhookUrl } from "../src/flows/merchants.js";
 import { standardWebhookHeaders } from "../src/domain/webhook-signature.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { freshEmail, redirect } from "./helpers/on-session.js";
 import { startTestServer, type TestServer } from "./helpers/test-server.js";
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { receiveWebhooksOf, type ReceivedWebhook, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 
 let server: TestServer;
 let receiver: WebhookReceiver;
@@ -18,8 +17,7 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   // The receiver needs the secret, the secret comes with the merchant: start, then point the merchant at it.
   server = await startTestServer();
-  receiver = await startWebhookReceiver(server.merchant.webhook_secret);
-  await setWebhookUrl(server.ctx, server.merchant.merchant_id, receiver.url);
+  receiver = await receiveWebhooksOf(server.ctx, server.merchant);
 });
 
 afterAll(async () => {

@@ -3,12 +3,11 @@ import { ChargeStatus, ContractStatus, ErrorType, PaymentErrorCode } from "../ge
 import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
-import { setWebhookUrl } from "../src/flows/merchants.js";
 import { signedInUser } from "./helpers/dashboard.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, redirect, tokenOf } from "./helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "./helpers/test-server.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { receiveWebhooksOf, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 
 // spec: "Error triggers for sandbox/test environments", every ErrorType at every trigger point.
 
@@ -17,8 +16,7 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   server = await startTestServer();
-  receiver = await startWebhookReceiver(server.merchant.webhook_secret);
-  await setWebhookUrl(server.ctx, server.merchant.merchant_id, receiver.url);
+  receiver = await receiveWebhooksOf(server.ctx, server.merchant);
 });
 afterAll(async () => {
   await server?.stop();

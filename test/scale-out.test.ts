@@ -4,14 +4,14 @@ import { sql } from "kysely";
 import pino from "pino";
 import { AsyncStatus, ChargeStatus, EventType } from "../gen/payments/v1/enums_pb.js";
 import { loadConfig } from "../src/config.js";
-import { createMerchant, setWebhookUrl, type CreatedMerchant } from "../src/flows/merchants.js";
+import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
 import { startService, type RunningService } from "../src/service.js";
 import { openStorage } from "../src/storage/database.js";
 import { Transactor, type Tx } from "../src/storage/transactor.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";
 import { freshDatabaseUrl } from "./helpers/test-server.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { receiveWebhooksOf, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 
 // Several server processes on one PostgreSQL schema (vitest.config.ts runs this file in the
 // PostgreSQL pass only): requests spread over them, duplicates sent to different instances, one
@@ -42,8 +42,7 @@ async function openShop(options: { bankLatencyMs: number }): Promise<Shop> {
   const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: fresh.url, WORKERS: "off", LOG_LEVEL: "silent" });
   const service = await startService(config, { logger: pino({ level: "silent" }) });
   const merchant = await createMerchant(service.ctx, { name: "Scale Shop" });
-  const receiver = await startWebhookReceiver(merchant.webhook_secret);
-  await setWebhookUrl(service.ctx, merchant.merchant_id, receiver.url);
+  const receiver = await receiveWebhooksOf(service.ctx, merchant);
   const customerIds: string[] = [];
   for (let i = 0; i < customerCount; i++) {
     customerIds.push((await seedActiveCustomer({ merchant, clock: service.ctx.clock, ctx: service.ctx }, { balance: openingBalance })).customerId);

@@ -5,12 +5,12 @@ import pg from "pg";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { createDashboardUser } from "../src/flows/dashboard-auth.js";
-import { rotateApiKey, setWebhookUrl } from "../src/flows/merchants.js";
+import { rotateApiKey } from "../src/flows/merchants.js";
 import { createLogger } from "../src/server/logger.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { dashboardBrowser, totpCodeAt } from "./helpers/dashboard.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "./helpers/on-session.js";
-import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { receiveWebhooksOf, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 import { dialects, postgresUrl, startTestServer, type TestServer } from "./helpers/test-server.js";
 
 /**
@@ -35,8 +35,7 @@ describe.each(dialects)("secrets hygiene on %s", (dialect) => {
     server = await startTestServer({ dialect, logger: createLogger("trace", capture), env: { SECRETS_KEY: "test-sealing-key-not-a-canary" } });
     canaries.set("first API key", server.merchant.api_key);
     canaries.set("webhook secret", server.merchant.webhook_secret);
-    receiver = await startWebhookReceiver(server.merchant.webhook_secret);
-    await setWebhookUrl(server.ctx, server.merchant.merchant_id, receiver.url);
+    receiver = await receiveWebhooksOf(server.ctx, server.merchant);
 
     // Wrong keys, a key in a header a client might misuse, and a rotated key.
     const stray = "sk_test_CANARYstraykey0123456789abcdefgh";

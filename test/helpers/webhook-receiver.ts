@@ -2,6 +2,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Webhook } from "standardwebhooks";
+import type { FlowContext } from "../../src/flows/flow-context.js";
+import { setWebhookUrl, type CreatedMerchant } from "../../src/flows/merchants.js";
 
 /** How the receiver answers a request: a status, hold it open without answering, or drop the connection. */
 export type Behaviour = { status: number; delayMs?: number } | "hang" | "drop";
@@ -132,4 +134,11 @@ export function verify(secret: string, raw: string, headers: IncomingMessage["he
   }
   if (headers["webhook-id"] !== envelope.id) throw new Error("webhook-id differs from the envelope id");
   return { ...envelope, raw, rawContent, headers, at: Date.now() };
+}
+
+/** A receiver for one merchant's webhooks, with the merchant's webhook URL pointed at it. */
+export async function receiveWebhooksOf(ctx: FlowContext, merchant: CreatedMerchant): Promise<WebhookReceiver> {
+  const receiver = await startWebhookReceiver(merchant.webhook_secret);
+  await setWebhookUrl(ctx, merchant.merchant_id, receiver.url);
+  return receiver;
 }
