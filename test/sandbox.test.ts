@@ -106,6 +106,17 @@ describe("SandboxService.CompletePayment", () => {
 });
 
 describe("the simulated bank", () => {
+  it("ConfigureBankAccount refuses a maintenance end outside 1970–9999 (a time no date can hold) as invalid_argument", async () => {
+    const { customerId } = await seedActiveCustomer(server);
+    const sandbox = server.client(SandboxService, undefined, { binary: true });
+    for (const seconds of [-1n, 10n ** 15n]) {
+      const error = await sandbox.configureBankAccount({ customerId, maintenanceUntil: { seconds } }).catch((e: unknown) => ConnectError.from(e));
+      expect(error).toBeInstanceOf(ConnectError);
+      expect((error as ConnectError).code).toBe(Code.InvalidArgument);
+      expect((error as ConnectError).rawMessage).toContain("maintenance_until");
+    }
+  });
+
   it("ConfigureBankAccount opens and sets an account; quota, reject and a maintenance window fail debits with their ErrorType", async () => {
     const sandbox = server.client(SandboxService);
     const email = freshEmail();
