@@ -116,8 +116,15 @@ export class JobRunner {
       const backoffMs = Math.min(60_000 * 2 ** Math.min(job.attempts, 8), 3_600_000);
       outcome = { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };
     }
-    // Only while our lease holds: a worker that took the job over after it lapsed owns the outcome now.
-    await this.ctx.tx.write(async (trx) => {
+    await this.#record(job, outcome).catch((error) =>
+      // Unrecorded, the lease lapses and the job runs again: handlers are idempotent.
+      this.logger.error({ err: error, job: job.id, kind: job.kind }, "job outcome could not be recorded; it runs again after its lease"),
+    );
+  }
+
+  /** Only while our lease holds: a worker that took the job over after it lapsed owns the outcome now. */
+  #record(job: { id: string; leaseUntil: string }, outcome: JobOutcome): Promise<void> {
+    return this.ctx.tx.write(async (trx) => {
       if ("done" in outcome) await trx.deleteFrom("jobs").where("id", "=", job.id).where("lease_until", "=", job.leaseUntil).execute();
       else {
         await trx
