@@ -192,7 +192,7 @@ describe("the four workflows, from the payment link to success_url", () => {
     const { context, page } = await newPhonePage(browser);
     try {
       await page.goto(pageUrl);
-      expect(await page.locator("#progress li").allTextContents()).toHaveLength(2);
+      await expect.poll(() => page.locator("#progress li").allTextContents()).toHaveLength(2);
       await passTwoFactor(page, email);
       await page.getByRole("heading", { name: "お支払いの承認" }).waitFor();
       expect(await focusedId(page)).toBe("approve-heading");
