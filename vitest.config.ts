@@ -18,9 +18,22 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "sqlite", include: [serverSuites, "src/**/*.spec.ts"], exclude: [...configDefaults.exclude, ...postgresOnly], env: { TEST_DATABASE: "sqlite" } },
+        test: {
+          name: "sqlite",
+          include: [serverSuites, "src/**/*.spec.ts"],
+          exclude: [...configDefaults.exclude, ...postgresOnly],
+          env: { TEST_DATABASE: "sqlite" },
+        },
       },
-      { extends: true, test: { name: "postgres", include: [serverSuites], exclude: [...configDefaults.exclude, ...sqliteOnly], env: { TEST_DATABASE: "postgres" } } },
+      {
+        extends: true,
+        test: {
+          name: "postgres",
+          include: [serverSuites],
+          exclude: [...configDefaults.exclude, ...sqliteOnly],
+          env: { TEST_DATABASE: "postgres" },
+        },
+      },
     ],
   },
 });

@@ -36,13 +36,21 @@ interface ClusterScenario {
 }
 
 /** A merchant with `rowCount` active customers, each charged once through the API (synchronous off-session). */
-async function provision(url: string, databaseUrl: string): Promise<{ apiKey: string; customerIds: string[]; chargeIds: string[] }> {
+async function provision(
+  url: string,
+  databaseUrl: string,
+): Promise<{ apiKey: string; customerIds: string[]; chargeIds: string[] }> {
   const { apiKey, merchantId } = benchMerchant(databaseUrl);
   const storage = await openStorage(databaseUrl);
   const customerIds: string[] = [];
   try {
-    const seedTarget = { merchant: { merchant_id: merchantId }, clock: systemClock, ctx: { tx: new Transactor(storage) } };
-    for (let i = 0; i < rowCount; i++) customerIds.push((await seedActiveCustomer(seedTarget, { balance: 1e12 })).customerId);
+    const seedTarget = {
+      merchant: { merchant_id: merchantId },
+      clock: systemClock,
+      ctx: { tx: new Transactor(storage) },
+    };
+    for (let i = 0; i < rowCount; i++)
+      customerIds.push((await seedActiveCustomer(seedTarget, { balance: 1e12 })).customerId);
   } finally {
     await storage.close();
   }
@@ -61,14 +69,26 @@ async function provision(url: string, databaseUrl: string): Promise<{ apiKey: st
 function scenariosFor(rows: { customerIds: string[]; chargeIds: string[] }): ClusterScenario[] {
   const redirect = { successUrl: "https://shop.example.jp/thanks", failureUrl: "https://shop.example.jp/sorry" };
   return [
-    { name: "GetCharge", path: "/payments.v1.PaymentService/GetCharge", body: (n) => ({ charge: rows.chargeIds[n % rowCount] }) },
+    {
+      name: "GetCharge",
+      path: "/payments.v1.PaymentService/GetCharge",
+      body: (n) => ({ charge: rows.chargeIds[n % rowCount] }),
+    },
     // 1-yen partial refunds over the 100 charges (settled an hour later, after the run).
-    { name: "Refund", path: "/payments.v1.PaymentService/Refund", body: (n) => ({ chargeId: rows.chargeIds[n % rowCount], amount: 1 }) },
+    {
+      name: "Refund",
+      path: "/payments.v1.PaymentService/Refund",
+      body: (n) => ({ chargeId: rows.chargeIds[n % rowCount], amount: 1 }),
+    },
     // A new buyer each time: customer, contract, charge, link and expiry job in one write.
     {
       name: "CreateOnSessionPayment",
       path: "/payments.v1.PaymentService/CreateOnSessionPayment",
-      body: (n) => ({ buyer: { email: `bench-${n}-${Date.now()}@example.jp` }, charge: { price: 1200, description: "bench" }, redirect }),
+      body: (n) => ({
+        buyer: { email: `bench-${n}-${Date.now()}@example.jp` },
+        charge: { price: 1200, description: "bench" },
+        redirect,
+      }),
     },
     // Accepted over the 100 customers; the engines of all instances debit the simulated bank meanwhile.
     {
@@ -145,10 +165,15 @@ const rows = [...byCount.get(1)!.keys()].map((name) => {
   console.log(
     `${name.padEnd(30)} 1 instance ${String(one.requestsPerSecond).padStart(6)} req/s p99 ${one.p99Ms} ms   ` +
       `2 instances ${String(two.requestsPerSecond).padStart(6)} req/s p99 ${two.p99Ms} ms   scaling ×${scaling}` +
-      (one.non2xx + two.non2xx + one.errors + two.errors ? `   non-2xx ${one.non2xx + two.non2xx}, errors ${one.errors + two.errors}` : ""),
+      (one.non2xx + two.non2xx + one.errors + two.errors
+        ? `   non-2xx ${one.non2xx + two.non2xx}, errors ${one.errors + two.errors}`
+        : ""),
   );
   return { scenario: name, oneInstance: one, twoInstances: two, scaling };
 });
 mkdirSync(join(root, "bench/results"), { recursive: true });
-writeFileSync(join(root, "bench/results/cluster.json"), JSON.stringify({ at: new Date().toISOString(), database: "postgres", seconds, connections, results: rows }, null, 2));
+writeFileSync(
+  join(root, "bench/results/cluster.json"),
+  JSON.stringify({ at: new Date().toISOString(), database: "postgres", seconds, connections, results: rows }, null, 2),
+);
 console.log("written bench/results/cluster.json");

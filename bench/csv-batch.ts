@@ -23,7 +23,14 @@ const rows = 300;
 const pollMs = Number(process.env.BENCH_CSV_POLL_MS ?? 100);
 
 const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-csv-"));
-const config = loadConfig({ ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", DATABASE_URL: `file:${join(dir, "bench.db")}`, LOG_LEVEL: "silent" });
+const config = loadConfig({
+  ...process.env,
+  MODE: "sandbox",
+  PORT: "0",
+  HOST: "127.0.0.1",
+  DATABASE_URL: `file:${join(dir, "bench.db")}`,
+  LOG_LEVEL: "silent",
+});
 const service = await startService(config, { logger: pino({ level: "silent" }) });
 try {
   const merchant = await createMerchant(service.ctx, { name: "Bench Shop" });
@@ -32,17 +39,27 @@ try {
   const password = "bench password 300 rows";
   await createDashboardUser(service.ctx, { merchantId: merchant.merchant_id, email, password });
 
-  const dashboard = createClient(DashboardService, createConnectTransport({ baseUrl: service.url, httpVersion: "1.1", interceptors: [cookieJar()] }));
+  const dashboard = createClient(
+    DashboardService,
+    createConnectTransport({ baseUrl: service.url, httpVersion: "1.1", interceptors: [cookieJar()] }),
+  );
   await dashboard.signIn({ email, password });
   const { secret } = await dashboard.beginTotpEnrollment({});
   // Enrol with the previous step's code (inside the drift window), so the current one is fresh for the batch.
   await dashboard.confirmTotpEnrollment({ code: codeAt(secret, Date.now() - 30_000) });
 
-  const csv = ["customer_email,customer_id,price,description,metadata", ...emails.map((e, i) => `${e},,${1000 + i},Bench row ${i},row=${i}`)].join("\r\n");
+  const csv = [
+    "customer_email,customer_id,price,description,metadata",
+    ...emails.map((e, i) => `${e},,${1000 + i},Bench row ${i},row=${i}`),
+  ].join("\r\n");
   const batch = await dashboard.uploadCsvBatch({ fileName: "bench.csv", content: Buffer.from(csv) });
 
   const started = performance.now();
-  await dashboard.confirmCsvBatch({ batchId: batch.batchId, challengeId: batch.challengeId, code: codeAt(secret, Date.now()) });
+  await dashboard.confirmCsvBatch({
+    batchId: batch.batchId,
+    challengeId: batch.challengeId,
+    code: codeAt(secret, Date.now()),
+  });
   let current = (await dashboard.getCsvBatch({ batchId: batch.batchId })).batch;
   while (current?.status !== "completed") {
     await new Promise((resolve) => setTimeout(resolve, pollMs));
@@ -51,7 +68,15 @@ try {
   const result = await dashboard.downloadCsvBatchResult({ batchId: batch.batchId });
   const secondsToResult = Number(((performance.now() - started) / 1000).toFixed(2));
   if (result.content.length === 0) throw new Error("empty result");
-  console.log(JSON.stringify({ scenario: "csv-batch-300", secondsToResult, rows, succeeded: current.succeeded, failed: current.failed }));
+  console.log(
+    JSON.stringify({
+      scenario: "csv-batch-300",
+      secondsToResult,
+      rows,
+      succeeded: current.succeeded,
+      failed: current.failed,
+    }),
+  );
 } finally {
   await service.close();
   rmSync(dir, { recursive: true, force: true });

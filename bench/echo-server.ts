@@ -6,7 +6,14 @@ import { createServer } from "node:http";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { ChargeSchema } from "../gen/payments/v1/resources_pb.js";
 
-const charge = create(ChargeSchema, { chargeId: "trx-echo", chargeStatus: 3, description: "echo", initialAmount: 1200, finalAmount: 1200, currency: "JPY" });
+const charge = create(ChargeSchema, {
+  chargeId: "trx-echo",
+  chargeStatus: 3,
+  description: "echo",
+  initialAmount: 1200,
+  finalAmount: 1200,
+  currency: "JPY",
+});
 const handler = connectNodeAdapter({
   routes: (router) =>
     router.service(PaymentService, {
@@ -18,5 +25,7 @@ const handler = connectNodeAdapter({
 });
 const server = createServer(handler).listen(0, "127.0.0.1", () => {
   const address = server.address();
-  console.log(JSON.stringify({ msg: "echo listening", port: typeof address === "object" && address ? address.port : 0 }));
+  console.log(
+    JSON.stringify({ msg: "echo listening", port: typeof address === "object" && address ? address.port : 0 }),
+  );
 });

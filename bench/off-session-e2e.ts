@@ -21,12 +21,21 @@ const connections = Number(process.env.BENCH_OFF_SESSION_CONNECTIONS ?? 32);
 const customerCount = Number(process.env.BENCH_OFF_SESSION_CUSTOMERS ?? 50);
 
 const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-off-session-"));
-const config = loadConfig({ ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", DATABASE_URL: `file:${join(dir, "bench.db")}`, LOG_LEVEL: "silent" });
+const config = loadConfig({
+  ...process.env,
+  MODE: "sandbox",
+  PORT: "0",
+  HOST: "127.0.0.1",
+  DATABASE_URL: `file:${join(dir, "bench.db")}`,
+  LOG_LEVEL: "silent",
+});
 const service = await startService(config, { logger: pino({ level: "silent" }) });
 const merchant = await createMerchant(service.ctx, { name: "Bench Shop" });
 const customerIds: string[] = [];
 for (let i = 0; i < customerCount; i++) {
-  customerIds.push((await seedActiveCustomer({ merchant, clock: service.ctx.clock, ctx: service.ctx }, { balance: 1e12 })).customerId);
+  customerIds.push(
+    (await seedActiveCustomer({ merchant, clock: service.ctx.clock, ctx: service.ctx }, { balance: 1e12 })).customerId,
+  );
 }
 
 const latencies: number[] = [];
@@ -38,8 +47,15 @@ async function caller(): Promise<void> {
     const sent = performance.now();
     const res = await fetch(`${service.url}/v1/payments/off-session/async`, {
       method: "POST",
-      headers: { authorization: `Bearer ${merchant.api_key}`, "content-type": "application/json", "idempotency-key": `bench-${i}` },
-      body: JSON.stringify({ customer_id: customerIds[i % customerCount], charge: { price: 1, description: `bench ${i}` } }),
+      headers: {
+        authorization: `Bearer ${merchant.api_key}`,
+        "content-type": "application/json",
+        "idempotency-key": `bench-${i}`,
+      },
+      body: JSON.stringify({
+        customer_id: customerIds[i % customerCount],
+        charge: { price: 1, description: `bench ${i}` },
+      }),
     });
     if (res.status !== 200) throw new Error(`call ${i} answered ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
@@ -60,7 +76,8 @@ while ((await succeeded()) < chargeCount) await new Promise((resolve) => setTime
 const finishedAt = performance.now();
 
 latencies.sort((a, b) => a - b);
-const percentile = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]);
+const percentile = (p: number) =>
+  Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]);
 console.log(
   JSON.stringify({
     charges: chargeCount,

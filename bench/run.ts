@@ -13,8 +13,16 @@ const root = new URL("..", import.meta.url).pathname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-async function startProcess(args: string[], env: Record<string, string>, readyMessage: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  readyMessage: string,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
@@ -38,7 +46,13 @@ async function load(url: string, request: { path: string; body: string; headers:
     connections,
     duration: seconds,
   });
-  return { requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 async function main() {
@@ -54,7 +68,15 @@ async function main() {
       const baseline = await load(echo.url, scenario.echoRequest ?? request);
       const measured = await load(furikomi.url, request);
       const ratio = Number((measured.requestsPerSecond / baseline.requestsPerSecond).toFixed(2));
-      const row = { scenario: scenario.name, kind: scenario.kind, goal: goalOf(scenario), ...measured, echoRequestsPerSecond: baseline.requestsPerSecond, echoP99Ms: baseline.p99Ms, ratio };
+      const row = {
+        scenario: scenario.name,
+        kind: scenario.kind,
+        goal: goalOf(scenario),
+        ...measured,
+        echoRequestsPerSecond: baseline.requestsPerSecond,
+        echoP99Ms: baseline.p99Ms,
+        ratio,
+      };
       results.push(row);
       console.log(
         `${scenario.name.padEnd(34)} ${String(measured.requestsPerSecond).padStart(6)} req/s  p50 ${measured.p50Ms} ms  p99 ${measured.p99Ms} ms  ` +
@@ -72,7 +94,10 @@ async function main() {
     console.log(`${name.padEnd(34)} ${JSON.stringify(row)}`);
   }
   mkdirSync(join(root, "bench/results"), { recursive: true });
-  writeFileSync(join(root, "bench/results/latest.json"), JSON.stringify({ at: new Date().toISOString(), seconds, connections, results }, null, 2));
+  writeFileSync(
+    join(root, "bench/results/latest.json"),
+    JSON.stringify({ at: new Date().toISOString(), seconds, connections, results }, null, 2),
+  );
   console.log("written bench/results/latest.json");
 }
 

@@ -25,7 +25,10 @@ let apiKey: string | undefined;
 /** One merchant per run, provisioned with the CLI on the bench database. */
 export function benchMerchant(databaseUrl: string): { apiKey: string; merchantId: string } {
   const created = JSON.parse(
-    execFileSync(process.execPath, ["bin/furikomi.js", "merchants", "create", "--name", "Bench Shop"], { cwd: root, env: { ...process.env, MODE: "sandbox", DATABASE_URL: databaseUrl } }).toString(),
+    execFileSync(process.execPath, ["bin/furikomi.js", "merchants", "create", "--name", "Bench Shop"], {
+      cwd: root,
+      env: { ...process.env, MODE: "sandbox", DATABASE_URL: databaseUrl },
+    }).toString(),
   );
   apiKey = created.api_key;
   return { apiKey: created.api_key, merchantId: created.merchant_id };
@@ -38,7 +41,11 @@ export const scenarios: Scenario[] = [
     async prepare({ databaseUrl }) {
       const { apiKey, merchantId } = benchMerchant(databaseUrl);
       await seedSucceededCharge(databaseUrl, { id: "trx-bench", merchantId, amount: 1200 });
-      return { path: "/payments.v1.PaymentService/GetCharge", body: JSON.stringify({ charge: "trx-bench" }), headers: { authorization: `Bearer ${apiKey}` } };
+      return {
+        path: "/payments.v1.PaymentService/GetCharge",
+        body: JSON.stringify({ charge: "trx-bench" }),
+        headers: { authorization: `Bearer ${apiKey}` },
+      };
     },
   },
   {
@@ -49,7 +56,11 @@ export const scenarios: Scenario[] = [
     async prepare({ databaseUrl }) {
       const { apiKey, merchantId } = benchMerchant(databaseUrl);
       await seedSucceededCharge(databaseUrl, { id: "trx-bench-refund", merchantId, amount: 10_000_000 });
-      return { path: "/payments.v1.PaymentService/Refund", body: JSON.stringify({ chargeId: "trx-bench-refund", amount: 1 }), headers: { authorization: `Bearer ${apiKey}` } };
+      return {
+        path: "/payments.v1.PaymentService/Refund",
+        body: JSON.stringify({ chargeId: "trx-bench-refund", amount: 1 }),
+        headers: { authorization: `Bearer ${apiKey}` },
+      };
     },
   },
   {
@@ -63,7 +74,11 @@ export const scenarios: Scenario[] = [
         charge: { price: 1200, description: "bench", metadata: { order: "bench" } },
         redirect: { successUrl: "https://shop.example.jp/thanks", failureUrl: "https://shop.example.jp/sorry" },
       };
-      return { path: "/payments.v1.PaymentService/CreateOnSessionPayment", body: JSON.stringify(body), headers: { authorization: `Bearer ${apiKey}` } };
+      return {
+        path: "/payments.v1.PaymentService/CreateOnSessionPayment",
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${apiKey}` },
+      };
     },
   },
   {
@@ -75,7 +90,11 @@ export const scenarios: Scenario[] = [
       const { apiKey, merchantId } = benchMerchant(databaseUrl);
       const { customerId } = await seedBenchCustomer(databaseUrl, merchantId);
       const body = { customerId, charge: { price: 1, description: "bench", metadata: { order: "bench" } } };
-      return { path: "/payments.v1.PaymentService/CreateOffSessionPaymentAsync", body: JSON.stringify(body), headers: { authorization: `Bearer ${apiKey}` } };
+      return {
+        path: "/payments.v1.PaymentService/CreateOffSessionPaymentAsync",
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${apiKey}` },
+      };
     },
   },
 ];
@@ -84,14 +103,20 @@ export const scenarios: Scenario[] = [
 async function seedBenchCustomer(databaseUrl: string, merchantId: string): Promise<{ customerId: string }> {
   const storage = await openStorage(databaseUrl);
   try {
-    return await seedActiveCustomer({ merchant: { merchant_id: merchantId }, clock: systemClock, ctx: { tx: new Transactor(storage) } }, { balance: 1e12 });
+    return await seedActiveCustomer(
+      { merchant: { merchant_id: merchantId }, clock: systemClock, ctx: { tx: new Transactor(storage) } },
+      { balance: 1e12 },
+    );
   } finally {
     await storage.close();
   }
 }
 
 /** A succeeded charge written straight to the bench database. */
-async function seedSucceededCharge(databaseUrl: string, charge: { id: string; merchantId: string; amount: number }): Promise<void> {
+async function seedSucceededCharge(
+  databaseUrl: string,
+  charge: { id: string; merchantId: string; amount: number },
+): Promise<void> {
   const storage = await openStorage(databaseUrl);
   const now = new Date().toISOString();
   await storage.db

@@ -43,8 +43,19 @@ function parseOptions(argv: string[]): SoakOptions {
 }
 
 async function startServer(databaseUrl: string): Promise<{ url: string; stop(): void }> {
-  const env = { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: databaseUrl };
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+  const env = {
+    ...process.env,
+    MODE: "sandbox",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    DATABASE_URL: databaseUrl,
+  };
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
@@ -62,24 +73,45 @@ async function startServer(databaseUrl: string): Promise<{ url: string; stop(): 
 /** Provisions a merchant (CLI), a customer with an endless balance, and a large settled charge to refund 1 yen at a time. */
 async function prepare(url: string, databaseUrl: string) {
   const merchant = JSON.parse(
-    execFileSync(process.execPath, ["bin/furikomi.js", "merchants", "create", "--name", "Soak Shop"], { cwd: root, env: { ...process.env, MODE: "sandbox", DATABASE_URL: databaseUrl } }).toString(),
+    execFileSync(process.execPath, ["bin/furikomi.js", "merchants", "create", "--name", "Soak Shop"], {
+      cwd: root,
+      env: { ...process.env, MODE: "sandbox", DATABASE_URL: databaseUrl },
+    }).toString(),
   );
   const storage = await openStorage(databaseUrl);
-  const { customerId } = await seedActiveCustomer({ merchant, clock: systemClock, ctx: { tx: new Transactor(storage) } }, { balance: 1e12 });
+  const { customerId } = await seedActiveCustomer(
+    { merchant, clock: systemClock, ctx: { tx: new Transactor(storage) } },
+    { balance: 1e12 },
+  );
   await storage.close();
   const headers = { "content-type": "application/json", authorization: `Bearer ${merchant.api_key}` };
   const call = async (method: string, body: object) => {
-    const res = await fetch(`${url}/payments.v1.PaymentService/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
+    const res = await fetch(`${url}/payments.v1.PaymentService/${method}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
     return res.json();
   };
-  const big = await call("CreateOffSessionPayment", { customerId, charge: { price: 10_000_000, description: "soak refund pool" } });
+  const big = await call("CreateOffSessionPayment", {
+    customerId,
+    charge: { price: 10_000_000, description: "soak refund pool" },
+  });
   const chargeId: string = big.charge.chargeId;
-  const rpc = (method: string, body: object) => ({ method: "POST" as const, path: `/payments.v1.PaymentService/${method}`, headers, body: JSON.stringify(body) });
+  const rpc = (method: string, body: object) => ({
+    method: "POST" as const,
+    path: `/payments.v1.PaymentService/${method}`,
+    headers,
+    body: JSON.stringify(body),
+  });
   // The mix each connection cycles through: reads and writes of the main flows.
   return [
     rpc("GetCharge", { charge: chargeId }),
-    rpc("CreateOffSessionPaymentAsync", { customerId, charge: { price: 1, description: "soak", metadata: { run: "soak" } } }),
+    rpc("CreateOffSessionPaymentAsync", {
+      customerId,
+      charge: { price: 1, description: "soak", metadata: { run: "soak" } },
+    }),
     rpc("GetCustomer", { customer: customerId }),
     rpc("Refund", { chargeId, amount: 1 }),
     rpc("ListCustomers", { pageSize: 20 }),
@@ -95,7 +127,13 @@ async function prepare(url: string, databaseUrl: string) {
 /** The server's own view: resident memory, heap in use, and the async engine's backlog. */
 async function serverGauges(url: string) {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const value = (series: string) => Number(text.split("\n").find((line) => line.startsWith(series + " "))?.slice(series.length + 1) ?? NaN);
+  const value = (series: string) =>
+    Number(
+      text
+        .split("\n")
+        .find((line) => line.startsWith(series + " "))
+        ?.slice(series.length + 1) ?? NaN,
+    );
   return {
     rssMb: Math.round(value("process_resident_memory_bytes") / 1e5) / 10,
     heapUsedMb: Math.round(value("nodejs_heap_size_used_bytes") / 1e5) / 10,
@@ -111,7 +149,9 @@ export async function runSoak(argv: string[]): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "furikomi-soak-"));
   const databaseUrl = `file:${join(dir, "soak.db")}`;
   const server = await startServer(databaseUrl);
-  console.log(`soak: ${windows} × ${windowSeconds} s at ${options.rate} req/s over ${options.connections} connections against ${server.url}`);
+  console.log(
+    `soak: ${windows} × ${windowSeconds} s at ${options.rate} req/s over ${options.connections} connections against ${server.url}`,
+  );
   const rows: Array<Record<string, number>> = [];
   try {
     const requests = await prepare(server.url, databaseUrl);

@@ -34,7 +34,8 @@ const receiver = createServer((req, res) => {
   req.on("end", () => {
     const arrivedAt = Date.now();
     const envelope = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string; created_at: string };
-    if (!arrivals.has(envelope.id)) arrivals.set(envelope.id, { arrivedAt, createdAt: Date.parse(envelope.created_at) });
+    if (!arrivals.has(envelope.id))
+      arrivals.set(envelope.id, { arrivedAt, createdAt: Date.parse(envelope.created_at) });
     res.writeHead(200).end();
     onArrival();
   });
@@ -43,11 +44,20 @@ await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
 const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-webhooks-"));
-const config = loadConfig({ ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", DATABASE_URL: `file:${join(dir, "bench.db")}`, LOG_LEVEL: "silent" });
+const config = loadConfig({
+  ...process.env,
+  MODE: "sandbox",
+  PORT: "0",
+  HOST: "127.0.0.1",
+  DATABASE_URL: `file:${join(dir, "bench.db")}`,
+  LOG_LEVEL: "silent",
+});
 const service = await startService(config, { logger: pino({ level: "silent" }) });
 const merchants: string[] = [];
 for (let i = 0; i < merchantCount; i++) {
-  merchants.push((await createMerchant(service.ctx, { name: `Bench Shop ${i}`, webhookUrl: `${receiverUrl}/m${i}` })).merchant_id);
+  merchants.push(
+    (await createMerchant(service.ctx, { name: `Bench Shop ${i}`, webhookUrl: `${receiverUrl}/m${i}` })).merchant_id,
+  );
 }
 
 let sequence = 0;
@@ -59,8 +69,25 @@ async function recordBatch(count: number): Promise<string[]> {
     for (let i = 0; i < count; i++) {
       const n = sequence++;
       const chargeId = `trx-bench${n}`;
-      const content = { id: chargeId, customer: "cus-bench", description: "bench", merchant_name: "Bench Shop", initial_amount: 1200, discount: 0, final_amount: 1200, currency: "JPY" };
-      recorded.push(await recordEvent(trx, { merchantId: merchants[n % merchants.length], type: EventType.CHARGE_SUCCESS, chargeId, content, now }));
+      const content = {
+        id: chargeId,
+        customer: "cus-bench",
+        description: "bench",
+        merchant_name: "Bench Shop",
+        initial_amount: 1200,
+        discount: 0,
+        final_amount: 1200,
+        currency: "JPY",
+      };
+      recorded.push(
+        await recordEvent(trx, {
+          merchantId: merchants[n % merchants.length],
+          type: EventType.CHARGE_SUCCESS,
+          chargeId,
+          content,
+          now,
+        }),
+      );
     }
     return recorded;
   });
@@ -92,7 +119,8 @@ try {
   // Burst: everything at once.
   const burstStart = Date.now();
   const burstIds: string[] = [];
-  for (let recorded = 0; recorded < burstEvents; recorded += batchSize) burstIds.push(...(await recordBatch(Math.min(batchSize, burstEvents - recorded))));
+  for (let recorded = 0; recorded < burstEvents; recorded += batchSize)
+    burstIds.push(...(await recordBatch(Math.min(batchSize, burstEvents - recorded))));
   await arrivedAll(burstIds);
   const burstSeconds = (Math.max(...burstIds.map((id) => arrivals.get(id)!.arrivedAt)) - burstStart) / 1000;
   const eventsPerSecond = Math.round(burstEvents / burstSeconds);

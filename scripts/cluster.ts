@@ -7,12 +7,16 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 
 const root = new URL("..", import.meta.url).pathname;
-const { values } = parseArgs({ options: { instances: { type: "string", default: "2" }, port: { type: "string", default: "8080" } } });
+const { values } = parseArgs({
+  options: { instances: { type: "string", default: "2" }, port: { type: "string", default: "8080" } },
+});
 const count = Number(values.instances);
 const basePort = Number(values.port);
 const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres?schema=furikomi";
 if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
-  console.error(`DATABASE_URL must be a postgres:// URL: several instances share one PostgreSQL (SQLite is single-process). Got ${databaseUrl}`);
+  console.error(
+    `DATABASE_URL must be a postgres:// URL: several instances share one PostgreSQL (SQLite is single-process). Got ${databaseUrl}`,
+  );
   process.exit(2);
 }
 if (!Number.isInteger(count) || count < 1) {
@@ -25,7 +29,12 @@ for (let i = 0; i < count; i++) {
   const port = basePort + i;
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}` },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -37,7 +46,9 @@ for (let i = 0; i < count; i++) {
   });
   children.push(child);
 }
-console.log(`${count} instances on ${databaseUrl.replace(/\/\/[^@]*@/, "//…@")}: ${children.map((_, i) => `http://127.0.0.1:${basePort + i}`).join(" ")}`);
+console.log(
+  `${count} instances on ${databaseUrl.replace(/\/\/[^@]*@/, "//…@")}: ${children.map((_, i) => `http://127.0.0.1:${basePort + i}`).join(" ")}`,
+);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => children.forEach((child) => child.kill("SIGTERM")));

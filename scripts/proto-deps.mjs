@@ -24,7 +24,11 @@ const copies = [
   ["google-proto-files", "google/rpc/error_details.proto"],
   ["google-proto-files", "google/rpc/status.proto"],
   ["@grpc/reflection", "build/proto/grpc/reflection/v1/reflection.proto", "grpc/reflection/v1/reflection.proto"],
-  ["@grpc/reflection", "build/proto/grpc/reflection/v1alpha/reflection.proto", "grpc/reflection/v1alpha/reflection.proto"],
+  [
+    "@grpc/reflection",
+    "build/proto/grpc/reflection/v1alpha/reflection.proto",
+    "grpc/reflection/v1alpha/reflection.proto",
+  ],
   ["grpc-health-check", "proto/health/v1/health.proto", "grpc/health/v1/health.proto"],
 ];
 
@@ -38,7 +42,6 @@ for (const [pkg, from, to = from] of copies) {
   mkdirSync(dirname(join(out, to)), { recursive: true });
   cpSync(join(dir, from), join(out, to));
 }
-
 
 // --- a small FileDescriptorProto printer: enough for proto2/proto3 files without custom option values ---
 
@@ -96,7 +99,6 @@ function printExtensions(extensions, syntax, indent = "") {
   }
   return lines;
 }
-
 
 function printField(f, syntax, withLabel) {
   const type = f.typeName || f.type.replace("TYPE_", "").toLowerCase();

@@ -97,7 +97,10 @@ function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
 
 /** BANK_EXTRA_HOLIDAYS: comma-separated JST dates, e.g. "2026-12-30,2027-05-06". */
 function extraHolidays(value: string | undefined): readonly string[] {
-  const dates = (value ?? "").split(",").map((date) => date.trim()).filter(Boolean);
+  const dates = (value ?? "")
+    .split(",")
+    .map((date) => date.trim())
+    .filter(Boolean);
   const malformed = dates.find((date) => !/^\d{4}-\d{2}-\d{2}$/.test(date));
   if (malformed) throw new Error(`BANK_EXTRA_HOLIDAYS must list YYYY-MM-DD dates, not ${malformed}`);
   return Object.freeze(dates);

@@ -1,6 +1,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
-import { ErrorInfoSchema, RetryInfoSchema, type ErrorInfo, type RetryInfo } from "../gen/google/rpc/error_details_pb.js";
+import {
+  ErrorInfoSchema,
+  RetryInfoSchema,
+  type ErrorInfo,
+  type RetryInfo,
+} from "../gen/google/rpc/error_details_pb.js";
 import { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
 import { PaymentErrorSchema } from "../gen/payments/v1/errors_pb.js";
 import { invalidTriggerMessage, triggerErrorKey, triggeredErrorMessage } from "./domain/error-trigger.js";
@@ -57,12 +62,23 @@ export function chargeFailure(errorType: ErrorType, message = errorTypeMessages[
 
 /** A sandbox triggerError as a request failure; `context` names the failed charge (chargeId, requestId). */
 export function triggeredFailure(errorType: ErrorType, context?: Record<string, string>): PaymentFailure {
-  return new PaymentFailure(paymentErrorCodeOfTriggeredErrorType[errorType], triggeredErrorMessage(errorType), errorTypeName(errorType), undefined, context);
+  return new PaymentFailure(
+    paymentErrorCodeOfTriggeredErrorType[errorType],
+    triggeredErrorMessage(errorType),
+    errorTypeName(errorType),
+    undefined,
+    context,
+  );
 }
 
 /** spec: an invalid or unrecognised triggerError value is a BAD_REQUEST. */
 export function invalidTriggerFailure(value: string, field: string): PaymentFailure {
-  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}.${invalidTriggerMessage(value)}`, errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED), `${field}.${triggerErrorKey}`);
+  return new PaymentFailure(
+    PaymentErrorCode.BAD_REQUEST,
+    `${field}.${invalidTriggerMessage(value)}`,
+    errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
+    `${field}.${triggerErrorKey}`,
+  );
 }
 
 const connectCodeOfRefusal: Readonly<Record<RefusalKind, Code>> = Object.freeze({
@@ -107,12 +123,21 @@ export function toConnectError(error: unknown): ConnectError | undefined {
 }
 
 function refusalToConnectError(refusal: RequestRefusal): ConnectError {
-  const details: Array<{ desc: typeof ErrorInfoSchema; value: ErrorInfo } | { desc: typeof RetryInfoSchema; value: RetryInfo }> = [];
-  if (refusal.reason) details.push({ desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: refusal.reason, domain: errorDomain }) });
+  const details: Array<
+    { desc: typeof ErrorInfoSchema; value: ErrorInfo } | { desc: typeof RetryInfoSchema; value: RetryInfo }
+  > = [];
+  if (refusal.reason)
+    details.push({
+      desc: ErrorInfoSchema,
+      value: create(ErrorInfoSchema, { reason: refusal.reason, domain: errorDomain }),
+    });
   const metadata: Record<string, string> = {};
   if (refusal.retryAfterSeconds) {
     metadata["retry-after"] = String(refusal.retryAfterSeconds);
-    details.push({ desc: RetryInfoSchema, value: create(RetryInfoSchema, { retryDelay: { seconds: BigInt(refusal.retryAfterSeconds) } }) });
+    details.push({
+      desc: RetryInfoSchema,
+      value: create(RetryInfoSchema, { retryDelay: { seconds: BigInt(refusal.retryAfterSeconds) } }),
+    });
   }
   return new ConnectError(refusal.message, connectCodeOfRefusal[refusal.kind], metadata, details);
 }
@@ -124,7 +149,10 @@ function paymentFailureToConnectError(failure: PaymentFailure): ConnectError {
     const metadata: Record<string, string> = { ...failure.context, paymentErrorCode };
     if (failure.field) metadata.field = failure.field;
     details.push(
-      { desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: failure.code, domain: errorDomain, metadata }) },
+      {
+        desc: ErrorInfoSchema,
+        value: create(ErrorInfoSchema, { reason: failure.code, domain: errorDomain, metadata }),
+      },
       {
         desc: PaymentErrorSchema,
         value: create(PaymentErrorSchema, {

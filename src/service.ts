@@ -82,13 +82,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (config.sandboxClock === "manual" ? new ManualClock() : systemClock);
   useSealingKey(config.secretsKey, config.previousSecretsKeys);
-  if (!config.secretsKey && config.mode === "production") logger.warn("SECRETS_KEY is not set: stored secrets are sealed with the development key");
+  if (!config.secretsKey && config.mode === "production")
+    logger.warn("SECRETS_KEY is not set: stored secrets are sealed with the development key");
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   const wakeListeners = new Map<WakeTopic, Array<() => void>>();
   const ringLocal = (topic: WakeTopic) => wakeListeners.get(topic)?.forEach((listener) => listener());
   // Several instances on one PostgreSQL ring each other's workers too.
-  const wakeChannel = storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
+  const wakeChannel =
+    storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
   const ctx: FlowContext = {
     tx,
     clock,
@@ -100,7 +102,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
       wakeChannel?.publish(topic);
     },
   };
-  const onWake = (topic: WakeTopic, listener: () => void) => wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
+  const onWake = (topic: WakeTopic, listener: () => void) =>
+    wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
   const metrics = new Metrics(() => queueStats(storage.db), clock, logger);
 
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
@@ -113,7 +116,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const webhooks = new WebhookDispatcher(
     ctx,
     logger,
-    metrics.countDeliveries(createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" })),
+    metrics.countDeliveries(
+      createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" }),
+    ),
     // The lease outlasts the attempt's timeout and the write that records it.
     { leaseMs: config.webhookTimeoutMs + Math.max(5_000, config.webhookTimeoutMs), pollMs: config.workerPollMs },
   );
@@ -151,7 +156,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
     routes: (router) => {
       router.service(PaymentService, createPaymentService(ctx));
       router.service(HostedPageService, createHostedPageService(ctx));
-      router.service(SandboxService, config.mode === "sandbox" ? { ...createSandboxService(ctx), ...createSandboxRefundHandlers(ctx), ...createSandboxEngineHandlers(ctx) } : createAbsentSandboxService());
+      router.service(
+        SandboxService,
+        config.mode === "sandbox"
+          ? { ...createSandboxService(ctx), ...createSandboxRefundHandlers(ctx), ...createSandboxEngineHandlers(ctx) }
+          : createAbsentSandboxService(),
+      );
       router.service(DashboardService, createDashboardService(ctx));
     },
     services: [PaymentService, HostedPageService, SandboxService, DashboardService],

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { create, toJsonString, type DescField, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import {
+  create,
+  toJsonString,
+  type DescField,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+} from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
@@ -39,13 +46,26 @@ beforeAll(async () => {
   const key = server.merchant.api_key;
   const payments = server.client(PaymentService, key);
   const onSession = await createPayment(server, { buyer: { email: `victim.${Date.now()}@example.jp` } });
-  const { customerId, contractId } = await seedActiveCustomer(server, { email: `victim.regular.${Date.now()}@example.jp` });
-  const paid = await payments.createOffSessionPayment({ customerId, charge: { price: 5000, description: "victim order" }, idempotencyKey: "victim-idem-1" });
-  const asyncRequest = await payments.createOffSessionPaymentAsync({ customerId, charge: { price: 700, description: "victim async" } });
+  const { customerId, contractId } = await seedActiveCustomer(server, {
+    email: `victim.regular.${Date.now()}@example.jp`,
+  });
+  const paid = await payments.createOffSessionPayment({
+    customerId,
+    charge: { price: 5000, description: "victim order" },
+    idempotencyKey: "victim-idem-1",
+  });
+  const asyncRequest = await payments.createOffSessionPaymentAsync({
+    customerId,
+    charge: { price: 700, description: "victim async" },
+  });
   await server.jobs.drain();
   const refund = await payments.refund({ chargeId: paid.charge!.chargeId, amount: 1000 });
   const { events } = await payments.listEvents({});
-  const keyRow = await server.ctx.tx.db.selectFrom("api_keys").select("id").where("merchant_id", "=", server.merchant.merchant_id).executeTakeFirstOrThrow();
+  const keyRow = await server.ctx.tx.db
+    .selectFrom("api_keys")
+    .select("id")
+    .where("merchant_id", "=", server.merchant.merchant_id)
+    .executeTakeFirstOrThrow();
   victim = {
     ids: {
       customer: customerId,
@@ -134,14 +154,23 @@ async function answerOf(call: Promise<unknown>, method: DescMethod): Promise<{ e
     return { text: toJsonString(method.output, response as never) };
   } catch (error) {
     const connectError = ConnectError.from(error);
-    return { error: connectError, text: connectError.rawMessage + JSON.stringify(connectError.details, (_k, v) => (typeof v === "bigint" ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v)) };
+    return {
+      error: connectError,
+      text:
+        connectError.rawMessage +
+        JSON.stringify(connectError.details, (_k, v) =>
+          typeof v === "bigint" ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString("latin1") : v,
+        ),
+    };
   }
 }
 
 /** The victim's strings the intruder did not itself send: none may appear in an answer. */
 function leaked(text: string, sent: Record<string, unknown>): string[] {
   const sentText = JSON.stringify(sent);
-  return [...Object.values(victim.ids), ...victim.secrets].filter((s) => s && !sentText.includes(s) && text.includes(s));
+  return [...Object.values(victim.ids), ...victim.secrets].filter(
+    (s) => s && !sentText.includes(s) && text.includes(s),
+  );
 }
 
 function callAs<S extends DescService>(service: S, headers: Record<string, string>) {
@@ -158,15 +187,26 @@ function callAs<S extends DescService>(service: S, headers: Record<string, strin
   return createClient(service, transport) as unknown as Record<string, (req: unknown) => Promise<unknown>>;
 }
 
-async function expectEveryMethodRefused(services: DescService[], headers: Record<string, string>, expected: Code, grpcToo = false) {
+async function expectEveryMethodRefused(
+  services: DescService[],
+  headers: Record<string, string>,
+  expected: Code,
+  grpcToo = false,
+) {
   let calls = 0;
   for (const service of services) {
     for (const method of unary(service)) {
       const { message } = requestAimedAtVictim(method);
       const clients = [callAs(service, headers)];
-      if (grpcToo) clients.push(server.client(service, headers.authorization?.replace(/^Bearer /, "") ?? "", { grpc: true }) as never);
+      if (grpcToo)
+        clients.push(
+          server.client(service, headers.authorization?.replace(/^Bearer /, "") ?? "", { grpc: true }) as never,
+        );
       for (const client of clients) {
-        const { error, text } = await answerOf(client[method.localName](create(method.input, message as never)), method);
+        const { error, text } = await answerOf(
+          client[method.localName](create(method.input, message as never)),
+          method,
+        );
         expect(error?.code, `${service.name}.${method.name}`).toBe(expected);
         expect(leaked(text, message), `${service.name}.${method.name}`).toEqual([]);
         calls++;
@@ -186,7 +226,11 @@ describe("API-key services: PaymentService and SandboxService", () => {
 
   it("refuse every method with a malformed or unknown key", async () => {
     await expectEveryMethodRefused(keyServices, { authorization: "Basic dXNlcjpwYXNz" }, Code.Unauthenticated);
-    await expectEveryMethodRefused(keyServices, { authorization: `Bearer sk_test_${"A".repeat(32)}` }, Code.Unauthenticated);
+    await expectEveryMethodRefused(
+      keyServices,
+      { authorization: `Bearer sk_test_${"A".repeat(32)}` },
+      Code.Unauthenticated,
+    );
   });
 
   it("refuse every method with a revoked (rotated-away) key", async () => {
@@ -201,7 +245,13 @@ describe("API-key services: PaymentService and SandboxService", () => {
 
   it("refuse every method with a key of the other mode, even one stored for the merchant", async () => {
     const live = newApiKey("production");
-    await insertApiKey(server.ctx.tx.db, { id: newId("key"), merchant_id: server.merchant.merchant_id, key_hash: hashApiKey(live), prefix: live.slice(0, 12), created_at: server.clock.now().toISOString() });
+    await insertApiKey(server.ctx.tx.db, {
+      id: newId("key"),
+      merchant_id: server.merchant.merchant_id,
+      key_hash: hashApiKey(live),
+      prefix: live.slice(0, 12),
+      created_at: server.clock.now().toISOString(),
+    });
     await expectEveryMethodRefused(keyServices, { authorization: `Bearer ${live}` }, Code.Unauthenticated);
     const swapped = server.merchant.api_key.replace(/^sk_test_/, "sk_live_");
     await expectEveryMethodRefused(keyServices, { authorization: `Bearer ${swapped}` }, Code.Unauthenticated);
@@ -212,14 +262,20 @@ describe("API-key services: PaymentService and SandboxService", () => {
     const before = await victimView();
     let aimedCalls = 0;
     for (const service of keyServices) {
-      const client = server.client(service, intruder.api_key) as unknown as Record<string, (req: unknown) => Promise<unknown>>;
+      const client = server.client(service, intruder.api_key) as unknown as Record<
+        string,
+        (req: unknown) => Promise<unknown>
+      >;
       for (const method of unary(service)) {
         const { message, aimed } = requestAimedAtVictim(method);
         const answer = await answerOf(client[method.localName](create(method.input, message as never)), method);
         const where = `${service.name}.${method.name} ${JSON.stringify(message)}`;
         expect(leaked(answer.text, message), where).toEqual([]);
         if (aimed && method.name !== "ListCustomers" && method.name !== "ListMailbox" && method.name !== "ListEvents") {
-          expect(isRefusal(method, answer), `${where}: ${answer.error?.code} ${answer.error?.rawMessage ?? answer.text}`).toBe(true);
+          expect(
+            isRefusal(method, answer),
+            `${where}: ${answer.error?.code} ${answer.error?.rawMessage ?? answer.text}`,
+          ).toBe(true);
           aimedCalls++;
         }
       }
@@ -236,8 +292,14 @@ describe("API-key services: PaymentService and SandboxService", () => {
  */
 function isRefusal(method: DescMethod, answer: { error?: ConnectError; text: string }): boolean {
   const { error, text } = answer;
-  if (!error) return method.name === "CreateOffSessionPaymentAsync" && JSON.parse(text).status === "ASYNC_STATUS_FAILED_TO_START";
-  if ([Code.NotFound, Code.InvalidArgument, Code.FailedPrecondition, Code.PermissionDenied, Code.Unimplemented].includes(error.code)) return true;
+  if (!error)
+    return method.name === "CreateOffSessionPaymentAsync" && JSON.parse(text).status === "ASYNC_STATUS_FAILED_TO_START";
+  if (
+    [Code.NotFound, Code.InvalidArgument, Code.FailedPrecondition, Code.PermissionDenied, Code.Unimplemented].includes(
+      error.code,
+    )
+  )
+    return true;
   return error.code === Code.Internal && error.rawMessage === "transaction does not belong to the merchant";
 }
 
@@ -254,18 +316,27 @@ async function victimView() {
     payments.getAsyncPaymentRequest({ requestId: ids.request }),
     payments.listEvents({ pageSize: 100 }),
   ]);
-  return [charge, customer, refund, account, request, events.events.length].map((m) => JSON.stringify(m, (_k, v) => (typeof v === "bigint" ? String(v) : v)));
+  return [charge, customer, refund, account, request, events.events.length].map((m) =>
+    JSON.stringify(m, (_k, v) => (typeof v === "bigint" ? String(v) : v)),
+  );
 }
 
 describe("DashboardService: the session cookie", () => {
   it("refuses every method but SignIn without a session, and an API key is no session", async () => {
     const methods = unary(DashboardService).filter((m) => m.name !== "SignIn");
-    const attempts: Array<Record<string, string>> = [{}, { authorization: `Bearer ${server.merchant.api_key}` }, { cookie: "furikomi_session=forged", "x-csrf-token": "forged" }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${server.merchant.api_key}` },
+      { cookie: "furikomi_session=forged", "x-csrf-token": "forged" },
+    ];
     for (const headers of attempts) {
       const client = callAs(DashboardService, headers);
       for (const method of methods) {
         const { message } = requestAimedAtVictim(method);
-        const { error, text } = await answerOf(client[method.localName](create(method.input, message as never)), method);
+        const { error, text } = await answerOf(
+          client[method.localName](create(method.input, message as never)),
+          method,
+        );
         expect(error?.code, `${method.name} ${JSON.stringify(headers)}`).toBe(Code.Unauthenticated);
         expect(leaked(text, message)).toEqual([]);
       }
@@ -290,8 +361,14 @@ describe("DashboardService: the session cookie", () => {
       const answer = await answerOf(client[method.localName](create(method.input, message as never)), method);
       const where = `DashboardService.${method.name} ${JSON.stringify(message)}`;
       expect(leaked(answer.text, message), where).toEqual([]);
-      if (aimed && !["SearchCustomers", "ListSandboxMailbox", "ListCharges", "ListWebhookEvents"].includes(method.name)) {
-        expect(isRefusal(method, answer), `${where}: ${answer.error?.code} ${answer.error?.rawMessage ?? answer.text}`).toBe(true);
+      if (
+        aimed &&
+        !["SearchCustomers", "ListSandboxMailbox", "ListCharges", "ListWebhookEvents"].includes(method.name)
+      ) {
+        expect(
+          isRefusal(method, answer),
+          `${where}: ${answer.error?.code} ${answer.error?.rawMessage ?? answer.text}`,
+        ).toBe(true);
         aimedCalls++;
       }
     }
@@ -306,7 +383,10 @@ describe("HostedPageService: the payment-link token", () => {
     for (const method of unary(HostedPageService)) {
       for (const token of ["", "forged-token", victim.ids.token.slice(0, -2) + "xx"]) {
         const { message } = requestAimedAtVictim(method);
-        const { error, text } = await answerOf(client[method.localName](create(method.input, { ...message, token } as never)), method);
+        const { error, text } = await answerOf(
+          client[method.localName](create(method.input, { ...message, token } as never)),
+          method,
+        );
         // InitiatePayment answers a refusal in its result (the page shows it); the others as errors.
         if (error) expect([Code.NotFound, Code.InvalidArgument, Code.Unauthenticated]).toContain(error.code);
         else expect(JSON.parse(text).result?.error, `${method.name} ${token}: ${text}`).toBeDefined();
@@ -317,7 +397,10 @@ describe("HostedPageService: the payment-link token", () => {
 
   it("does not take an API key instead of the token", async () => {
     const client = callAs(HostedPageService, { authorization: `Bearer ${server.merchant.api_key}` });
-    const { error } = await answerOf(client.initiatePayment(create(HostedPageService.method.initiatePayment.input, {})), HostedPageService.method.initiatePayment);
+    const { error } = await answerOf(
+      client.initiatePayment(create(HostedPageService.method.initiatePayment.input, {})),
+      HostedPageService.method.initiatePayment,
+    );
     expect(error).toBeDefined();
   });
 });

@@ -3,7 +3,14 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Interceptor } from "@connectrpc/connect";
 import { sql } from "kysely";
-import { createFurikomiClient, FurikomiError, verifyWebhook, WebhookVerificationError, type FurikomiClientOptions, type RetryEvent } from "furikomi/client";
+import {
+  createFurikomiClient,
+  FurikomiError,
+  verifyWebhook,
+  WebhookVerificationError,
+  type FurikomiClientOptions,
+  type RetryEvent,
+} from "furikomi/client";
 import { AsyncStatus, ChargeStatus } from "../gen/payments/v1/enums_pb.js";
 import { standardWebhookHeaders } from "../src/domain/webhook-signature.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
@@ -30,7 +37,10 @@ function recordingClient(options: Partial<FurikomiClientOptions> = {}) {
   const attempts: { method: string; idempotencyKey: string | undefined }[] = [];
   const retries: RetryEvent[] = [];
   const record: Interceptor = (next) => (req) => {
-    attempts.push({ method: req.method.name, idempotencyKey: (req.message as { idempotencyKey?: string }).idempotencyKey });
+    attempts.push({
+      method: req.method.name,
+      idempotencyKey: (req.message as { idempotencyKey?: string }).idempotencyKey,
+    });
     return next(req);
   };
   const client = createFurikomiClient({
@@ -83,7 +93,9 @@ describe("typed errors", () => {
 
   it("terminal: a validation failure names the field (400)", async () => {
     const { client, attempts } = recordingClient();
-    const error = await failureOf(client.payments.createOnSessionPayment({ buyer: { email: "not-an-email" }, charge: charge(), redirect }));
+    const error = await failureOf(
+      client.payments.createOnSessionPayment({ buyer: { email: "not-an-email" }, charge: charge(), redirect }),
+    );
     expect(error).toMatchObject({
       errorType: "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED",
       paymentErrorCode: "PAYMENT_ERROR_CODE_BAD_REQUEST",
@@ -96,10 +108,21 @@ describe("typed errors", () => {
 
   it("conditional: STRATEGY_EXECUTION_FAILED is left to the caller, not retried", async () => {
     const merchant = await server.newMerchant("Not Onboarded");
-    await server.ctx.tx.db.updateTable("merchants").set({ onboarding_complete: 0 }).where("id", "=", merchant.merchant_id).execute();
+    await server.ctx.tx.db
+      .updateTable("merchants")
+      .set({ onboarding_complete: 0 })
+      .where("id", "=", merchant.merchant_id)
+      .execute();
     const { client, attempts } = recordingClient({ apiKey: merchant.api_key });
-    const error = await failureOf(client.payments.createOnSessionPayment({ buyer: { email: freshEmail() }, charge: charge(), redirect }));
-    expect(error).toMatchObject({ errorType: "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED", retryClass: "conditional", retryable: false, attempts: 1 });
+    const error = await failureOf(
+      client.payments.createOnSessionPayment({ buyer: { email: freshEmail() }, charge: charge(), redirect }),
+    );
+    expect(error).toMatchObject({
+      errorType: "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
+      retryClass: "conditional",
+      retryable: false,
+      attempts: 1,
+    });
     expect(attempts).toHaveLength(1);
   });
 
@@ -131,9 +154,20 @@ describe("typed errors", () => {
     try {
       // A storage failure the flow does not expect: the table of payment links is gone.
       await sql`drop table payment_links`.execute(broken.ctx.tx.db);
-      const { client, attempts } = recordingClient({ baseUrl: broken.url, apiKey: broken.merchant.api_key, maxAttempts: 3 });
-      const error = await failureOf(client.payments.createOnSessionPayment({ buyer: { email: freshEmail() }, charge: charge(), redirect }));
-      expect(error).toMatchObject({ errorType: "ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR", httpStatus: 500, retryable: true, attempts: 3 });
+      const { client, attempts } = recordingClient({
+        baseUrl: broken.url,
+        apiKey: broken.merchant.api_key,
+        maxAttempts: 3,
+      });
+      const error = await failureOf(
+        client.payments.createOnSessionPayment({ buyer: { email: freshEmail() }, charge: charge(), redirect }),
+      );
+      expect(error).toMatchObject({
+        errorType: "ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR",
+        httpStatus: 500,
+        retryable: true,
+        attempts: 3,
+      });
       expect(error.metadata.get("idempotent-replayed")).toBeNull();
       const key = attempts[0].idempotencyKey!;
       expect(attempts.map((a) => a.idempotencyKey)).toEqual([key, `${key}~r2`, `${key}~r3`]);
@@ -144,9 +178,17 @@ describe("typed errors", () => {
 
   it("protocol failures without a catalogued code: not found (404) and a bad API key (401)", async () => {
     const { client } = recordingClient();
-    expect(await failureOf(client.payments.getCharge({ charge: "trx-missing" }))).toMatchObject({ errorType: undefined, httpStatus: 404, retryable: false });
+    expect(await failureOf(client.payments.getCharge({ charge: "trx-missing" }))).toMatchObject({
+      errorType: undefined,
+      httpStatus: 404,
+      retryable: false,
+    });
     const { client: stranger, attempts } = recordingClient({ apiKey: "sk_test_unknown" });
-    expect(await failureOf(stranger.payments.getCharge({ charge: "trx-missing" }))).toMatchObject({ errorType: undefined, httpStatus: 401, retryable: false });
+    expect(await failureOf(stranger.payments.getCharge({ charge: "trx-missing" }))).toMatchObject({
+      errorType: undefined,
+      httpStatus: 401,
+      retryable: false,
+    });
     expect(attempts).toHaveLength(1);
   });
 });
@@ -210,7 +252,11 @@ describe("safe retries", () => {
     expect(JSON.parse(record.responseJson).charge.chargeId).toBe(charged?.chargeId);
 
     // The same logical call repeated with its key walks the same keys: answered from the success, no second booking.
-    const again = await client.payments.createOffSessionPayment({ customerId, charge: charge(3000), idempotencyKey: key });
+    const again = await client.payments.createOffSessionPayment({
+      customerId,
+      charge: charge(3000),
+      idempotencyKey: key,
+    });
     expect(again.charge?.chargeId).toBe(charged?.chargeId);
     expect((await setup.sandbox.getBankAccount({ customerId })).account?.ledger).toHaveLength(1);
   });
@@ -234,7 +280,13 @@ describe("verifyWebhook", () => {
     expect(event.id).toBe(delivery.id);
     if (event.eventType !== "EVENT_TYPE_CHARGE_SUCCESS") throw new Error(`unexpected ${event.eventType}`);
     // Narrowed: content is a ChargeEventContent.
-    expect(event.content).toMatchObject({ id: chargeId, finalAmount: 2000, currency: "JPY", status: "CHARGE_STATUS_SUCCESS", apiSource: 1 });
+    expect(event.content).toMatchObject({
+      id: chargeId,
+      finalAmount: 2000,
+      currency: "JPY",
+      status: "CHARGE_STATUS_SUCCESS",
+      apiSource: 1,
+    });
   });
 
   it("refuses a tampered body", () => {

@@ -18,7 +18,8 @@ const customerCount = 20;
 async function provision(databaseUrl: string) {
   return provisionDatabase(databaseUrl, "Crash Loop Shop", async ({ merchant, clock, ctx }) => {
     const customerIds: string[] = [];
-    for (let i = 0; i < customerCount; i++) customerIds.push((await seedActiveCustomer({ merchant, clock, ctx }, { balance: 100_000_000 })).customerId);
+    for (let i = 0; i < customerCount; i++)
+      customerIds.push((await seedActiveCustomer({ merchant, clock, ctx }, { balance: 100_000_000 })).customerId);
     // A bank that takes a moment keeps charges between the bank call and their commit when the kill comes.
     await ctx.tx.write((trx) => trx.updateTable("bank_accounts").set({ latency_ms: 15 }).execute());
     return { customerIds };
@@ -41,14 +42,22 @@ function expectExactlyOnce(ledger: CrashLedger, sent: SentWrite[]): { acked: num
     if (write.kind === "refund") {
       const rows = ledger.refundsWithReason(write.key);
       expect(rows.length, write.key).toBeLessThanOrEqual(1);
-      if (write.acked) expect(rows.map((r) => r.id), write.key).toEqual([write.acked.refundId]);
+      if (write.acked)
+        expect(
+          rows.map((r) => r.id),
+          write.key,
+        ).toEqual([write.acked.refundId]);
       continue;
     }
     const rows = ledger.chargesDescribed(write.key);
     expect(rows.length, write.key).toBeLessThanOrEqual(1);
     if (!write.acked) continue;
-    expect(rows.map((r) => r.id), write.key).toEqual([write.acked.chargeId]);
-    if (write.kind === "async") expect(ledger.requestOf(write.acked.requestId!)?.charge_id, write.key).toBe(write.acked.chargeId);
+    expect(
+      rows.map((r) => r.id),
+      write.key,
+    ).toEqual([write.acked.chargeId]);
+    if (write.kind === "async")
+      expect(ledger.requestOf(write.acked.requestId!)?.charge_id, write.key).toBe(write.acked.chargeId);
   }
   return { acked };
 }
@@ -105,7 +114,14 @@ describe("crash loop: kill -9 under a steady mix of writes", () => {
         .then(() => new Promise((resolve) => setTimeout(resolve, Math.random() * 300)))
         .then(() => server.kill("SIGKILL"));
       const onAck = () => ++answered === 3 && flowing();
-      const sent = await writeUntil(server.url, merchant.api_key, { customerIds, refundable, round, writers: 6, stop: killed, onAck });
+      const sent = await writeUntil(server.url, merchant.api_key, {
+        customerIds,
+        refundable,
+        round,
+        writers: 6,
+        stop: killed,
+        onAck,
+      });
       await killed;
       current = undefined;
       history.push(...sent);

@@ -3,7 +3,15 @@ import { Code } from "@connectrpc/connect";
 import { ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
-import { dashboardBrowser, dashboardPassword, enrolTotp, signedInUser, refusal, totpCodeAt, type DashboardBrowser } from "./helpers/dashboard.js";
+import {
+  dashboardBrowser,
+  dashboardPassword,
+  enrolTotp,
+  signedInUser,
+  refusal,
+  totpCodeAt,
+  type DashboardBrowser,
+} from "./helpers/dashboard.js";
 import { startTestServer, type TestServer } from "./helpers/test-server.js";
 
 let server: TestServer;
@@ -22,12 +30,19 @@ async function signedInAgain(email: string): Promise<DashboardBrowser> {
   return browser;
 }
 
-
 describe("sign-in and the session cookie", () => {
   it("sets an HttpOnly SameSite=Strict session cookie (not Secure over plain HTTP) and a CSRF cookie", async () => {
     const browser = dashboardBrowser(server);
-    const { user, csrfToken } = await browser.client.signIn({ email: ops.email.toUpperCase(), password: dashboardPassword });
-    expect(user).toMatchObject({ email: ops.email, merchantId: server.merchant.merchant_id, merchantName: "Test Shop", totpEnabled: false });
+    const { user, csrfToken } = await browser.client.signIn({
+      email: ops.email.toUpperCase(),
+      password: dashboardPassword,
+    });
+    expect(user).toMatchObject({
+      email: ops.email,
+      merchantId: server.merchant.merchant_id,
+      merchantName: "Test Shop",
+      totpEnabled: false,
+    });
     const session = browser.lastSetCookie.find((c) => c.startsWith("furikomi_session="))!;
     expect(session).toMatch(/; HttpOnly/);
     expect(session).toMatch(/; SameSite=Strict/);
@@ -50,7 +65,10 @@ describe("sign-in and the session cookie", () => {
   it("refuses every call without the CSRF header, or with another session's token", async () => {
     const browser = await signedInAgain(ops.email);
     browser.sendCsrf = false;
-    expect(await refusal(browser.client.getSession({}))).toMatchObject({ code: Code.Unauthenticated, reason: "CSRF_TOKEN_INVALID" });
+    expect(await refusal(browser.client.getSession({}))).toMatchObject({
+      code: Code.Unauthenticated,
+      reason: "CSRF_TOKEN_INVALID",
+    });
     expect(await refusal(browser.client.searchCustomers({}))).toMatchObject({ reason: "CSRF_TOKEN_INVALID" });
     const other = await signedInAgain(ops.email);
     browser.cookies.set("furikomi_csrf", other.cookies.get("furikomi_csrf")!);
@@ -59,7 +77,10 @@ describe("sign-in and the session cookie", () => {
   });
 
   it("refuses calls without a session cookie", async () => {
-    expect(await refusal(dashboardBrowser(server).client.getSession({}))).toMatchObject({ code: Code.Unauthenticated, reason: "SESSION_REQUIRED" });
+    expect(await refusal(dashboardBrowser(server).client.getSession({}))).toMatchObject({
+      code: Code.Unauthenticated,
+      reason: "SESSION_REQUIRED",
+    });
   });
 
   it("ends a session after 30 idle minutes, and keeps one in use alive", async () => {
@@ -96,25 +117,41 @@ describe("TOTP enrolment", () => {
 
     const now = server.clock.now();
     const wrong = totpCodeAt(begun.secret, new Date(now.getTime() + 10 * 60_000));
-    expect(await refusal(browser.client.confirmTotpEnrollment({ code: wrong }))).toMatchObject({ code: Code.InvalidArgument, reason: "TOTP_CODE_INVALID" });
+    expect(await refusal(browser.client.confirmTotpEnrollment({ code: wrong }))).toMatchObject({
+      code: Code.InvalidArgument,
+      reason: "TOTP_CODE_INVALID",
+    });
     expect((await browser.client.getSession({})).user?.totpEnabled).toBe(false);
 
-    expect((await browser.client.confirmTotpEnrollment({ code: totpCodeAt(begun.secret, now) })).totpEnabled).toBe(true);
+    expect((await browser.client.confirmTotpEnrollment({ code: totpCodeAt(begun.secret, now) })).totpEnabled).toBe(
+      true,
+    );
     expect((await browser.client.getSession({})).user?.totpEnabled).toBe(true);
-    expect(await refusal(browser.client.beginTotpEnrollment({}))).toMatchObject({ code: Code.FailedPrecondition, reason: "TOTP_ALREADY_ENABLED" });
+    expect(await refusal(browser.client.beginTotpEnrollment({}))).toMatchObject({
+      code: Code.FailedPrecondition,
+      reason: "TOTP_ALREADY_ENABLED",
+    });
   });
 
   it("never accepts the enrolment's code again: confirming a batch with it is refused", async () => {
     const browser = await signedInUser(server);
     const secret = await enrolTotp(server, browser);
     const enrolmentCode = totpCodeAt(secret, server.clock.now());
-    const file = new TextEncoder().encode("customer_email,customer_id,price,description,metadata\nx@example.jp,,100,tea,\n");
+    const file = new TextEncoder().encode(
+      "customer_email,customer_id,price,description,metadata\nx@example.jp,,100,tea,\n",
+    );
     const batch = await browser.client.uploadCsvBatch({ fileName: "once.csv", content: file });
-    const replay = await refusal(browser.client.confirmCsvBatch({ batchId: batch.batchId, challengeId: batch.challengeId, code: enrolmentCode }));
+    const replay = await refusal(
+      browser.client.confirmCsvBatch({ batchId: batch.batchId, challengeId: batch.challengeId, code: enrolmentCode }),
+    );
     expect(replay).toMatchObject({ code: Code.InvalidArgument, reason: "TOTP_CODE_INVALID" });
     expect(replay.message).toMatch(/already used/);
     const next = totpCodeAt(secret, server.clock.advance(30_000));
-    const { batch: confirmed } = await browser.client.confirmCsvBatch({ batchId: batch.batchId, challengeId: batch.challengeId, code: next });
+    const { batch: confirmed } = await browser.client.confirmCsvBatch({
+      batchId: batch.batchId,
+      challengeId: batch.challengeId,
+      code: next,
+    });
     expect(confirmed).toMatchObject({ status: "completed", failed: 1 });
   });
 });
@@ -127,8 +164,12 @@ describe("customers, charges and refunds", () => {
   beforeAll(async () => {
     ({ customerId } = await seedActiveCustomer(server, { email: "hanako@example.jp", balance: 5000 }));
     const api = server.client(PaymentService);
-    paidChargeId = (await api.createOffSessionPaymentAsync({ customerId, charge: { price: 3000, description: "monthly box" } })).chargeId;
-    failedChargeId = (await api.createOffSessionPaymentAsync({ customerId, charge: { price: 9000, description: "too much" } })).chargeId;
+    paidChargeId = (
+      await api.createOffSessionPaymentAsync({ customerId, charge: { price: 3000, description: "monthly box" } })
+    ).chargeId;
+    failedChargeId = (
+      await api.createOffSessionPaymentAsync({ customerId, charge: { price: 9000, description: "too much" } })
+    ).chargeId;
     await server.jobs.drain();
   });
 
@@ -141,7 +182,10 @@ describe("customers, charges and refunds", () => {
     const byId = new Map(detail.charges.map((c) => [c.chargeId, c]));
     expect(byId.get(paidChargeId)?.chargeStatus).toBe(ChargeStatus.SUCCESS);
     expect(byId.get(failedChargeId)?.chargeStatus).toBe(ChargeStatus.FAILURE);
-    expect(byId.get(failedChargeId)?.error).toMatchObject({ code: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, message: "Customer has insufficient funds" });
+    expect(byId.get(failedChargeId)?.error).toMatchObject({
+      code: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS,
+      message: "Customer has insufficient funds",
+    });
   });
 
   it("lists charges newest first, by page, and filtered by customer", async () => {
@@ -155,7 +199,9 @@ describe("customers, charges and refunds", () => {
   });
 
   it("refunds a charge through the refund flow, and the charge detail shows the refund", async () => {
-    const { result } = await ops.client.refundCharge({ refund: { chargeId: paidChargeId, amount: 1000, reason: "damaged" } });
+    const { result } = await ops.client.refundCharge({
+      refund: { chargeId: paidChargeId, amount: 1000, reason: "damaged" },
+    });
     expect(result?.refund).toMatchObject({ chargeId: paidChargeId, amount: 1000 });
     expect(result?.charge?.refundableAmount).toBe(2000);
     const detail = await ops.client.getChargeDetail({ chargeId: paidChargeId });
@@ -170,8 +216,12 @@ describe("customers, charges and refunds", () => {
     const stranger = await signedInUser(server, { merchantId: other.merchant_id });
     expect((await stranger.client.searchCustomers({ email: "hanako@example.jp" })).customers).toEqual([]);
     expect(await refusal(stranger.client.getCustomerDetail({ customerId }))).toMatchObject({ code: Code.NotFound });
-    expect(await refusal(stranger.client.getChargeDetail({ chargeId: paidChargeId }))).toMatchObject({ code: Code.NotFound });
-    expect(await refusal(stranger.client.refundCharge({ refund: { chargeId: paidChargeId } }))).toMatchObject({ message: "transaction does not belong to the merchant" });
+    expect(await refusal(stranger.client.getChargeDetail({ chargeId: paidChargeId }))).toMatchObject({
+      code: Code.NotFound,
+    });
+    expect(await refusal(stranger.client.refundCharge({ refund: { chargeId: paidChargeId } }))).toMatchObject({
+      message: "transaction does not belong to the merchant",
+    });
   });
 
   it("lists the charge events with their deliveries and redelivers one", async () => {
@@ -180,7 +230,9 @@ describe("customers, charges and refunds", () => {
     const event = events[0];
     const { event: again } = await ops.client.redeliverWebhookEvent({ id: event.id });
     expect(again?.id).toBe(event.id);
-    expect(await refusal(ops.client.redeliverWebhookEvent({ id: "mwh-unknown" }))).toMatchObject({ code: Code.NotFound });
+    expect(await refusal(ops.client.redeliverWebhookEvent({ id: "mwh-unknown" }))).toMatchObject({
+      code: Code.NotFound,
+    });
   });
 });
 
@@ -209,7 +261,9 @@ describe("API keys and webhook settings", () => {
     expect(updated.secret).toMatch(/^whsec_/);
     expect(updated.secret).not.toBe(before.secret);
     expect((await ops.client.getWebhookSettings({})).url).toBe("http://127.0.0.1:9/hooks");
-    expect(await refusal(ops.client.updateWebhookSettings({ url: "not a url" }))).toMatchObject({ code: Code.InvalidArgument });
+    expect(await refusal(ops.client.updateWebhookSettings({ url: "not a url" }))).toMatchObject({
+      code: Code.InvalidArgument,
+    });
   });
 });
 
@@ -217,10 +271,16 @@ describe("sandbox controls", () => {
   it("reads and sets a customer's simulated bank account, and the bank's maintenance", async () => {
     const { customerId } = await seedActiveCustomer(server, { balance: 1234 });
     expect(Number((await ops.client.getSandboxBankAccount({ customerId })).account?.balance)).toBe(1234);
-    const { account } = await ops.client.configureSandboxBankAccount({ settings: { customerId, balance: 50n, quota: 10n, reject: true } });
+    const { account } = await ops.client.configureSandboxBankAccount({
+      settings: { customerId, balance: 50n, quota: 10n, reject: true },
+    });
     expect([Number(account?.balance), Number(account?.quota), account?.reject]).toEqual([50, 10, true]);
-    expect((await ops.client.setSandboxBankMaintenance({ settings: { underMaintenance: true } })).underMaintenance).toBe(true);
-    expect((await ops.client.setSandboxBankMaintenance({ settings: { underMaintenance: false } })).underMaintenance).toBe(false);
+    expect(
+      (await ops.client.setSandboxBankMaintenance({ settings: { underMaintenance: true } })).underMaintenance,
+    ).toBe(true);
+    expect(
+      (await ops.client.setSandboxBankMaintenance({ settings: { underMaintenance: false } })).underMaintenance,
+    ).toBe(false);
   });
 
   it("reads the sandbox mailbox", async () => {

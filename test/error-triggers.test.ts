@@ -23,21 +23,37 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const errorTypes = Object.values(ErrorType).filter((v): v is ErrorType => typeof v === "number" && v !== ErrorType.UNSPECIFIED);
+const errorTypes = Object.values(ErrorType).filter(
+  (v): v is ErrorType => typeof v === "number" && v !== ErrorType.UNSPECIFIED,
+);
 const nameOf = (errorType: ErrorType) => `ERROR_TYPE_${ErrorType[errorType]}`;
-const trigger = (errorType: ErrorType | string) => ({ triggerError: typeof errorType === "string" ? errorType : nameOf(errorType) });
+const trigger = (errorType: ErrorType | string) => ({
+  triggerError: typeof errorType === "string" ? errorType : nameOf(errorType),
+});
 
 /** spec: the trigger table, and the HTTP status that follows from it. */
 const expected: Record<ErrorType, { code: PaymentErrorCode; connect: string; status: number }> = {
   [ErrorType.UNSPECIFIED]: { code: PaymentErrorCode.OTHER, connect: "internal", status: 500 },
-  [ErrorType.PAYMENT_VALIDATION_FAILED]: { code: PaymentErrorCode.BAD_REQUEST, connect: "invalid_argument", status: 400 },
+  [ErrorType.PAYMENT_VALIDATION_FAILED]: {
+    code: PaymentErrorCode.BAD_REQUEST,
+    connect: "invalid_argument",
+    status: 400,
+  },
   [ErrorType.PAYMENT_CHARGE_FAILED]: { code: PaymentErrorCode.INTERNAL, connect: "internal", status: 500 },
   [ErrorType.PAYMENT_LINK_EXPIRED]: { code: PaymentErrorCode.EXPIRED, connect: "internal", status: 500 },
   [ErrorType.PAYMENT_GATEWAY_FAILED]: { code: PaymentErrorCode.REJECTED, connect: "internal", status: 500 },
-  [ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]: { code: PaymentErrorCode.UNDER_MAINTENANCE, connect: "unavailable", status: 503 },
+  [ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]: {
+    code: PaymentErrorCode.UNDER_MAINTENANCE,
+    connect: "unavailable",
+    status: 503,
+  },
   [ErrorType.PAYMENT_CHARGE_OVER_LIMIT]: { code: PaymentErrorCode.OVER_LIMIT, connect: "internal", status: 500 },
   [ErrorType.PAYMENT_CHARGE_REJECTED]: { code: PaymentErrorCode.KYC_REQUIRED, connect: "internal", status: 500 },
-  [ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS]: { code: PaymentErrorCode.INSUFFICIENT_FUNDS, connect: "internal", status: 500 },
+  [ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS]: {
+    code: PaymentErrorCode.INSUFFICIENT_FUNDS,
+    connect: "internal",
+    status: 500,
+  },
   [ErrorType.PAYMENT_CUSTOMER_NOT_FOUND]: { code: PaymentErrorCode.OTHER, connect: "internal", status: 500 },
   [ErrorType.PAYMENT_CUSTOMER_INACTIVE]: { code: PaymentErrorCode.OTHER, connect: "internal", status: 500 },
 };
@@ -60,24 +76,42 @@ async function approveDirectly(paymentLinkUrl: string, email: string, needsBankL
   const token = tokenOf(paymentLinkUrl);
   await page.sendTwoFactorCode({ token });
   expect((await page.verifyTwoFactorCode({ token, code: await latestCode(server, email) })).verified).toBe(true);
-  if (needsBankLink) await page.linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder: "ヤマダ タロウ" });
+  if (needsBankLink)
+    await page.linkBankAccount({
+      token,
+      bankCode: "0001",
+      branchCode: "001",
+      accountNumber: "1234567",
+      accountHolder: "ヤマダ タロウ",
+    });
   return page.approvePayment({ token });
 }
 
 /** The charge.created, charge.fail pair of the trigger flow, checked field by field. */
-function expectTriggerEvents(webhooks: Awaited<ReturnType<typeof webhooksAbout>>, errorType: ErrorType, apiSource: number) {
+function expectTriggerEvents(
+  webhooks: Awaited<ReturnType<typeof webhooksAbout>>,
+  errorType: ErrorType,
+  apiSource: number,
+) {
   expect(webhooks.map((w) => w.event_type)).toEqual(["charge.created", "charge.fail"]);
   const [created, failed] = webhooks;
   expect(created.content).toMatchObject({ api_source: apiSource, status: "CHARGE_STATUS_PENDING" });
   expect(created.content.error).toBeUndefined();
-  expect(failed.content).toMatchObject({ api_source: apiSource, status: "CHARGE_STATUS_FAILURE", error: { code: nameOf(errorType), details: [] } });
+  expect(failed.content).toMatchObject({
+    api_source: apiSource,
+    status: "CHARGE_STATUS_FAILURE",
+    error: { code: nameOf(errorType), details: [] },
+  });
   expect((failed.content.error as { message: string }).message).toContain(nameOf(errorType));
 }
 
 describe("InitiatePayment", () => {
   it.each(errorTypes.map((t) => [nameOf(t), t] as const))("%s", async (_, errorType) => {
     const email = freshEmail("initiate");
-    const { charge, paymentLink } = await createPayment(server, { buyer: { email }, charge: { price: 1500, description: "tea", metadata: trigger(errorType) } });
+    const { charge, paymentLink } = await createPayment(server, {
+      buyer: { email },
+      charge: { price: 1500, description: "tea", metadata: trigger(errorType) },
+    });
     const { result } = await server.client(HostedPageService).initiatePayment({ token: tokenOf(paymentLink!.url) });
     const triggers = errorType === ErrorType.PAYMENT_VALIDATION_FAILED || errorType === ErrorType.PAYMENT_LINK_EXPIRED;
     if (!triggers) {
@@ -89,7 +123,12 @@ describe("InitiatePayment", () => {
       const error = result!.outcome.value as { errorCode: PaymentErrorCode; errorMessage: string; merchant: unknown };
       expect(error.errorCode).toBe(expected[errorType].code);
       expect(error.errorMessage).toMatch(new RegExp(`test error triggered.*${nameOf(errorType)}`));
-      expect(error.merchant).toMatchObject({ token: tokenOf(paymentLink!.url), name: "Test Shop", logoUrl: "", redirect });
+      expect(error.merchant).toMatchObject({
+        token: tokenOf(paymentLink!.url),
+        name: "Test Shop",
+        logoUrl: "",
+        redirect,
+      });
     }
     // Nothing is written by InitiatePayment: the charge waits, no event.
     expect((await chargeJson(charge!.chargeId)).chargeStatus).toBe("CHARGE_STATUS_PENDING");
@@ -98,11 +137,21 @@ describe("InitiatePayment", () => {
 
   it("reads a CONTRACT link's trigger from the customer's metadata, not the charge group", async () => {
     const email = freshEmail("initiate-contract");
-    const contractOnly = await createPayment(server, { buyer: { email, metadata: trigger(ErrorType.PAYMENT_LINK_EXPIRED) }, charge: { description: "register" } });
-    const answer = await server.client(HostedPageService).initiatePayment({ token: tokenOf(contractOnly.paymentLink!.url) });
+    const contractOnly = await createPayment(server, {
+      buyer: { email, metadata: trigger(ErrorType.PAYMENT_LINK_EXPIRED) },
+      charge: { description: "register" },
+    });
+    const answer = await server
+      .client(HostedPageService)
+      .initiatePayment({ token: tokenOf(contractOnly.paymentLink!.url) });
     expect(answer.result?.outcome.value).toMatchObject({ errorCode: PaymentErrorCode.EXPIRED });
-    const withCharge = await createPayment(server, { buyer: { email: freshEmail(), metadata: trigger(ErrorType.PAYMENT_LINK_EXPIRED) } });
-    expect((await server.client(HostedPageService).initiatePayment({ token: tokenOf(withCharge.paymentLink!.url) })).result?.outcome.case).toBe("session");
+    const withCharge = await createPayment(server, {
+      buyer: { email: freshEmail(), metadata: trigger(ErrorType.PAYMENT_LINK_EXPIRED) },
+    });
+    expect(
+      (await server.client(HostedPageService).initiatePayment({ token: tokenOf(withCharge.paymentLink!.url) })).result
+        ?.outcome.case,
+    ).toBe("session");
   });
 });
 
@@ -122,7 +171,13 @@ async function linkOf(workflow: Workflow, metadata: Record<string, string>) {
       : workflow === "CONTRACT"
         ? await createPayment(server, { buyer: { email, metadata }, charge: { description: "register" } })
         : await createPayment(server, { buyer: { email }, charge: { price: 800, metadata } });
-  return { created, email, customerId: created.charge!.customer?.id ?? "", contractId: created.charge!.contractId, needsBankLink: true };
+  return {
+    created,
+    email,
+    customerId: created.charge!.customer?.id ?? "",
+    contractId: created.charge!.contractId,
+    needsBankLink: true,
+  };
 }
 
 /** spec: "Side effects of ApprovePayment by workflow". */
@@ -134,7 +189,9 @@ const sideEffects: Record<Workflow, { failedTransaction: boolean; cancelledContr
 };
 
 describe("ApprovePayment (after the two-factor step)", () => {
-  const cases = (Object.keys(sideEffects) as Workflow[]).flatMap((workflow) => errorTypes.map((t) => [workflow, nameOf(t), t] as const));
+  const cases = (Object.keys(sideEffects) as Workflow[]).flatMap((workflow) =>
+    errorTypes.map((t) => [workflow, nameOf(t), t] as const),
+  );
 
   it.each(cases)("%s × %s", async (workflow, _, errorType) => {
     const link = await linkOf(workflow, trigger(errorType));
@@ -150,31 +207,62 @@ describe("ApprovePayment (after the two-factor step)", () => {
     const chargeId = link.created.charge!.chargeId;
     expect(chargeId !== "").toBe(effects.failedTransaction);
     if (effects.failedTransaction) {
-      expect(await chargeJson(chargeId)).toMatchObject({ chargeStatus: "CHARGE_STATUS_FAILURE", error: { code: nameOf(errorType) } });
+      expect(await chargeJson(chargeId)).toMatchObject({
+        chargeStatus: "CHARGE_STATUS_FAILURE",
+        error: { code: nameOf(errorType) },
+      });
     }
     // A one-off charge has no contract; CHARGE leaves the customer's active one as it was.
     if (workflow !== "ONE_TIME_CHARGE") {
       const contract = await server.client(PaymentService).getContract({ contract: link.contractId });
-      expect(contract.contract?.status).toBe(effects.cancelledContract ? ContractStatus.CANCELLED : ContractStatus.ACTIVATED);
+      expect(contract.contract?.status).toBe(
+        effects.cancelledContract ? ContractStatus.CANCELLED : ContractStatus.ACTIVATED,
+      );
     }
 
     if (effects.chargeFail) expectTriggerEvents(await webhooksAbout(chargeId), errorType, 3);
     await server.webhooks.drain();
-    if (!effects.chargeFail) expect(receiver.delivered.filter((w) => w.content.customer === link.customerId)).toEqual([]);
+    if (!effects.chargeFail)
+      expect(receiver.delivered.filter((w) => w.content.customer === link.customerId)).toEqual([]);
 
     // Approving again answers the same error, and changes nothing more.
-    const again = await server.client(HostedPageService).approvePayment({ token: tokenOf(link.created.paymentLink!.url) });
+    const again = await server
+      .client(HostedPageService)
+      .approvePayment({ token: tokenOf(link.created.paymentLink!.url) });
     expect(again.result?.outcome.value).toMatchObject({ errorCode: expected[errorType].code });
     if (effects.chargeFail) expect(await webhooksAbout(chargeId)).toHaveLength(2);
   });
 });
 
-type OffSessionPath = { label: string; path: string; apiSource: number; body: (customerId: string, metadata: Record<string, string>) => object };
+type OffSessionPath = {
+  label: string;
+  path: string;
+  apiSource: number;
+  body: (customerId: string, metadata: Record<string, string>) => object;
+};
 
 const offSessionPaths: OffSessionPath[] = [
-  { label: "off-session sync", path: "/v1/payments/off-session", apiSource: 1, body: (customerId, metadata) => ({ customer_id: customerId, charge: { price: 900, description: "box", metadata } }) },
-  { label: "off-session async", path: "/v1/payments/off-session/async", apiSource: 2, body: (customerId, metadata) => ({ customer_id: customerId, charge: { price: 900, description: "box", metadata } }) },
-  { label: "withdraw", path: "/api/v1/payment/withdraw", apiSource: 1, body: (customerId, metadata) => ({ merchant_customer_id: customerId, charge: { price: 900, description: "box", metadata } }) },
+  {
+    label: "off-session sync",
+    path: "/v1/payments/off-session",
+    apiSource: 1,
+    body: (customerId, metadata) => ({ customer_id: customerId, charge: { price: 900, description: "box", metadata } }),
+  },
+  {
+    label: "off-session async",
+    path: "/v1/payments/off-session/async",
+    apiSource: 2,
+    body: (customerId, metadata) => ({ customer_id: customerId, charge: { price: 900, description: "box", metadata } }),
+  },
+  {
+    label: "withdraw",
+    path: "/api/v1/payment/withdraw",
+    apiSource: 1,
+    body: (customerId, metadata) => ({
+      merchant_customer_id: customerId,
+      charge: { price: 900, description: "box", metadata },
+    }),
+  },
 ];
 
 describe.each(offSessionPaths)("$label", ({ path, apiSource, body }) => {
@@ -187,7 +275,10 @@ describe.each(offSessionPaths)("$label", ({ path, apiSource, body }) => {
     expect(answer.message).toMatch(new RegExp(`test error triggered.*${nameOf(errorType)}`));
     const info = answer.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug;
     const paymentError = answer.details.find((d: { type: string }) => d.type === "payments.v1.PaymentError").debug;
-    expect(info).toMatchObject({ reason: nameOf(errorType), metadata: { paymentErrorCode: `PAYMENT_ERROR_CODE_${PaymentErrorCode[expected[errorType].code]}` } });
+    expect(info).toMatchObject({
+      reason: nameOf(errorType),
+      metadata: { paymentErrorCode: `PAYMENT_ERROR_CODE_${PaymentErrorCode[expected[errorType].code]}` },
+    });
     expect(paymentError).toMatchObject({ code: nameOf(errorType), errorType: nameOf(errorType) });
 
     // Records: a failed transaction and a payment workflow (pwf-*) record, named in the details.
@@ -195,10 +286,21 @@ describe.each(offSessionPaths)("$label", ({ path, apiSource, body }) => {
     expect(chargeId).toMatch(/^trx-/);
     expect(requestId).toMatch(/^pwf-/);
     const charge = await chargeJson(chargeId);
-    expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_FAILURE", customerId, initialAmount: 900, error: { code: nameOf(errorType) }, requestId });
+    expect(charge).toMatchObject({
+      chargeStatus: "CHARGE_STATUS_FAILURE",
+      customerId,
+      initialAmount: 900,
+      error: { code: nameOf(errorType) },
+      requestId,
+    });
     expect(charge.apiSource).toBe(apiSource === 1 ? "API_SOURCE_OFF_SESSION_SYNC" : "API_SOURCE_OFF_SESSION_ASYNC");
     const request = await api(server, `/v1/payments/off-session/async/${requestId}`);
-    expect((await request.json()).request).toMatchObject({ status: "ASYNC_STATUS_FAILED", chargeId, attempts: 0, error: { code: nameOf(errorType) } });
+    expect((await request.json()).request).toMatchObject({
+      status: "ASYNC_STATUS_FAILED",
+      chargeId,
+      attempts: 0,
+      error: { code: nameOf(errorType) },
+    });
     // No bank call was made.
     const { account } = await server.client(SandboxService).getBankAccount({ customerId });
     expect(account?.ledger).toEqual([]);
@@ -214,14 +316,21 @@ describe("idempotency", () => {
       api(server, "/v1/payments/off-session/async", {
         method: "POST",
         headers: { "idempotency-key": `trigger-${customerId}` },
-        json: { customer_id: customerId, charge: { price: 900, metadata: trigger(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE) } },
+        json: {
+          customer_id: customerId,
+          charge: { price: 900, metadata: trigger(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE) },
+        },
       });
     const first = await send();
     const again = await send();
     expect([first.status, again.status]).toEqual([503, 503]);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(await again.json()).toEqual(await first.json());
-    const charges = await server.ctx.tx.db.selectFrom("charges").select("id").where("customer_id", "=", customerId).execute();
+    const charges = await server.ctx.tx.db
+      .selectFrom("charges")
+      .select("id")
+      .where("customer_id", "=", customerId)
+      .execute();
     expect(charges).toHaveLength(1);
   });
 });
@@ -240,18 +349,29 @@ describe("an invalid or unrecognised triggerError", () => {
         metadata: { paymentErrorCode: "PAYMENT_ERROR_CODE_BAD_REQUEST", field: "charge.metadata.triggerError" },
       });
     }
-    const charges = await server.ctx.tx.db.selectFrom("charges").select("id").where("customer_id", "=", customerId).execute();
+    const charges = await server.ctx.tx.db
+      .selectFrom("charges")
+      .select("id")
+      .where("customer_id", "=", customerId)
+      .execute();
     expect(charges).toEqual([]);
   });
 
   it("ApprovePayment: result.error BAD_REQUEST and the link stays open; InitiatePayment ignores it", async () => {
     const link = await linkOf("CONTRACT_WITH_CHARGE", trigger("ERROR_TYPE_NOPE"));
-    const initiated = await server.client(HostedPageService).initiatePayment({ token: tokenOf(link.created.paymentLink!.url) });
+    const initiated = await server
+      .client(HostedPageService)
+      .initiatePayment({ token: tokenOf(link.created.paymentLink!.url) });
     expect(initiated.result?.outcome.case).toBe("session");
     const { result } = await approveDirectly(link.created.paymentLink!.url, link.email, true);
-    expect(result?.outcome.value).toMatchObject({ errorCode: PaymentErrorCode.BAD_REQUEST, errorMessage: expect.stringContaining('"ERROR_TYPE_NOPE" is not an ErrorType') });
+    expect(result?.outcome.value).toMatchObject({
+      errorCode: PaymentErrorCode.BAD_REQUEST,
+      errorMessage: expect.stringContaining('"ERROR_TYPE_NOPE" is not an ErrorType'),
+    });
     expect((await chargeJson(link.created.charge!.chargeId)).chargeStatus).toBe("CHARGE_STATUS_PENDING");
-    expect((await server.client(PaymentService).getContract({ contract: link.contractId })).contract?.status).toBe(ContractStatus.INITIAL);
+    expect((await server.client(PaymentService).getContract({ contract: link.contractId })).contract?.status).toBe(
+      ContractStatus.INITIAL,
+    );
   });
 });
 
@@ -265,11 +385,17 @@ describe("production mode", () => {
   it("treats triggerError as ordinary metadata: the charge goes to the bank and succeeds", async () => {
     const { customerId } = await seedActiveCustomer(production);
     const metadata = trigger(ErrorType.PAYMENT_CHARGE_FAILED);
-    const sync = await api(production, "/v1/payments/off-session", { method: "POST", json: { customer_id: customerId, charge: { price: 700, metadata } } });
+    const sync = await api(production, "/v1/payments/off-session", {
+      method: "POST",
+      json: { customer_id: customerId, charge: { price: 700, metadata } },
+    });
     expect(sync.status).toBe(200);
     expect((await sync.json()).charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", metadata });
 
-    const invalid = await api(production, "/v1/payments/off-session/async", { method: "POST", json: { customer_id: customerId, charge: { price: 300, metadata: trigger("nonsense") } } });
+    const invalid = await api(production, "/v1/payments/off-session/async", {
+      method: "POST",
+      json: { customer_id: customerId, charge: { price: 300, metadata: trigger("nonsense") } },
+    });
     expect(invalid.status).toBe(200);
     const { chargeId, status } = await invalid.json();
     expect(status).toBe("ASYNC_STATUS_PENDING");
@@ -278,10 +404,17 @@ describe("production mode", () => {
     expect(charge.charge).toMatchObject({ metadata: { triggerError: "nonsense" } });
     expect(charge.charge?.error).toBeUndefined();
 
-    const events = await production.ctx.tx.db.selectFrom("events").select("event_type_name").where("merchant_id", "=", production.merchant.merchant_id).execute();
+    const events = await production.ctx.tx.db
+      .selectFrom("events")
+      .select("event_type_name")
+      .where("merchant_id", "=", production.merchant.merchant_id)
+      .execute();
     expect(events.map((e) => e.event_type_name)).not.toContain("charge.fail");
     // The withdraw endpoint does not exist in production.
-    const withdraw = await api(production, "/api/v1/payment/withdraw", { method: "POST", json: { merchant_customer_id: customerId, charge: { price: 100, metadata } } });
+    const withdraw = await api(production, "/api/v1/payment/withdraw", {
+      method: "POST",
+      json: { merchant_customer_id: customerId, charge: { price: 100, metadata } },
+    });
     expect(withdraw.status).toBe(404);
   });
 });
@@ -291,15 +424,25 @@ describe("where triggered failures show", () => {
     const link = await linkOf("CONTRACT_WITH_CHARGE", trigger(ErrorType.PAYMENT_CHARGE_OVER_LIMIT));
     // InitiatePayment ignores OVER_LIMIT, so the customer's side runs up to the approval.
     const done = await server.client(SandboxService).completePayment({ paymentLinkUrl: link.created.paymentLink!.url });
-    expect(done).toMatchObject({ chargeStatus: ChargeStatus.FAILURE, errorCode: PaymentErrorCode.OVER_LIMIT, error: { code: ErrorType.PAYMENT_CHARGE_OVER_LIMIT } });
+    expect(done).toMatchObject({
+      chargeStatus: ChargeStatus.FAILURE,
+      errorCode: PaymentErrorCode.OVER_LIMIT,
+      error: { code: ErrorType.PAYMENT_CHARGE_OVER_LIMIT },
+    });
     expect(done.redirectUrl).toContain("error_code=ERROR_TYPE_PAYMENT_CHARGE_OVER_LIMIT");
   });
 
   it("a reload of a CONTRACT link failed by a trigger shows that ErrorType (it has no charge to hold it)", async () => {
     const link = await linkOf("CONTRACT", trigger(ErrorType.PAYMENT_GATEWAY_FAILED));
     await approveDirectly(link.created.paymentLink!.url, link.email, true);
-    const { result } = await server.client(HostedPageService).initiatePayment({ token: tokenOf(link.created.paymentLink!.url) });
-    expect(result?.outcome.value).toMatchObject({ completed: true, chargeStatus: ChargeStatus.FAILURE, error: { code: ErrorType.PAYMENT_GATEWAY_FAILED } });
+    const { result } = await server
+      .client(HostedPageService)
+      .initiatePayment({ token: tokenOf(link.created.paymentLink!.url) });
+    expect(result?.outcome.value).toMatchObject({
+      completed: true,
+      chargeStatus: ChargeStatus.FAILURE,
+      error: { code: ErrorType.PAYMENT_GATEWAY_FAILED },
+    });
   });
 
   it("the dashboard's customer detail and the customer's transaction list show them", async () => {
@@ -307,10 +450,16 @@ describe("where triggered failures show", () => {
     const { customerId } = await seedActiveCustomer(server, { email });
     const ids: string[] = [];
     for (const errorType of [ErrorType.PAYMENT_CHARGE_FAILED, ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]) {
-      const res = await api(server, "/api/v1/payment/withdraw", { method: "POST", json: { merchant_customer_id: customerId, charge: { price: 400, metadata: trigger(errorType) } } });
+      const res = await api(server, "/api/v1/payment/withdraw", {
+        method: "POST",
+        json: { merchant_customer_id: customerId, charge: { price: 400, metadata: trigger(errorType) } },
+      });
       ids.push((await res.json()).details[0].debug.metadata.chargeId);
     }
-    const link = await createPayment(server, { buyer: { email, customerId }, charge: { price: 600, metadata: trigger(ErrorType.PAYMENT_CHARGE_REJECTED) } });
+    const link = await createPayment(server, {
+      buyer: { email, customerId },
+      charge: { price: 600, metadata: trigger(ErrorType.PAYMENT_CHARGE_REJECTED) },
+    });
     await approveDirectly(link.paymentLink!.url, email, false);
     ids.push(link.charge!.chargeId);
 

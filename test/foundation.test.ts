@@ -53,12 +53,16 @@ describe("GetCharge over every protocol", () => {
   });
 
   it("answers over Connect binary", async () => {
-    const { charge } = await server.client(PaymentService, undefined, { binary: true }).getCharge({ charge: "trx-foundation1" });
+    const { charge } = await server
+      .client(PaymentService, undefined, { binary: true })
+      .getCharge({ charge: "trx-foundation1" });
     expect(charge?.description).toBe("coffee");
   });
 
   it("answers over gRPC (HTTP/2 prior knowledge on the same port)", async () => {
-    const { charge } = await server.client(PaymentService, undefined, { grpc: true }).getCharge({ charge: "trx-foundation1" });
+    const { charge } = await server
+      .client(PaymentService, undefined, { grpc: true })
+      .getCharge({ charge: "trx-foundation1" });
     expect(charge?.currency).toBe("JPY");
   });
 
@@ -66,7 +70,13 @@ describe("GetCharge over every protocol", () => {
     const res = await api(server, "/v1/charge/trx-foundation1");
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.charge).toMatchObject({ chargeId: "trx-foundation1", chargeStatus: "CHARGE_STATUS_SUCCESS", initialAmount: 1200, finalAmount: 1200, currency: "JPY" });
+    expect(body.charge).toMatchObject({
+      chargeId: "trx-foundation1",
+      chargeStatus: "CHARGE_STATUS_SUCCESS",
+      initialAmount: 1200,
+      finalAmount: 1200,
+      currency: "JPY",
+    });
     expect(body.charge.createdAt).toMatch(/Z$/);
     expect(body.charge).not.toHaveProperty("error");
   });
@@ -99,9 +109,10 @@ describe("authentication and tenancy", () => {
 describe("errors", () => {
   it("puts the catalogued code in details, readable by findDetails and in raw details[].debug", async () => {
     const client = server.client(PaymentService);
-    const error = await client
-      .createOffSessionPaymentAsync({ customerId: "cus-x", charge: { price: 0 } })
-      .then(() => undefined, (e) => ConnectError.from(e));
+    const error = await client.createOffSessionPaymentAsync({ customerId: "cus-x", charge: { price: 0 } }).then(
+      () => undefined,
+      (e) => ConnectError.from(e),
+    );
     expect(error?.code).toBe(Code.InvalidArgument);
     const [info] = error!.findDetails(ErrorInfoSchema);
     expect(info.reason).toBe("ERROR_TYPE_PAYMENT_VALIDATION_FAILED");
@@ -109,7 +120,10 @@ describe("errors", () => {
     const [detail] = error!.findDetails(PaymentErrorSchema);
     expect(detail.field).toBe("charge.price");
 
-    const res = await api(server, "/v1/payments/off-session/async", { method: "POST", json: { customer_id: "cus-x", charge: { price: 0 } } });
+    const res = await api(server, "/v1/payments/off-session/async", {
+      method: "POST",
+      json: { customer_id: "cus-x", charge: { price: 0 } },
+    });
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.code).toBe("invalid_argument");
@@ -119,10 +133,18 @@ describe("errors", () => {
   });
 
   it("answers malformed JSON and wrong content types with a clean 4xx", async () => {
-    const bad = await api(server, "/v1/refund", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } });
+    const bad = await api(server, "/v1/refund", {
+      method: "POST",
+      body: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).code).toBe("invalid_argument");
-    const xml = await api(server, "/v1/refund", { method: "POST", body: "<a/>", headers: { "content-type": "application/xml" } });
+    const xml = await api(server, "/v1/refund", {
+      method: "POST",
+      body: "<a/>",
+      headers: { "content-type": "application/xml" },
+    });
     expect(xml.status).toBeGreaterThanOrEqual(400);
     expect(xml.status).toBeLessThan(500);
     const rpc = await fetch(`${server.url}/payments.v1.PaymentService/GetCharge`, {
@@ -131,7 +153,11 @@ describe("errors", () => {
       body: "{oops",
     });
     expect(rpc.status).toBe(400);
-    const text = await fetch(`${server.url}/payments.v1.PaymentService/GetCharge`, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" });
+    const text = await fetch(`${server.url}/payments.v1.PaymentService/GetCharge`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "x",
+    });
     expect(text.status).toBe(415);
   });
 

@@ -60,7 +60,11 @@ async function dashboardSession(url: string): Promise<Record<string, string>> {
 async function provision(databaseUrl: string) {
   return provisionDatabase(databaseUrl, "Fuzz Shop", async (setup) => {
     const { customerId, contractId } = await seedActiveCustomer(setup);
-    await createDashboardUser(setup.ctx, { merchantId: setup.merchant.merchant_id, email: dashboardEmail, password: dashboardPassword });
+    await createDashboardUser(setup.ctx, {
+      merchantId: setup.merchant.merchant_id,
+      email: dashboardEmail,
+      password: dashboardPassword,
+    });
     return { ids: [customerId, contractId, setup.merchant.merchant_id] };
   });
 }
@@ -83,7 +87,11 @@ function plainRequest(method: DescMethod, json: Record<string, unknown>, body: s
     return encodeURIComponent(wellFormed(String(value ?? "x"))) || "x";
   });
   if (verb === "get") {
-    const query = new URLSearchParams(Object.entries(rest).filter(([, v]) => typeof v !== "object").map(([k, v]) => [k, wellFormed(String(v))]));
+    const query = new URLSearchParams(
+      Object.entries(rest)
+        .filter(([, v]) => typeof v !== "object")
+        .map(([k, v]) => [k, wellFormed(String(v))]),
+    );
     return { verb: "GET", path: `${path}${query.size > 0 ? `?${query}` : ""}`, body: undefined };
   }
   return { verb: "POST", path, body: body ?? JSON.stringify(rest) };
@@ -100,20 +108,35 @@ describe("fuzzing every RPC over every protocol", () => {
 
   beforeAll(async () => {
     ({ merchant, ids } = await provision(fresh.url));
-    server = await spawnServer({ DATABASE_URL: fresh.url, API_KEY_CACHE_MS: "600000" }, { entry: await bundleServer() });
+    server = await spawnServer(
+      { DATABASE_URL: fresh.url, API_KEY_CACHE_MS: "600000" },
+      { entry: await bundleServer() },
+    );
     server.child.stdout!.on("data", (chunk) => {
-      for (const line of String(chunk).split("\n")) if (line.includes('"unexpected error"') || line.includes("uncaught")) unexpectedLogLines.push(line.slice(0, 2000));
+      for (const line of String(chunk).split("\n"))
+        if (line.includes('"unexpected error"') || line.includes("uncaught"))
+          unexpectedLogLines.push(line.slice(0, 2000));
     });
     session = connectHttp2();
     dashboard = await dashboardSession(server.url);
     // Real objects to aim at: a charge and a payment link of this merchant.
     const headers = { authorization: `Bearer ${merchant.api_key}`, "content-type": "application/json" };
-    const charge = await (await fetch(`${server.url}/v1/payments/off-session`, { method: "POST", headers, body: JSON.stringify({ customer_id: ids[0], charge: { price: 1000 } }) })).json();
+    const charge = await (
+      await fetch(`${server.url}/v1/payments/off-session`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ customer_id: ids[0], charge: { price: 1000 } }),
+      })
+    ).json();
     const link = await (
       await fetch(`${server.url}/v1/payments/on-session`, {
         method: "POST",
         headers,
-        body: JSON.stringify({ buyer: { email: "fuzz@example.jp" }, charge: { price: 500 }, redirect: { success_url: "https://a.example/ok", failure_url: "https://a.example/ng" } }),
+        body: JSON.stringify({
+          buyer: { email: "fuzz@example.jp" },
+          charge: { price: 500 },
+          redirect: { success_url: "https://a.example/ok", failure_url: "https://a.example/ng" },
+        }),
       })
     ).json();
     ids.push(charge.charge.chargeId, link.paymentLink.url, new URL(link.paymentLink.url).pathname.split("/").pop()!);
@@ -131,7 +154,9 @@ describe("fuzzing every RPC over every protocol", () => {
     return opened;
   }
 
-  async function runCase(random: Random): Promise<{ protocol: Protocol; method: DescMethod; malformed: boolean; answer: Answer }> {
+  async function runCase(
+    random: Random,
+  ): Promise<{ protocol: Protocol; method: DescMethod; malformed: boolean; answer: Answer }> {
     const method = pick(random, methods);
     const available = protocols.filter((p) => p !== "http" || hasOption(method, http));
     const protocol = pick(random, available);
@@ -140,25 +165,44 @@ describe("fuzzing every RPC over every protocol", () => {
     const json = toJson(method.input, message) as Record<string, unknown>;
     const binary = toBinary(method.input, message);
     // Dashboard calls carry the signed-in session (but SignOut, which would end it).
-    const credentials = method.parent === DashboardService && method.name !== "SignOut" ? dashboard : { authorization: `Bearer ${merchant.api_key}` };
-    const auth: Record<string, string> = random() < 0.9 ? credentials : random() < 0.5 ? {} : { authorization: "Bearer sk_test_forged" };
+    const credentials =
+      method.parent === DashboardService && method.name !== "SignOut"
+        ? dashboard
+        : { authorization: `Bearer ${merchant.api_key}` };
+    const auth: Record<string, string> =
+      random() < 0.9 ? credentials : random() < 0.5 ? {} : { authorization: "Bearer sk_test_forged" };
     const rpcPath = `/${method.parent.typeName}/${method.name}`;
     let answer: Answer;
     if (protocol === "connect-json") {
       const body = malformed ? malformedJson(random, json) : JSON.stringify(json);
-      answer = await httpCall(server.url + rpcPath, { method: "POST", headers: { ...auth, "content-type": "application/json", "connect-protocol-version": "1" }, body });
+      answer = await httpCall(server.url + rpcPath, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", "connect-protocol-version": "1" },
+        body,
+      });
     } else if (protocol === "connect-binary") {
       const body = malformed ? malformedBinary(random, binary) : binary;
-      answer = await httpCall(server.url + rpcPath, { method: "POST", headers: { ...auth, "content-type": "application/proto", "connect-protocol-version": "1" }, body });
+      answer = await httpCall(server.url + rpcPath, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/proto", "connect-protocol-version": "1" },
+        body,
+      });
     } else if (protocol === "grpc") {
       const payload = malformed ? malformedBinary(random, binary) : binary;
-      const frame = malformed && random() < 0.3 ? grpcFrame(payload, pick(random, [{ compressed: true }, { lie: payload.length + 7 }, { lie: 0x7fffffff }])) : grpcFrame(payload);
+      const frame =
+        malformed && random() < 0.3
+          ? grpcFrame(payload, pick(random, [{ compressed: true }, { lie: payload.length + 7 }, { lie: 0x7fffffff }]))
+          : grpcFrame(payload);
       if (session.closed || session.destroyed) session = connectHttp2();
       answer = await grpcCall(session, rpcPath, auth, frame);
     } else {
       const request = plainRequest(method, json, malformed ? malformedJson(random, json) : undefined);
       const contentType = malformed && random() < 0.2 ? "text/plain" : "application/json";
-      answer = await httpCall(server.url + request.path, { method: request.verb, headers: { ...auth, "content-type": contentType }, body: request.body });
+      answer = await httpCall(server.url + request.path, {
+        method: request.verb,
+        headers: { ...auth, "content-type": contentType },
+        body: request.body,
+      });
     }
     return { protocol, method, malformed, answer };
   }
@@ -181,12 +225,16 @@ describe("fuzzing every RPC over every protocol", () => {
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
-    console.log(`fuzz: ${done} cases (seed ${seed}), methods ${methods.length}: ${JSON.stringify(Object.fromEntries(tally))}`);
+    console.log(
+      `fuzz: ${done} cases (seed ${seed}), methods ${methods.length}: ${JSON.stringify(Object.fromEntries(tally))}`,
+    );
     expect(problems).toEqual([]);
     expect(unexpectedLogLines).toEqual([]);
     // Still alive, still answering.
     expect(server.child.exitCode).toBeNull();
-    const res = await fetch(`${server.url}/v1/customer/${ids[0]}`, { headers: { authorization: `Bearer ${merchant.api_key}` } });
+    const res = await fetch(`${server.url}/v1/customer/${ids[0]}`, {
+      headers: { authorization: `Bearer ${merchant.api_key}` },
+    });
     expect(res.status).toBe(200);
   }, 600_000);
 
@@ -195,11 +243,17 @@ describe("fuzzing every RPC over every protocol", () => {
     const broken = Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]);
     const path = "/payments.v1.PaymentService/GetCharge";
     const auth = { authorization: `Bearer ${merchant.api_key}` };
-    const connect = await httpCall(server.url + path, { method: "POST", headers: { ...auth, "content-type": "application/proto", "connect-protocol-version": "1" }, body: broken });
+    const connect = await httpCall(server.url + path, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/proto", "connect-protocol-version": "1" },
+      body: broken,
+    });
     expect(connect).toMatchObject({ httpStatus: 400, code: "invalid_argument" });
     if (session.closed || session.destroyed) session = connectHttp2();
     expect(await grpcCall(session, path, auth, grpcFrame(broken))).toMatchObject({ code: "invalid_argument" });
-    expect(await grpcCall(session, path, auth, grpcFrame(Uint8Array.from([]), { compressed: true }))).toMatchObject({ code: "invalid_argument" });
+    expect(await grpcCall(session, path, auth, grpcFrame(Uint8Array.from([]), { compressed: true }))).toMatchObject({
+      code: "invalid_argument",
+    });
   });
 
   it("refuses a simulated balance that would not encode, instead of failing to answer", async () => {

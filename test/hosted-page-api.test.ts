@@ -10,11 +10,24 @@ import {
   PaymentErrorCode,
   PaymentWorkflow,
 } from "../gen/payments/v1/enums_pb.js";
-import { HostedPageService, type ApprovePaymentResponse, type PaymentSession } from "../gen/payments/v1/hosted_page_service_pb.js";
+import {
+  HostedPageService,
+  type ApprovePaymentResponse,
+  type PaymentSession,
+} from "../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { KycReviewMode, SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
-import { createPayment, eventsAbout, eventsOfType, freshEmail, latestCode, payStepByStep, redirect, tokenOf } from "./helpers/on-session.js";
+import {
+  createPayment,
+  eventsAbout,
+  eventsOfType,
+  freshEmail,
+  latestCode,
+  payStepByStep,
+  redirect,
+  tokenOf,
+} from "./helpers/on-session.js";
 import { api, dialects, startTestServer, testDialect, type TestServer } from "./helpers/test-server.js";
 
 let server: TestServer;
@@ -25,7 +38,8 @@ beforeAll(async () => {
 afterAll(async () => server?.stop());
 
 function success(response: ApprovePaymentResponse) {
-  if (response.result?.outcome.case !== "success") throw new Error(`expected result.success, got ${JSON.stringify(response.result?.outcome.value)}`);
+  if (response.result?.outcome.case !== "success")
+    throw new Error(`expected result.success, got ${JSON.stringify(response.result?.outcome.value)}`);
   return response.result.outcome.value;
 }
 
@@ -58,7 +72,11 @@ describe("the four workflows, step by step through HostedPageService", () => {
       completed: false,
       chargeStatus: ChargeStatus.PENDING,
     });
-    expect(session.merchant).toMatchObject({ token, name: "Test Shop", redirect: { successUrl: redirect.successUrl, failureUrl: redirect.failureUrl } });
+    expect(session.merchant).toMatchObject({
+      token,
+      name: "Test Shop",
+      redirect: { successUrl: redirect.successUrl, failureUrl: redirect.failureUrl },
+    });
     expect(session.emailHint).toBe(`${email[0]}***@example.jp`);
 
     const outcome = success(await payStepByStep(server, paymentLink!.url, { email }));
@@ -76,34 +94,54 @@ describe("the four workflows, step by step through HostedPageService", () => {
 
     const client = server.client(PaymentService);
     expect((await client.getCharge({ charge: charge!.chargeId })).charge?.chargeStatus).toBe(ChargeStatus.SUCCESS);
-    expect((await client.getContract({ contract: charge!.contractId })).contract?.status).toBe(ContractStatus.ACTIVATED);
+    expect((await client.getContract({ contract: charge!.contractId })).contract?.status).toBe(
+      ContractStatus.ACTIVATED,
+    );
     const { customer } = await client.getCustomer({ customer: charge!.customer!.id! });
     expect(customer).toMatchObject({ linkInitialized: true, activated: true });
     expect(customer?.status?.payment).toBe(PaymentAuthorizationStatus.AUTHORIZED);
 
     const events = await eventsAbout(server, charge!.chargeId);
     expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
-    expect(events[0].content).toMatchObject({ id: charge!.chargeId, customer: charge!.customer!.id, final_amount: 1200, on_session_charge_id: charge!.id, metadata: { order: "42" } });
+    expect(events[0].content).toMatchObject({
+      id: charge!.chargeId,
+      customer: charge!.customer!.id,
+      final_amount: 1200,
+      on_session_charge_id: charge!.id,
+      metadata: { order: "42" },
+    });
     expect(events[0].content).not.toHaveProperty("error");
     const activations = await eventsOfType(server, server.merchant.merchant_id, "EVENT_TYPE_CONTRACT_ACTIVATED");
-    expect(activations.find((c) => c.token_id === charge!.contractId)).toMatchObject({ status: "CONTRACT_STATUS_ACTIVATED", merchant_name: "Test Shop" });
+    expect(activations.find((c) => c.token_id === charge!.contractId)).toMatchObject({
+      status: "CONTRACT_STATUS_ACTIVATED",
+      merchant_name: "Test Shop",
+    });
 
     const ledger = await ledgerOf(charge!.customer!.id!);
     expect(ledger.map((row) => [row.reference, Number(row.amount)])).toEqual([[charge!.chargeId, -1200]]);
 
     // A reload shows the outcome.
     const reloaded = await sessionOf(token);
-    expect(reloaded).toMatchObject({ completed: true, chargeStatus: ChargeStatus.SUCCESS, redirectUrl: outcome.redirectUrl });
+    expect(reloaded).toMatchObject({
+      completed: true,
+      chargeStatus: ChargeStatus.SUCCESS,
+      redirectUrl: outcome.redirectUrl,
+    });
   });
 
   it("CONTRACT: links the account and activates the contract, nothing debited", async () => {
     const email = freshEmail();
-    const { charge, paymentLink } = await createPayment(server, { buyer: { email }, charge: { description: "Register" } });
+    const { charge, paymentLink } = await createPayment(server, {
+      buyer: { email },
+      charge: { description: "Register" },
+    });
     const outcome = success(await payStepByStep(server, paymentLink!.url, { email }));
     expect(outcome.chargeStatus).toBe(ChargeStatus.SUCCESS);
     expect(outcome.chargeId).toBe("");
     expect(new URL(outcome.redirectUrl).searchParams.has("transaction_id")).toBe(false);
-    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(ContractStatus.ACTIVATED);
+    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(
+      ContractStatus.ACTIVATED,
+    );
     expect(await ledgerOf(charge!.customer!.id!)).toHaveLength(0);
     const { account } = await server.client(SandboxService).getBankAccount({ customerId: charge!.customer!.id! });
     expect(account?.balance).toBe(1_000_000n);
@@ -112,18 +150,26 @@ describe("the four workflows, step by step through HostedPageService", () => {
   it("CHARGE: debits the account of the active contract, no bank step, the contract stays ACTIVATED", async () => {
     const email = freshEmail();
     const { customerId, contractId } = await seedActiveCustomer(server, { email });
-    const { charge, paymentLink } = await createPayment(server, { buyer: { customerId }, charge: { price: 3000, description: "Refill" } });
+    const { charge, paymentLink } = await createPayment(server, {
+      buyer: { customerId },
+      charge: { price: 3000, description: "Refill" },
+    });
     expect((await sessionOf(tokenOf(paymentLink!.url))).needsBankLink).toBe(false);
     const outcome = success(await payStepByStep(server, paymentLink!.url, { email }));
     expect(outcome.chargeStatus).toBe(ChargeStatus.SUCCESS);
     expect((await ledgerOf(customerId)).map((row) => Number(row.balance_after))).toEqual([997_000]);
-    expect((await server.client(PaymentService).getContract({ contract: contractId })).contract?.status).toBe(ContractStatus.ACTIVATED);
+    expect((await server.client(PaymentService).getContract({ contract: contractId })).contract?.status).toBe(
+      ContractStatus.ACTIVATED,
+    );
     expect((await eventsAbout(server, charge!.chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
   });
 
   it("ONE_TIME_CHARGE: pays once, no customer on the charge or its event, no contract", async () => {
     const email = freshEmail();
-    const { charge, paymentLink } = await createPayment(server, { buyer: { email }, charge: { price: 800, oneOffCharge: true } });
+    const { charge, paymentLink } = await createPayment(server, {
+      buyer: { email },
+      charge: { price: 800, oneOffCharge: true },
+    });
     const outcome = success(await payStepByStep(server, paymentLink!.url, { email }));
     expect(outcome.chargeStatus).toBe(ChargeStatus.SUCCESS);
     expect(new URL(outcome.redirectUrl).searchParams.has("contract_id")).toBe(false);
@@ -137,10 +183,18 @@ describe("the four workflows, step by step through HostedPageService", () => {
 
   it("serves the steps on their plain HTTP paths without an API key", async () => {
     const { paymentLink } = await createPayment(server);
-    const res = await api(server, `/v1/hosted/${tokenOf(paymentLink!.url)}/initiate`, { method: "POST", json: {}, apiKey: "" });
+    const res = await api(server, `/v1/hosted/${tokenOf(paymentLink!.url)}/initiate`, {
+      method: "POST",
+      json: {},
+      apiKey: "",
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.result.session).toMatchObject({ amount: 1200, workflow: "PAYMENT_WORKFLOW_CONTRACT_WITH_CHARGE", currency: "JPY" });
+    expect(body.result.session).toMatchObject({
+      amount: 1200,
+      workflow: "PAYMENT_WORKFLOW_CONTRACT_WITH_CHARGE",
+      currency: "JPY",
+    });
   });
 });
 
@@ -165,11 +219,28 @@ describe("the two-factor step", () => {
     const page = server.client(HostedPageService);
     const approved = await page.approvePayment({ token });
     expect(approved.result?.outcome.case).toBe("error");
-    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(PaymentErrorCode.BAD_REQUEST);
-    const linked = await page.linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder: "ヤマダ" }).catch(connectError);
+    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+      PaymentErrorCode.BAD_REQUEST,
+    );
+    const linked = await page
+      .linkBankAccount({
+        token,
+        bankCode: "0001",
+        branchCode: "001",
+        accountNumber: "1234567",
+        accountHolder: "ヤマダ",
+      })
+      .catch(connectError);
     expect((linked as ConnectError).code).toBe(Code.FailedPrecondition);
     const kyc = await page
-      .submitKyc({ token, name: "山田", katakanaLastName: "ヤマダ", katakanaFirstName: "タロウ", birthDate: "1990-01-01", address: "東京" })
+      .submitKyc({
+        token,
+        name: "山田",
+        katakanaLastName: "ヤマダ",
+        katakanaFirstName: "タロウ",
+        birthDate: "1990-01-01",
+        address: "東京",
+      })
       .catch(connectError);
     expect((kyc as ConnectError).code).toBe(Code.FailedPrecondition);
   });
@@ -206,10 +277,14 @@ describe("the two-factor step", () => {
     server.clock.advance(30_000);
     const second = await page.sendTwoFactorCode({ token });
     // Each code: valid 10 minutes, the next one 30 seconds after it was sent.
-    for (const sent of [first, second]) expect(timestampDate(sent.expiresAt!).getTime() - timestampDate(sent.resendAvailableAt!).getTime()).toBe(570_000);
-    expect(timestampDate(second.resendAvailableAt!).getTime() - timestampDate(first.resendAvailableAt!).getTime()).toBeGreaterThanOrEqual(30_000);
+    for (const sent of [first, second])
+      expect(timestampDate(sent.expiresAt!).getTime() - timestampDate(sent.resendAvailableAt!).getTime()).toBe(570_000);
+    expect(
+      timestampDate(second.resendAvailableAt!).getTime() - timestampDate(first.resendAvailableAt!).getTime(),
+    ).toBeGreaterThanOrEqual(30_000);
     const secondCode = await latestCode(server, email);
-    if (firstCode !== secondCode) expect((await page.verifyTwoFactorCode({ token, code: firstCode })).verified).toBe(false);
+    if (firstCode !== secondCode)
+      expect((await page.verifyTwoFactorCode({ token, code: firstCode })).verified).toBe(false);
     expect((await page.verifyTwoFactorCode({ token, code: secondCode })).verified).toBe(true);
   });
 
@@ -220,7 +295,9 @@ describe("the two-factor step", () => {
     const page = server.client(HostedPageService);
     await page.sendTwoFactorCode({ token });
     server.clock.advance(10 * 60_000);
-    const expired = await page.verifyTwoFactorCode({ token, code: await latestCode(server, email) }).catch(connectError);
+    const expired = await page
+      .verifyTwoFactorCode({ token, code: await latestCode(server, email) })
+      .catch(connectError);
     expect((expired as ConnectError).code).toBe(Code.FailedPrecondition);
 
     await page.sendTwoFactorCode({ token });
@@ -241,10 +318,18 @@ describe("KYC", () => {
     expect(outcome.error?.code).toBe(ErrorType.PAYMENT_CHARGE_REJECTED);
     expect(new URL(outcome.redirectUrl).searchParams.get("error_code")).toBe("ERROR_TYPE_PAYMENT_CHARGE_REJECTED");
     const { charge: read } = await server.client(PaymentService).getCharge({ charge: charge!.chargeId });
-    expect(read?.error).toMatchObject({ code: ErrorType.PAYMENT_CHARGE_REJECTED, message: "Customer has not completed KYC" });
-    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(ContractStatus.CANCELLED);
+    expect(read?.error).toMatchObject({
+      code: ErrorType.PAYMENT_CHARGE_REJECTED,
+      message: "Customer has not completed KYC",
+    });
+    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(
+      ContractStatus.CANCELLED,
+    );
     const [event] = await eventsAbout(server, charge!.chargeId);
-    expect(event).toMatchObject({ type: "EVENT_TYPE_CHARGE_FAIL", content: { error: { code: "ERROR_TYPE_PAYMENT_CHARGE_REJECTED" } } });
+    expect(event).toMatchObject({
+      type: "EVENT_TYPE_CHARGE_FAIL",
+      content: { error: { code: "ERROR_TYPE_PAYMENT_CHARGE_REJECTED" } },
+    });
     expect(await ledgerOf(charge!.customer!.id!)).toHaveLength(0);
   });
 
@@ -266,22 +351,39 @@ describe("KYC", () => {
 
     const emailA = freshEmail();
     const a = await createPayment(server, { buyer: { email: emailA, forceKyc: true } }, merchant.api_key);
-    const waiting = success(await payStepByStep(server, a.paymentLink!.url, { email: emailA, kyc: true, apiKey: merchant.api_key }));
+    const waiting = success(
+      await payStepByStep(server, a.paymentLink!.url, { email: emailA, kyc: true, apiKey: merchant.api_key }),
+    );
     expect(waiting.chargeStatus).toBe(ChargeStatus.WAITING_EKYC);
     expect(new URL(waiting.redirectUrl).searchParams.get("status")).toBe("CHARGE_STATUS_WAITING_EKYC");
-    expect((await client.getCustomer({ customer: a.charge!.customer!.id! })).customer?.status?.kyc).toBe(KycStatus.IN_REVIEW);
-    expect((await client.getCharge({ charge: a.charge!.chargeId })).charge?.chargeStatus).toBe(ChargeStatus.WAITING_EKYC);
-    expect((await client.getContract({ contract: a.charge!.contractId })).contract?.status).toBe(ContractStatus.WAITING_EKYC);
+    expect((await client.getCustomer({ customer: a.charge!.customer!.id! })).customer?.status?.kyc).toBe(
+      KycStatus.IN_REVIEW,
+    );
+    expect((await client.getCharge({ charge: a.charge!.chargeId })).charge?.chargeStatus).toBe(
+      ChargeStatus.WAITING_EKYC,
+    );
+    expect((await client.getContract({ contract: a.charge!.contractId })).contract?.status).toBe(
+      ContractStatus.WAITING_EKYC,
+    );
     await sandbox.decideKyc({ customerId: a.charge!.customer!.id!, decision: KycStatus.APPROVED });
     expect((await client.getCharge({ charge: a.charge!.chargeId })).charge?.chargeStatus).toBe(ChargeStatus.SUCCESS);
-    expect((await client.getContract({ contract: a.charge!.contractId })).contract?.status).toBe(ContractStatus.ACTIVATED);
+    expect((await client.getContract({ contract: a.charge!.contractId })).contract?.status).toBe(
+      ContractStatus.ACTIVATED,
+    );
     // The page, reloaded, shows the final outcome.
-    expect(success(await server.client(HostedPageService).approvePayment({ token: tokenOf(a.paymentLink!.url) })).chargeStatus).toBe(ChargeStatus.SUCCESS);
+    expect(
+      success(await server.client(HostedPageService).approvePayment({ token: tokenOf(a.paymentLink!.url) }))
+        .chargeStatus,
+    ).toBe(ChargeStatus.SUCCESS);
 
     const emailB = freshEmail();
     const b = await createPayment(server, { buyer: { email: emailB, forceKyc: true } }, merchant.api_key);
     await payStepByStep(server, b.paymentLink!.url, { email: emailB, kyc: true, apiKey: merchant.api_key });
-    const { customer } = await sandbox.decideKyc({ customerId: b.charge!.customer!.id!, decision: KycStatus.DENIED, reason: "document unreadable" });
+    const { customer } = await sandbox.decideKyc({
+      customerId: b.charge!.customer!.id!,
+      decision: KycStatus.DENIED,
+      reason: "document unreadable",
+    });
     expect(customer?.status?.kyc).toBe(KycStatus.DENIED);
     expect(customer?.kycRejectionReason).toBe("document unreadable");
     const { charge } = await client.getCharge({ charge: b.charge!.chargeId });
@@ -314,9 +416,15 @@ describe("bank failures", () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: "EVENT_TYPE_CHARGE_FAIL",
-      content: { id: charge!.chargeId, customer: customerId, error: { code: "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS", message: "Customer has insufficient funds" } },
+      content: {
+        id: charge!.chargeId,
+        customer: customerId,
+        error: { code: "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS", message: "Customer has insufficient funds" },
+      },
     });
-    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(ContractStatus.CANCELLED);
+    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(
+      ContractStatus.CANCELLED,
+    );
     const { customer } = await server.client(PaymentService).getCustomer({ customer: customerId });
     expect(customer?.activated).toBe(false);
     const { account } = await server.client(SandboxService).getBankAccount({ customerId });
@@ -333,8 +441,13 @@ describe("bank failures", () => {
     const outcome = success(await payStepByStep(server, paymentLink!.url, { email, apiKey: merchant.api_key }));
     expect(outcome.chargeStatus).toBe(ChargeStatus.FAILURE);
     expect(outcome.error?.code).toBe(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE);
-    const { charge: read } = await server.client(PaymentService, merchant.api_key).getCharge({ charge: charge!.chargeId });
-    expect(read?.error).toMatchObject({ code: ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, message: "Payment gateway currently unavailable" });
+    const { charge: read } = await server
+      .client(PaymentService, merchant.api_key)
+      .getCharge({ charge: charge!.chargeId });
+    expect(read?.error).toMatchObject({
+      code: ErrorType.PAYMENT_GATEWAY_UNAVAILABLE,
+      message: "Payment gateway currently unavailable",
+    });
     const [event] = await eventsAbout(server, charge!.chargeId);
     expect(event.content.error.code).toBe("ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE");
     expect((await sandbox.setBankMaintenance({ underMaintenance: false })).underMaintenance).toBe(false);
@@ -358,7 +471,13 @@ for (const dialect of dialects) {
       const page = db.client(HostedPageService);
       await page.sendTwoFactorCode({ token });
       await page.verifyTwoFactorCode({ token, code: await latestCode(db, email) });
-      await page.linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "7654321", accountHolder: "ヤマダ" });
+      await page.linkBankAccount({
+        token,
+        bankCode: "0001",
+        branchCode: "001",
+        accountNumber: "7654321",
+        accountHolder: "ヤマダ",
+      });
       // A slow bank widens the window in which the calls overlap.
       await db.client(SandboxService).configureBankAccount({ customerId: charge!.customer!.id!, latencyMs: 100 });
 
@@ -370,7 +489,11 @@ for (const dialect of dialects) {
         bankCalls++;
         return debit.call(bank, request);
       };
-      const answers = await Promise.all([page.approvePayment({ token }), page.approvePayment({ token }), page.approvePayment({ token })]).finally(() => {
+      const answers = await Promise.all([
+        page.approvePayment({ token }),
+        page.approvePayment({ token }),
+        page.approvePayment({ token }),
+      ]).finally(() => {
         bank.debit = debit;
       });
       expect(bankCalls).toBe(1);
@@ -380,7 +503,11 @@ for (const dialect of dialects) {
       const again = success(await page.approvePayment({ token }));
       expect(again.redirectUrl).toBe(outcomes[0].redirectUrl);
 
-      const ledger = await db.ctx.tx.db.selectFrom("bank_ledger").selectAll().where("customer_id", "=", charge!.customer!.id!).execute();
+      const ledger = await db.ctx.tx.db
+        .selectFrom("bank_ledger")
+        .selectAll()
+        .where("customer_id", "=", charge!.customer!.id!)
+        .execute();
       expect(ledger).toHaveLength(1);
       expect((await eventsAbout(db, charge!.chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
     });

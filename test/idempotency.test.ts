@@ -16,10 +16,17 @@ async function post(server: TestServer, path: string, json: object, key?: string
 }
 
 async function chargesOf(server: TestServer, customerId: string) {
-  return server.ctx.tx.db.selectFrom("charges").select(["id", "status"]).where("customer_id", "=", customerId).execute();
+  return server.ctx.tx.db
+    .selectFrom("charges")
+    .select(["id", "status"])
+    .where("customer_id", "=", customerId)
+    .execute();
 }
 
-const body = (customerId: string, price = 1500) => ({ customer_id: customerId, charge: { price, description: "subscription" } });
+const body = (customerId: string, price = 1500) => ({
+  customer_id: customerId,
+  charge: { price, description: "subscription" },
+});
 
 for (const dialect of dialects) {
   describe(`50 concurrent requests with one key on ${dialect}`, () => {
@@ -36,7 +43,9 @@ for (const dialect of dialects) {
       it(`${name}: exactly one charge and one bank debit; the others replay it or are told it is in flight`, async () => {
         const { customerId } = await seedActiveCustomer(server, { balance: 1_000_000 });
         const key = `concurrent-${name}`;
-        const responses = await Promise.all(Array.from({ length: 50 }, () => post(server, path, body(customerId), key)));
+        const responses = await Promise.all(
+          Array.from({ length: 50 }, () => post(server, path, body(customerId), key)),
+        );
         await server.jobs.drain();
 
         const answered = responses.filter((r) => r.status === 200);
@@ -48,7 +57,9 @@ for (const dialect of dialects) {
 
         const charges = await chargesOf(server, customerId);
         expect(charges).toHaveLength(1);
-        expect(await ledgerOf(server.ctx.tx.db, customerId)).toEqual([expect.objectContaining({ reference: charges[0].id, amount: -1500 })]);
+        expect(await ledgerOf(server.ctx.tx.db, customerId)).toEqual([
+          expect.objectContaining({ reference: charges[0].id, amount: -1500 }),
+        ]);
 
         const again = await post(server, path, body(customerId), key);
         expect(again.status).toBe(200);
@@ -111,14 +122,21 @@ describe("idempotency keys", () => {
     const viaField = await post(server, asyncPath, { ...body(customerId), idempotency_key: "one-key" });
     const viaRpc = await server
       .client(PaymentService)
-      .createOffSessionPaymentAsync({ customerId, charge: { price: 1500, description: "subscription" } }, { headers: { "idempotency-key": "one-key" } });
+      .createOffSessionPaymentAsync(
+        { customerId, charge: { price: 1500, description: "subscription" } },
+        { headers: { "idempotency-key": "one-key" } },
+      );
     expect(viaField.body).toEqual(viaHeader.body);
     expect(viaRpc.requestId).toBe(viaHeader.body.requestId);
     expect(viaRpc.chargeId).toBe(viaHeader.body.chargeId);
     for (const options of [{ binary: true }, { grpc: true }]) {
       const replayed = await server
         .client(PaymentService, undefined, options)
-        .createOffSessionPaymentAsync({ customerId, charge: { price: 1500, description: "subscription" }, idempotencyKey: "one-key" });
+        .createOffSessionPaymentAsync({
+          customerId,
+          charge: { price: 1500, description: "subscription" },
+          idempotencyKey: "one-key",
+        });
       expect(replayed.requestId).toBe(viaHeader.body.requestId);
     }
     expect(await chargesOf(server, customerId)).toHaveLength(1);
@@ -142,13 +160,17 @@ describe("idempotency keys", () => {
     const { customerId } = await seedActiveCustomer(server, { balance: 100 });
     const first = await post(server, syncPath, body(customerId), "error-1");
     expect(first.status).toBe(500);
-    await server.ctx.tx.write((trx) => trx.updateTable("bank_accounts").set({ balance: 1_000_000 }).where("customer_id", "=", customerId).execute());
+    await server.ctx.tx.write((trx) =>
+      trx.updateTable("bank_accounts").set({ balance: 1_000_000 }).where("customer_id", "=", customerId).execute(),
+    );
     const second = await post(server, syncPath, body(customerId), "error-1");
     expect(second.status).toBe(500);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.headers.get("deprecation")).toBe("true");
     expect(second.body).toEqual(first.body);
-    expect(second.body.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe("ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS");
+    expect(second.body.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe(
+      "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS",
+    );
     expect(await ledgerOf(server.ctx.tx.db, customerId)).toEqual([]);
     // A new key is a new charge.
     const fresh = await post(server, syncPath, body(customerId), "error-2");
@@ -258,11 +280,15 @@ describe("idempotency keys", () => {
     expect(JSON.parse(record.responseJson)).toEqual(ok.body);
     expect(Date.parse(record.expiresAt) - Date.parse(record.createdAt)).toBe(hours(72));
 
-    const { httpStatus, responseJson } = await server.client(PaymentService).getIdempotencyRecord({ idempotencyKey: "lookup-failed" });
+    const { httpStatus, responseJson } = await server
+      .client(PaymentService)
+      .getIdempotencyRecord({ idempotencyKey: "lookup-failed" });
     expect(httpStatus).toBe(500);
     const error = JSON.parse(responseJson);
     expect(error).toMatchObject({ code: "internal", message: failed.body.message });
-    expect(error.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe("ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS");
+    expect(error.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe(
+      "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS",
+    );
 
     // Keys are per merchant: another merchant neither sees this one nor collides with it.
     const other = await server.newMerchant();
@@ -275,7 +301,10 @@ describe("idempotency keys", () => {
     const missing = await server
       .client(PaymentService)
       .getIdempotencyRecord({ idempotencyKey: "never-used" })
-      .then(() => undefined, (e) => ConnectError.from(e));
+      .then(
+        () => undefined,
+        (e) => ConnectError.from(e),
+      );
     expect(missing?.rawMessage).toBe("idempotency key never-used not found");
   });
 

@@ -18,7 +18,11 @@ const manualWorkers = { WORKERS: "off" };
 /** An instant given as JST wall time, e.g. jst("2026-03-13T16:00"). */
 const jst = (local: string) => new Date(`${local}:00+09:00`);
 
-const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (error) => ConnectError.from(error));
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error) => ConnectError.from(error),
+  );
 
 /** Moves the server's clock to `at` (never backwards). */
 function moveTo(server: TestServer, at: Date): void {
@@ -34,7 +38,9 @@ async function chargeStatus(server: TestServer, chargeId: string): Promise<Charg
 /** A synchronous off-session charge of a seeded customer: the charge, or the error the call answered. */
 async function chargeNow(server: TestServer, customerId: string, price: number) {
   try {
-    const { charge } = await server.client(PaymentService).createOffSessionPayment({ customerId, charge: { price, description: "お茶" } });
+    const { charge } = await server
+      .client(PaymentService)
+      .createOffSessionPayment({ customerId, charge: { price, description: "お茶" } });
     return { charge, error: undefined, reason: undefined };
   } catch (thrown) {
     const error = ConnectError.from(thrown);
@@ -44,7 +50,12 @@ async function chargeNow(server: TestServer, customerId: string, price: number) 
 
 describe.each([
   { bank: "9901", window: "daily 23:55–00:05", inside: "2026-03-10T23:58", ends: "2026-03-11T00:05" },
-  { bank: "9902", window: "Sunday 23:55 to Monday 06:00 before the 1st Monday", inside: "2026-03-02T03:00", ends: "2026-03-02T06:00" },
+  {
+    bank: "9902",
+    window: "Sunday 23:55 to Monday 06:00 before the 1st Monday",
+    inside: "2026-03-02T03:00",
+    ends: "2026-03-02T06:00",
+  },
   { bank: "9903", window: "2nd Saturday 21:00 to Sunday 07:00", inside: "2026-03-15T02:00", ends: "2026-03-15T07:00" },
   { bank: "9904", window: "closed 22:00–08:00", inside: "2026-03-10T23:00", ends: "2026-03-11T08:00" },
 ])("maintenance window of bank $bank ($window, JST)", ({ bank, inside, ends }) => {
@@ -103,10 +114,18 @@ describe("CompletePayment at a simulated bank (bank_code)", () => {
 
   it("passes the bank's authentication step and meets the bank's hours on the on-session approval", async () => {
     const sandbox = server.client(SandboxService);
-    const closed = await sandbox.completePayment({ paymentLinkUrl: (await createPayment(server)).paymentLink!.url, bankCode: "9904" });
+    const closed = await sandbox.completePayment({
+      paymentLinkUrl: (await createPayment(server)).paymentLink!.url,
+      bankCode: "9904",
+    });
     expect(closed.chargeStatus).toBe(ChargeStatus.FAILURE);
-    expect((await server.client(PaymentService).getCharge({ charge: closed.chargeId })).charge?.error?.code).toBe(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE);
-    const open = await sandbox.completePayment({ paymentLinkUrl: (await createPayment(server)).paymentLink!.url, bankCode: "9901" });
+    expect((await server.client(PaymentService).getCharge({ charge: closed.chargeId })).charge?.error?.code).toBe(
+      ErrorType.PAYMENT_GATEWAY_UNAVAILABLE,
+    );
+    const open = await sandbox.completePayment({
+      paymentLinkUrl: (await createPayment(server)).paymentLink!.url,
+      bankCode: "9901",
+    });
     expect(open.chargeStatus).toBe(ChargeStatus.SUCCESS);
   });
 });
@@ -129,10 +148,14 @@ describe("refund transfers settle on bank business days", () => {
 
     moveTo(server, new Date(jst("2026-03-16T09:00").getTime() - 1));
     await server.jobs.drain();
-    expect((await server.client(PaymentService).getRefund({ refundId: refund!.refundId })).refund?.status).toBe(RefundStatus.PENDING);
+    expect((await server.client(PaymentService).getRefund({ refundId: refund!.refundId })).refund?.status).toBe(
+      RefundStatus.PENDING,
+    );
     server.clock.advance(1);
     await server.jobs.drain();
-    expect((await server.client(PaymentService).getRefund({ refundId: refund!.refundId })).refund?.status).toBe(RefundStatus.SUCCEEDED);
+    expect((await server.client(PaymentService).getRefund({ refundId: refund!.refundId })).refund?.status).toBe(
+      RefundStatus.SUCCEEDED,
+    );
     expect(await chargeStatus(server, charge!.chargeId)).toBe(ChargeStatus.REFUNDED);
   });
 });
@@ -141,7 +164,10 @@ describe("a bank closing day added with BANK_EXTRA_HOLIDAYS", () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ clockStart: jst("2026-03-13T16:00"), env: { ...manualWorkers, BANK_EXTRA_HOLIDAYS: "2026-03-16" } });
+    server = await startTestServer({
+      clockStart: jst("2026-03-13T16:00"),
+      env: { ...manualWorkers, BANK_EXTRA_HOLIDAYS: "2026-03-16" },
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -149,7 +175,8 @@ describe("a bank closing day added with BANK_EXTRA_HOLIDAYS", () => {
     const { customerId } = await seedActiveCustomer(server);
     const { charge } = await chargeNow(server, customerId, 3000);
     const { refund } = await server.client(PaymentService).refund({ chargeId: charge!.chargeId, amount: 1000 });
-    const status = async () => (await server.client(PaymentService).getRefund({ refundId: refund!.refundId })).refund?.status;
+    const status = async () =>
+      (await server.client(PaymentService).getRefund({ refundId: refund!.refundId })).refund?.status;
     moveTo(server, new Date(jst("2026-03-17T09:00").getTime() - 1));
     await server.jobs.drain();
     expect(await status()).toBe(RefundStatus.PENDING);
@@ -182,7 +209,12 @@ describe("refund transfers across the year-end closing (12/31–1/3)", () => {
     const onClosingDay = (await payments.refund({ chargeId: secondCharge.chargeId, amount: 1000 })).refund!;
     expect(onClosingDay.status).toBe(RefundStatus.PENDING);
 
-    const statuses = async () => Promise.all([afterCutoff, onClosingDay].map(async (r) => (await payments.getRefund({ refundId: r.refundId })).refund?.status));
+    const statuses = async () =>
+      Promise.all(
+        [afterCutoff, onClosingDay].map(
+          async (r) => (await payments.getRefund({ refundId: r.refundId })).refund?.status,
+        ),
+      );
     moveTo(server, new Date(jst("2027-01-04T09:00").getTime() - 1));
     await server.jobs.drain();
     expect(await statuses()).toEqual([RefundStatus.PENDING, RefundStatus.PENDING]);
@@ -203,8 +235,14 @@ describe("same-day cancellation ends at each bank's cutoff", () => {
 
   it("15:00 JST at the default bank, 18:00 JST at bank 9902 (whose transfers settle two business days later)", async () => {
     const payments = server.client(PaymentService);
-    const paid = async (bankCode: string) => (await chargeNow(server, (await seedActiveCustomer(server, { bankCode })).customerId, 2000)).charge!.chargeId;
-    const [defaultBefore, defaultAfter, lateBefore, lateAfter] = [await paid("0001"), await paid("0001"), await paid("9902"), await paid("9902")];
+    const paid = async (bankCode: string) =>
+      (await chargeNow(server, (await seedActiveCustomer(server, { bankCode })).customerId, 2000)).charge!.chargeId;
+    const [defaultBefore, defaultAfter, lateBefore, lateAfter] = [
+      await paid("0001"),
+      await paid("0001"),
+      await paid("9902"),
+      await paid("9902"),
+    ];
     const fullRefund = async (chargeId: string) => (await payments.refund({ chargeId })).refund!;
 
     moveTo(server, jst("2026-03-10T14:59"));
@@ -252,7 +290,9 @@ describe("Zengin account-debit result codes through magic account numbers", () =
       const chargeOfCode = new Map<string, number>();
       for (const { code } of expected) {
         const { paymentLink } = await createPayment(server, {}, merchant.api_key);
-        const done = await server.client(SandboxService, merchant.api_key).completePayment({ paymentLinkUrl: paymentLink!.url, accountNumber: `999999${code}` });
+        const done = await server
+          .client(SandboxService, merchant.api_key)
+          .completePayment({ paymentLinkUrl: paymentLink!.url, accountNumber: `999999${code}` });
         expect(done.chargeStatus).toBe(ChargeStatus.FAILURE);
         chargeOfCode.set(done.chargeId, code);
       }
@@ -261,7 +301,12 @@ describe("Zengin account-debit result codes through magic account numbers", () =
       await receiver.waitFor(() => failures().length >= expected.length);
       expect(receiver.rejected).toEqual([]);
 
-      const byCode = new Map(failures().map((d) => [chargeOfCode.get(d.content.id as string), d.content.error as { code: string; message: string }]));
+      const byCode = new Map(
+        failures().map((d) => [
+          chargeOfCode.get(d.content.id as string),
+          d.content.error as { code: string; message: string },
+        ]),
+      );
       for (const { code, errorType } of expected) {
         expect(byCode.get(code)?.code).toBe(errorType);
         expect(byCode.get(code)?.message).toContain(`Zengin result ${code}:`);
@@ -308,7 +353,9 @@ describe.each(dialects)("contract limits reset at 00:00 JST (%s)", (dialect) => 
 /** A new on-session link whose two-factor step is done: its token and customer. */
 async function verifiedLink(server: TestServer, options: { email?: string; forceKyc?: boolean } = {}) {
   const email = options.email ?? freshEmail();
-  const { paymentLink, charge } = await createPayment(server, { buyer: { email, forceKyc: options.forceKyc ?? false } });
+  const { paymentLink, charge } = await createPayment(server, {
+    buyer: { email, forceKyc: options.forceKyc ?? false },
+  });
   const token = tokenOf(paymentLink!.url);
   const page = server.client(HostedPageService);
   await page.sendTwoFactorCode({ token });
@@ -325,9 +372,17 @@ describe("account holder names in the bank's kana", () => {
   afterAll(async () => server?.stop());
 
   const link = (token: string, accountHolder: string) =>
-    server.client(HostedPageService).linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder });
+    server
+      .client(HostedPageService)
+      .linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder });
   const storedHolder = async (customerId: string) =>
-    (await server.ctx.tx.db.selectFrom("bank_accounts").select("account_holder").where("customer_id", "=", customerId).executeTakeFirstOrThrow()).account_holder;
+    (
+      await server.ctx.tx.db
+        .selectFrom("bank_accounts")
+        .select("account_holder")
+        .where("customer_id", "=", customerId)
+        .executeTakeFirstOrThrow()
+    ).account_holder;
 
   it.each([
     ["small kana to full size, full-width to half-width", "キャッシュ　ミホ", "ｷﾔﾂｼﾕ ﾐﾎ"],
@@ -364,9 +419,17 @@ describe("eKYC methods and the 2027-04-01 end of photo-based verification", () =
   });
   afterAll(async () => server?.stop());
 
-  const kycForm = { name: "山田 太郎", katakanaLastName: "ヤマダ", katakanaFirstName: "タロウ", birthDate: "1990-04-01", address: "東京都千代田区千代田1-1-101" };
-  const submit = (token: string, method: KycMethod) => server.client(HostedPageService).submitKyc({ token, ...kycForm, method });
-  const kycOf = async (customerId: string) => (await server.client(PaymentService).getCustomer({ customer: customerId })).customer!;
+  const kycForm = {
+    name: "山田 太郎",
+    katakanaLastName: "ヤマダ",
+    katakanaFirstName: "タロウ",
+    birthDate: "1990-04-01",
+    address: "東京都千代田区千代田1-1-101",
+  };
+  const submit = (token: string, method: KycMethod) =>
+    server.client(HostedPageService).submitKyc({ token, ...kycForm, method });
+  const kycOf = async (customerId: string) =>
+    (await server.client(PaymentService).getCustomer({ customer: customerId })).customer!;
 
   it("accepts photos until 3/31, refuses them from 4/1 JST; chip and signature methods are reviewed in minutes, photos in office hours", async () => {
     const photo = await verifiedLink(server, { forceKyc: true });
@@ -377,7 +440,10 @@ describe("eKYC methods and the 2027-04-01 end of photo-based verification", () =
     for (const method of [KycMethod.PHOTO_SELFIE, KycMethod.PHOTO_DOCUMENTS]) {
       const error = await caught(submit(late.token, method));
       expect(error?.code).toBe(Code.InvalidArgument);
-      expect(error?.findDetails(PaymentErrorSchema)[0]).toMatchObject({ code: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED", field: "method" });
+      expect(error?.findDetails(PaymentErrorSchema)[0]).toMatchObject({
+        code: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED",
+        field: "method",
+      });
       expect(error?.rawMessage).toContain("2027-04-01");
     }
     expect((await submit(late.token, KycMethod.IC_CHIP_SELFIE)).kycStatus).toBe(KycStatus.IN_REVIEW);
@@ -415,14 +481,26 @@ describe.each(dialects)("the bank's own authentication step when linking (%s)", 
   afterAll(async () => server?.stop());
 
   const link = (token: string, accountNumber: string, credentials: { pin?: string; oneTimePassword?: string }) =>
-    server.client(HostedPageService).linkBankAccount({ token, bankCode: "9901", branchCode: "001", accountNumber, accountHolder: "ヤマダ タロウ", ...credentials });
+    server
+      .client(HostedPageService)
+      .linkBankAccount({
+        token,
+        bankCode: "9901",
+        branchCode: "001",
+        accountNumber,
+        accountHolder: "ヤマダ タロウ",
+        ...credentials,
+      });
   const correct = { pin: "1234", oneTimePassword: "123456" };
 
   it("asks for the PIN and one-time password, and locks the account for the rest of the JST day after three wrong entries", async () => {
     const { token } = await verifiedLink(server);
     const missing = await caught(link(token, "2222222", {}));
     expect(missing?.code).toBe(Code.InvalidArgument);
-    expect(missing?.findDetails(PaymentErrorSchema)[0]).toMatchObject({ code: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED", field: "pin" });
+    expect(missing?.findDetails(PaymentErrorSchema)[0]).toMatchObject({
+      code: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED",
+      field: "pin",
+    });
 
     for (const attemptsLeft of [2, 1, 0]) {
       const wrong = await caught(link(token, "2222222", { pin: "9999", oneTimePassword: "123456" }));
@@ -443,6 +521,18 @@ describe.each(dialects)("the bank's own authentication step when linking (%s)", 
 
   it("is not asked for by the default bank", async () => {
     const { token } = await verifiedLink(server);
-    expect((await server.client(HostedPageService).linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "2222222", accountHolder: "ﾔﾏﾀﾞ" })).linked).toBe(true);
+    expect(
+      (
+        await server
+          .client(HostedPageService)
+          .linkBankAccount({
+            token,
+            bankCode: "0001",
+            branchCode: "001",
+            accountNumber: "2222222",
+            accountHolder: "ﾔﾏﾀﾞ",
+          })
+      ).linked,
+    ).toBe(true);
   });
 });

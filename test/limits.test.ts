@@ -37,7 +37,9 @@ describe("per-merchant rate limit", () => {
     const connectError = await refusalOf(client.listCustomers({}));
     expect(connectError.code).toBe(Code.ResourceExhausted);
     expect(connectError.metadata.get("retry-after")).toMatch(/^(10|9|8)$/);
-    expect(Number(connectError.findDetails(RetryInfoSchema)[0].retryDelay?.seconds)).toBe(Number(connectError.metadata.get("retry-after")));
+    expect(Number(connectError.findDetails(RetryInfoSchema)[0].retryDelay?.seconds)).toBe(
+      Number(connectError.metadata.get("retry-after")),
+    );
 
     const grpcError = await refusalOf(server.client(PaymentService, undefined, { grpc: true }).listCustomers({}));
     expect(grpcError.code).toBe(Code.ResourceExhausted);
@@ -59,7 +61,9 @@ describe("per-merchant rate limit", () => {
     // Another merchant has a bucket of its own.
     await expect(server.client(PaymentService, other.api_key).listCustomers({})).resolves.toBeDefined();
     // A wrong key is refused as unauthenticated before it could spend anyone's tokens.
-    expect((await refusalOf(server.client(PaymentService, "sk_test_wrong").listCustomers({}))).code).toBe(Code.Unauthenticated);
+    expect((await refusalOf(server.client(PaymentService, "sk_test_wrong").listCustomers({}))).code).toBe(
+      Code.Unauthenticated,
+    );
   });
 });
 
@@ -80,13 +84,20 @@ describe("size limits", () => {
     expect(rpc.status).toBe(429);
     expect((await rpc.json()).code).toBe("resource_exhausted");
 
-    const plain = await api(server, "/v1/payments/off-session/async", { method: "POST", body: JSON.stringify({ pad: "x".repeat(1_100_000) }), headers: { "content-type": "application/json" } });
+    const plain = await api(server, "/v1/payments/off-session/async", {
+      method: "POST",
+      body: JSON.stringify({ pad: "x".repeat(1_100_000) }),
+      headers: { "content-type": "application/json" },
+    });
     expect(plain.status).toBe(429);
     expect((await plain.json()).message).toMatch(/larger than 1048576 bytes/);
   });
 
   it("refuses metadata beyond 50 keys, 40-character keys or 500-character values", async () => {
-    const charge = (metadata: Record<string, string>) => ({ customer_id: "cus-x", charge: { price: 100, description: "d", metadata } });
+    const charge = (metadata: Record<string, string>) => ({
+      customer_id: "cus-x",
+      charge: { price: 100, description: "d", metadata },
+    });
     const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]));
     for (const metadata of [tooMany, { ["k".repeat(41)]: "v" }, { k: "v".repeat(501) }]) {
       const res = await api(server, "/v1/payments/off-session/async", { method: "POST", json: charge(metadata) });
@@ -104,7 +115,9 @@ describe("size limits", () => {
 
   it("refuses a CSV file over 2,000,000 bytes before reading it", async () => {
     const user = await signedInUser(server);
-    const error = await refusalOf(user.client.uploadCsvBatch({ fileName: "big.csv", content: new Uint8Array(2_000_001).fill(0x41) }));
+    const error = await refusalOf(
+      user.client.uploadCsvBatch({ fileName: "big.csv", content: new Uint8Array(2_000_001).fill(0x41) }),
+    );
     expect(error.code).toBe(Code.InvalidArgument);
     expect(error.rawMessage).toMatch(/^content: /);
   });
@@ -113,7 +126,9 @@ describe("size limits", () => {
 describe("slow clients", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "600", HTTP_IDLE_TIMEOUT_MS: "400" } });
+    server = await startTestServer({
+      env: { HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "600", HTTP_IDLE_TIMEOUT_MS: "400" },
+    });
   });
   afterAll(async () => server?.stop());
 
@@ -128,7 +143,9 @@ describe("slow clients", () => {
   });
 
   it("closes a connection whose body never finishes", async () => {
-    const answer = await rawExchange(`POST /v1/payments/off-session/async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`);
+    const answer = await rawExchange(
+      `POST /v1/payments/off-session/async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
@@ -138,7 +155,11 @@ describe("slow clients", () => {
 
   it("closes an HTTP/2 session whose request stalls, cancelling the request", async () => {
     const session = http2Connect(server.url);
-    const stream = session.request({ ":method": "POST", ":path": "/payments.v1.PaymentService/ListCustomers", "content-type": "application/grpc" });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/payments.v1.PaymentService/ListCustomers",
+      "content-type": "application/grpc",
+    });
     stream.on("error", () => {});
     const streamClosed = new Promise<number>((resolve) => stream.on("close", () => resolve(stream.rstCode)));
     const sessionClosed = new Promise<void>((resolve) => session.on("close", () => resolve()));
@@ -153,14 +174,20 @@ describe("slow clients", () => {
 describe("slow HTTP/2 requests on a live session", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "300", HTTP_IDLE_TIMEOUT_MS: "60000" } });
+    server = await startTestServer({
+      env: { HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "300", HTTP_IDLE_TIMEOUT_MS: "60000" },
+    });
   });
   afterAll(async () => server?.stop());
 
   it("cancels a request whose body never ends, and keeps the session for the next one", async () => {
     const session = http2Connect(server.url);
     try {
-      const stalled = session.request({ ":method": "POST", ":path": "/payments.v1.PaymentService/ListCustomers", "content-type": "application/grpc" });
+      const stalled = session.request({
+        ":method": "POST",
+        ":path": "/payments.v1.PaymentService/ListCustomers",
+        "content-type": "application/grpc",
+      });
       stalled.on("error", () => {});
       const closed = new Promise<number>((resolve) => stalled.on("close", () => resolve(stalled.rstCode)));
       stalled.write(Buffer.from([0, 0, 0, 0, 10]));
@@ -168,7 +195,9 @@ describe("slow HTTP/2 requests on a live session", () => {
       expect(session.destroyed).toBe(false);
 
       const next = session.request({ ":method": "GET", ":path": "/readyz" });
-      const status = await new Promise<number>((resolve) => next.on("response", (headers) => resolve(Number(headers[":status"]))));
+      const status = await new Promise<number>((resolve) =>
+        next.on("response", (headers) => resolve(Number(headers[":status"]))),
+      );
       next.resume();
       expect(status).toBe(200);
     } finally {
@@ -182,20 +211,55 @@ describe("slow clients over TLS", () => {
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), "furikomi-tls-limits-"));
     const [cert, key] = [join(dir, "cert.pem"), join(dir, "key.pem")];
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
-    server = await startTestServer({ env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key, HTTP_HEADERS_TIMEOUT_MS: "300", HTTP_REQUEST_TIMEOUT_MS: "600", HTTP_IDLE_TIMEOUT_MS: "400" } });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+      ],
+      { stdio: "ignore" },
+    );
+    server = await startTestServer({
+      env: {
+        TLS_CERT_FILE: cert,
+        TLS_KEY_FILE: key,
+        HTTP_HEADERS_TIMEOUT_MS: "300",
+        HTTP_REQUEST_TIMEOUT_MS: "600",
+        HTTP_IDLE_TIMEOUT_MS: "400",
+      },
+    });
   });
   afterAll(async () => server?.stop());
 
   const tlsExchange = (bytes: string) =>
-    exchange((ready) => tlsConnect({ port: server.port, host: "127.0.0.1", rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] }, ready), bytes);
+    exchange(
+      (ready) =>
+        tlsConnect(
+          { port: server.port, host: "127.0.0.1", rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] },
+          ready,
+        ),
+      bytes,
+    );
 
   it("closes a connection whose headers never finish (408)", async () => {
     expect(await tlsExchange("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")).toMatch(/^HTTP\/1\.1 408/);
   });
 
   it("closes a connection whose body never finishes", async () => {
-    const answer = await tlsExchange(`POST /v1/payments/off-session/async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`);
+    const answer = await tlsExchange(
+      `POST /v1/payments/off-session/async HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 

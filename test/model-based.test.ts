@@ -35,20 +35,24 @@ afterAll(async () => {
 async function runLane(server: TestServer, runs: number, seed: number): Promise<number> {
   let ran = 0;
   await fc.assert(
-    fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 6_000 }), { minLength: 1, maxLength: 3 }), fc.commands(commands, { maxCommands: 10, size: "+1" }), async (balances, sequence) => {
-      ran++;
-      const real = await realSystemFor(server);
-      const model = newModel(server.clock.now().getTime());
-      // Starting customers are written straight to the database; AddCustomer makes more through the API.
-      for (const balance of balances) {
-        const { customerId, contractId } = await seedActiveCustomer(server, { merchantId: real.merchantId, balance });
-        model.customers.push({ id: customerId, contractId, active: true, account: newAccount(balance) });
-      }
-      // Each starting customer has paid once (synchronously), so refunds have something to refund.
-      for (let i = 0; i < balances.length; i++) await new SyncCharge(i, firstPrice).run(model, real);
-      await fc.asyncModelRun(() => ({ model, real }), sequence);
-      await expectEverything(real, model);
-    }),
+    fc.asyncProperty(
+      fc.array(fc.integer({ min: 0, max: 6_000 }), { minLength: 1, maxLength: 3 }),
+      fc.commands(commands, { maxCommands: 10, size: "+1" }),
+      async (balances, sequence) => {
+        ran++;
+        const real = await realSystemFor(server);
+        const model = newModel(server.clock.now().getTime());
+        // Starting customers are written straight to the database; AddCustomer makes more through the API.
+        for (const balance of balances) {
+          const { customerId, contractId } = await seedActiveCustomer(server, { merchantId: real.merchantId, balance });
+          model.customers.push({ id: customerId, contractId, active: true, account: newAccount(balance) });
+        }
+        // Each starting customer has paid once (synchronously), so refunds have something to refund.
+        for (let i = 0; i < balances.length; i++) await new SyncCharge(i, firstPrice).run(model, real);
+        await fc.asyncModelRun(() => ({ model, real }), sequence);
+        await expectEverything(real, model);
+      },
+    ),
     { numRuns: runs, seed, endOnFailure: false },
   );
   return ran;
@@ -60,7 +64,9 @@ describe("model-based: customers, contracts, charges, refunds and async requests
     const perLane = Math.ceil(sequences / lanes);
     const ran = await Promise.all(servers.map((server, lane) => runLane(server, perLane, seed + lane)));
     const total = ran.reduce((a, b) => a + b, 0);
-    console.log(`model-based: ${total} sequences (seed ${seed}), commands: ${JSON.stringify(Object.fromEntries(tally))}`);
+    console.log(
+      `model-based: ${total} sequences (seed ${seed}), commands: ${JSON.stringify(Object.fromEntries(tally))}`,
+    );
     expect(total).toBeGreaterThanOrEqual(sequences);
   }, 300_000);
 });

@@ -18,13 +18,21 @@ const openingBalance = 100_000;
 /** Customers with active contracts and slow simulated accounts, written before any server process runs. */
 async function provision(databaseUrl: string): Promise<{ merchant: CreatedMerchant; customerIds: string[] }> {
   const clock = new ManualClock();
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, WORKERS: "off", LOG_LEVEL: "silent" });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    WORKERS: "off",
+    LOG_LEVEL: "silent",
+  });
   const service = await startService(config, { clock, logger: pino({ level: "silent" }) });
   try {
     const merchant = await createMerchant(service.ctx, { name: "Crash Shop" });
     const customerIds: string[] = [];
     for (let i = 0; i < customerCount; i++) {
-      customerIds.push((await seedActiveCustomer({ merchant, clock, ctx: service.ctx }, { balance: openingBalance })).customerId);
+      customerIds.push(
+        (await seedActiveCustomer({ merchant, clock, ctx: service.ctx }, { balance: openingBalance })).customerId,
+      );
     }
     // A bank that takes a while keeps engine jobs running when the process is killed.
     await service.ctx.tx.write((trx) => trx.updateTable("bank_accounts").set({ latency_ms: 40 }).execute());
@@ -66,8 +74,15 @@ describe("kill -9 with asynchronous charges in flight", () => {
     const calls = Array.from({ length: requestCount }, async (_, i) => {
       const res = await fetch(`${first.url}/v1/payments/off-session/async`, {
         method: "POST",
-        headers: { authorization: `Bearer ${merchant.api_key}`, "content-type": "application/json", "idempotency-key": `crash-${i}` },
-        body: JSON.stringify({ customer_id: customerIds[i % customerCount], charge: { price, description: `charge ${i}` } }),
+        headers: {
+          authorization: `Bearer ${merchant.api_key}`,
+          "content-type": "application/json",
+          "idempotency-key": `crash-${i}`,
+        },
+        body: JSON.stringify({
+          customer_id: customerIds[i % customerCount],
+          charge: { price, description: `charge ${i}` },
+        }),
       });
       const body = await res.json();
       // Pull the plug once half the requests have been answered: the rest are in flight.
@@ -76,14 +91,22 @@ describe("kill -9 with asynchronous charges in flight", () => {
     });
     const settled = await Promise.allSettled(calls);
     await killed;
-    const accepted = settled.flatMap((s) => (s.status === "fulfilled" && s.value.status === 200 ? [s.value.body as { requestId: string; chargeId: string; status: string }] : []));
+    const accepted = settled.flatMap((s) =>
+      s.status === "fulfilled" && s.value.status === 200
+        ? [s.value.body as { requestId: string; chargeId: string; status: string }]
+        : [],
+    );
     expect(accepted.length).toBeGreaterThanOrEqual(requestCount / 2);
     for (const request of accepted) expect(request.status).toBe("ASYNC_STATUS_PENDING");
 
     storage = await openStorage(fresh.url);
     const db = storage.db;
     const unfinished = async () =>
-      db.selectFrom("async_requests").select(["id", "status"]).where("status", "not in", [AsyncStatus.SUCCEEDED, AsyncStatus.FAILED, AsyncStatus.FAILED_TO_START]).execute();
+      db
+        .selectFrom("async_requests")
+        .select(["id", "status"])
+        .where("status", "not in", [AsyncStatus.SUCCEEDED, AsyncStatus.FAILED, AsyncStatus.FAILED_TO_START])
+        .execute();
     // The kill left work behind: requests the dead process had not finished.
     expect((await unfinished()).length).toBeGreaterThan(0);
 
@@ -94,7 +117,8 @@ describe("kill -9 with asynchronous charges in flight", () => {
     // Every accepted request (and any whose answer was lost in the kill) succeeded, once.
     const requests = await db.selectFrom("async_requests").select(["id", "status", "charge_id"]).execute();
     const byId = new Map(requests.map((r) => [r.id, r]));
-    for (const request of accepted) expect(byId.get(request.requestId)).toMatchObject({ status: AsyncStatus.SUCCEEDED, charge_id: request.chargeId });
+    for (const request of accepted)
+      expect(byId.get(request.requestId)).toMatchObject({ status: AsyncStatus.SUCCEEDED, charge_id: request.chargeId });
     const charges = await db.selectFrom("charges").select(["id", "status", "customer_id"]).execute();
     expect(charges.length).toBe(requests.length);
     expect(charges.every((c) => c.status === ChargeStatus.SUCCESS)).toBe(true);
@@ -111,7 +135,9 @@ describe("kill -9 with asynchronous charges in flight", () => {
 
     // The API tells the same story.
     const sample = accepted[accepted.length - 1];
-    const res = await fetch(`${second.url}/v1/payments/off-session/async/${sample.requestId}`, { headers: { authorization: `Bearer ${merchant.api_key}` } });
+    const res = await fetch(`${second.url}/v1/payments/off-session/async/${sample.requestId}`, {
+      headers: { authorization: `Bearer ${merchant.api_key}` },
+    });
     expect((await res.json()).request.status).toBe("ASYNC_STATUS_SUCCEEDED");
   }, 120_000);
 });

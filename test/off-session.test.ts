@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { AsyncStatus, ChargeStatus, ContractStatus, KycStatus, PaymentAuthorizationStatus } from "../gen/payments/v1/enums_pb.js";
+import {
+  AsyncStatus,
+  ChargeStatus,
+  ContractStatus,
+  KycStatus,
+  PaymentAuthorizationStatus,
+} from "../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { ledgerOf } from "../src/storage/bank-accounts.js";
 import type { BankAccountTable } from "../src/storage/schema.js";
@@ -39,12 +45,19 @@ async function getJson(path: string) {
 
 /** The outbox rows about a charge, oldest first, with their content parsed. */
 async function eventsOf(chargeId: string) {
-  const rows = await server.ctx.tx.db.selectFrom("events").selectAll().where("charge_id", "=", chargeId).orderBy("created_at").execute();
+  const rows = await server.ctx.tx.db
+    .selectFrom("events")
+    .selectAll()
+    .where("charge_id", "=", chargeId)
+    .orderBy("created_at")
+    .execute();
   return rows.map((row) => ({ type: row.event_type_name, content: JSON.parse(row.content_json) }));
 }
 
 async function setAccount(customerId: string, fields: Partial<BankAccountTable>) {
-  await server.ctx.tx.write((trx) => trx.updateTable("bank_accounts").set(fields).where("customer_id", "=", customerId).execute());
+  await server.ctx.tx.write((trx) =>
+    trx.updateTable("bank_accounts").set(fields).where("customer_id", "=", customerId).execute(),
+  );
 }
 
 async function setCustomer(customerId: string, fields: { payment_status?: number; kyc_status?: number }) {
@@ -60,18 +73,29 @@ async function onlyChargeOf(customerId: string) {
 
 describe("CreateOffSessionPaymentAsync: requests that cannot start", () => {
   const causes: Array<{ cause: string; errorType: string; customer: () => Promise<string>; forceKyc?: boolean }> = [
-    { cause: "an unknown customer", errorType: "ERROR_TYPE_PAYMENT_CUSTOMER_NOT_FOUND", customer: async () => "cus-doesnotexist" },
+    {
+      cause: "an unknown customer",
+      errorType: "ERROR_TYPE_PAYMENT_CUSTOMER_NOT_FOUND",
+      customer: async () => "cus-doesnotexist",
+    },
     {
       cause: "another merchant's customer",
       errorType: "ERROR_TYPE_PAYMENT_CUSTOMER_NOT_FOUND",
-      customer: async () => (await seedActiveCustomer(server, { merchantId: (await server.newMerchant()).merchant_id })).customerId,
+      customer: async () =>
+        (await seedActiveCustomer(server, { merchantId: (await server.newMerchant()).merchant_id })).customerId,
     },
     {
       cause: "a customer without an ACTIVATED contract",
       errorType: "ERROR_TYPE_PAYMENT_CUSTOMER_INACTIVE",
       customer: async () => {
         const { customerId, contractId } = await seedActiveCustomer(server);
-        await server.ctx.tx.write((trx) => trx.updateTable("contracts").set({ status: ContractStatus.DEACTIVATED }).where("id", "=", contractId).execute());
+        await server.ctx.tx.write((trx) =>
+          trx
+            .updateTable("contracts")
+            .set({ status: ContractStatus.DEACTIVATED })
+            .where("id", "=", contractId)
+            .execute(),
+        );
         return customerId;
       },
     },
@@ -95,18 +119,42 @@ describe("CreateOffSessionPaymentAsync: requests that cannot start", () => {
   for (const { cause, errorType, customer, forceKyc } of causes) {
     it(`answers 200 FAILED_TO_START with a failed charge and CHARGE_FAIL for ${cause}`, async () => {
       const customerId = await customer();
-      const { status, body } = await postAsync({ customer_id: customerId, charge: chargeBody(), force_kyc: forceKyc ?? false });
+      const { status, body } = await postAsync({
+        customer_id: customerId,
+        charge: chargeBody(),
+        force_kyc: forceKyc ?? false,
+      });
       expect(status).toBe(200);
-      expect(body).toEqual({ requestId: expect.stringMatching(/^pwf-/), status: "ASYNC_STATUS_FAILED_TO_START", chargeId: expect.stringMatching(/^trx-/) });
+      expect(body).toEqual({
+        requestId: expect.stringMatching(/^pwf-/),
+        status: "ASYNC_STATUS_FAILED_TO_START",
+        chargeId: expect.stringMatching(/^trx-/),
+      });
 
       const { charge } = await getJson(`/v1/charge/${body.chargeId}`);
-      expect(charge).toMatchObject({ chargeId: body.chargeId, chargeStatus: "CHARGE_STATUS_FAILURE", error: { code: errorType }, apiSource: "API_SOURCE_OFF_SESSION_ASYNC" });
+      expect(charge).toMatchObject({
+        chargeId: body.chargeId,
+        chargeStatus: "CHARGE_STATUS_FAILURE",
+        error: { code: errorType },
+        apiSource: "API_SOURCE_OFF_SESSION_ASYNC",
+      });
       const { request } = await getJson(`/v1/payments/off-session/async/${body.requestId}`);
-      expect(request).toMatchObject({ requestId: body.requestId, status: "ASYNC_STATUS_FAILED_TO_START", chargeId: body.chargeId, error: { code: errorType } });
+      expect(request).toMatchObject({
+        requestId: body.requestId,
+        status: "ASYNC_STATUS_FAILED_TO_START",
+        chargeId: body.chargeId,
+        error: { code: errorType },
+      });
 
       const events = await eventsOf(body.chargeId);
       expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_FAIL"]);
-      expect(events[0].content).toMatchObject({ id: body.chargeId, customer: customerId, api_source: 2, final_amount: 1200, error: { code: errorType } });
+      expect(events[0].content).toMatchObject({
+        id: body.chargeId,
+        customer: customerId,
+        api_source: 2,
+        final_amount: 1200,
+        error: { code: errorType },
+      });
 
       // Nothing is left to run and nothing reached the bank.
       await server.jobs.drain();
@@ -121,15 +169,23 @@ describe("CreateOffSessionPaymentAsync: requests that cannot start", () => {
     const { body } = await postAsync({ customer_id: customerId, charge: chargeBody(), force_kyc: true });
     expect(body.status).toBe("ASYNC_STATUS_PENDING");
     await server.jobs.drain();
-    expect((await getJson(`/v1/payments/off-session/async/${body.requestId}`)).request.status).toBe("ASYNC_STATUS_SUCCEEDED");
+    expect((await getJson(`/v1/payments/off-session/async/${body.requestId}`)).request.status).toBe(
+      "ASYNC_STATUS_SUCCEEDED",
+    );
   });
 
   it("refuses a malformed request with 400 and writes nothing", async () => {
-    const before = await server.ctx.tx.db.selectFrom("charges").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const before = await server.ctx.tx.db
+      .selectFrom("charges")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     const { status, body } = await postAsync({ customer_id: "not-a-customer", charge: chargeBody() });
     expect(status).toBe(400);
     expect(body.code).toBe("invalid_argument");
-    const after = await server.ctx.tx.db.selectFrom("charges").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const after = await server.ctx.tx.db
+      .selectFrom("charges")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 });
@@ -147,20 +203,47 @@ describe("the asynchronous engine and the simulated bank", () => {
     expect(request).toMatchObject({ status: "ASYNC_STATUS_SUCCEEDED", chargeId: body.chargeId, attempts: 1 });
     expect(request).not.toHaveProperty("error");
     const { charge } = await getJson(`/v1/charge/${body.chargeId}`);
-    expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", finalAmount: 1200, customerId, requestId: body.requestId, metadata: { order: "A-1" } });
+    expect(charge).toMatchObject({
+      chargeStatus: "CHARGE_STATUS_SUCCESS",
+      finalAmount: 1200,
+      customerId,
+      requestId: body.requestId,
+      metadata: { order: "A-1" },
+    });
     expect(charge).not.toHaveProperty("error");
     const ledger = await ledgerOf(server.ctx.tx.db, customerId);
     expect(ledger).toEqual([expect.objectContaining({ reference: body.chargeId, amount: -1200, balance_after: 8800 })]);
     const events = await eventsOf(body.chargeId);
     expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
-    expect(events[0].content).toMatchObject({ id: body.chargeId, customer: customerId, merchant_name: "Test Shop", api_source: 2, final_amount: 1200 });
+    expect(events[0].content).toMatchObject({
+      id: body.chargeId,
+      customer: customerId,
+      merchant_name: "Test Shop",
+      api_source: 2,
+      final_amount: 1200,
+    });
     expect(events[0].content).not.toHaveProperty("error");
   });
 
   const terminal: Array<{ failure: string; errorType: string; account: Partial<BankAccountTable>; price: number }> = [
-    { failure: "insufficient funds", errorType: "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS", account: { balance: 500 }, price: 1000 },
-    { failure: "a payment over the quota", errorType: "ERROR_TYPE_PAYMENT_CHARGE_OVER_LIMIT", account: { quota: 5000 }, price: 6000 },
-    { failure: "a rejecting bank", errorType: "ERROR_TYPE_PAYMENT_GATEWAY_FAILED", account: { reject: 1 }, price: 1000 },
+    {
+      failure: "insufficient funds",
+      errorType: "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS",
+      account: { balance: 500 },
+      price: 1000,
+    },
+    {
+      failure: "a payment over the quota",
+      errorType: "ERROR_TYPE_PAYMENT_CHARGE_OVER_LIMIT",
+      account: { quota: 5000 },
+      price: 6000,
+    },
+    {
+      failure: "a rejecting bank",
+      errorType: "ERROR_TYPE_PAYMENT_GATEWAY_FAILED",
+      account: { reject: 1 },
+      price: 1000,
+    },
   ];
   for (const { failure, errorType, account, price } of terminal) {
     it(`fails at once on ${failure}: FAILED, charge FAILURE, CHARGE_FAIL, no debit`, async () => {
@@ -173,10 +256,17 @@ describe("the asynchronous engine and the simulated bank", () => {
       const { request } = await getJson(`/v1/payments/off-session/async/${body.requestId}`);
       expect(request).toMatchObject({ status: "ASYNC_STATUS_FAILED", attempts: 1, error: { code: errorType } });
       const { charge } = await getJson(`/v1/charge/${body.chargeId}`);
-      expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_FAILURE", error: { code: errorType, message: expect.any(String) } });
+      expect(charge).toMatchObject({
+        chargeStatus: "CHARGE_STATUS_FAILURE",
+        error: { code: errorType, message: expect.any(String) },
+      });
       const events = await eventsOf(body.chargeId);
       expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_FAIL"]);
-      expect(events[0].content).toMatchObject({ id: body.chargeId, api_source: 2, error: { code: errorType, message: charge.error.message } });
+      expect(events[0].content).toMatchObject({
+        id: body.chargeId,
+        api_source: 2,
+        error: { code: errorType, message: charge.error.message },
+      });
       expect(await ledgerOf(server.ctx.tx.db, customerId)).toEqual([]);
       // Terminal: no retry is scheduled.
       server.clock.advance(minutes(120));
@@ -189,7 +279,12 @@ describe("the asynchronous engine and the simulated bank", () => {
     const { customerId } = await seedActiveCustomer(server);
     const merchantId = server.merchant.merchant_id;
     const windowEnd = new Date(server.clock.now().getTime() + minutes(5)).toISOString();
-    await server.ctx.tx.write((trx) => trx.insertInto("bank_settings").values({ merchant_id: merchantId, under_maintenance: 1, maintenance_until: windowEnd }).execute());
+    await server.ctx.tx.write((trx) =>
+      trx
+        .insertInto("bank_settings")
+        .values({ merchant_id: merchantId, under_maintenance: 1, maintenance_until: windowEnd })
+        .execute(),
+    );
     try {
       const { body } = await postAsync({ customer_id: customerId, charge: chargeBody(700) });
       await server.jobs.drain();
@@ -214,7 +309,9 @@ describe("the asynchronous engine and the simulated bank", () => {
       expect((await eventsOf(body.chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
       expect(await ledgerOf(server.ctx.tx.db, customerId)).toHaveLength(1);
     } finally {
-      await server.ctx.tx.write((trx) => trx.deleteFrom("bank_settings").where("merchant_id", "=", merchantId).execute());
+      await server.ctx.tx.write((trx) =>
+        trx.deleteFrom("bank_settings").where("merchant_id", "=", merchantId).execute(),
+      );
     }
   });
 
@@ -231,9 +328,16 @@ describe("the asynchronous engine and the simulated bank", () => {
     expect(await poll()).toMatchObject({ status: "ASYNC_STATUS_RUNNING", attempts: 5 });
     server.clock.advance(minutes(32));
     await server.jobs.drain();
-    expect(await poll()).toMatchObject({ status: "ASYNC_STATUS_FAILED", attempts: 6, error: { code: "ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE" } });
+    expect(await poll()).toMatchObject({
+      status: "ASYNC_STATUS_FAILED",
+      attempts: 6,
+      error: { code: "ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE" },
+    });
     const { charge } = await getJson(`/v1/charge/${body.chargeId}`);
-    expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_FAILURE", error: { code: "ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE", message: "Payment gateway currently unavailable" } });
+    expect(charge).toMatchObject({
+      chargeStatus: "CHARGE_STATUS_FAILURE",
+      error: { code: "ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE", message: "Payment gateway currently unavailable" },
+    });
     const events = await eventsOf(body.chargeId);
     expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_FAIL"]);
     expect(events[0].content.error.code).toBe("ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE");
@@ -242,7 +346,9 @@ describe("the asynchronous engine and the simulated bank", () => {
 
   it("answers GetAsyncPaymentRequest over RPC, and 404 for an unknown or another merchant's request", async () => {
     const { customerId } = await seedActiveCustomer(server);
-    const created = await server.client(PaymentService).createOffSessionPaymentAsync({ customerId, charge: chargeBody() });
+    const created = await server
+      .client(PaymentService)
+      .createOffSessionPaymentAsync({ customerId, charge: chargeBody() });
     expect(created.status).toBe(AsyncStatus.PENDING);
     await server.jobs.drain();
     const { request } = await server.client(PaymentService).getAsyncPaymentRequest({ requestId: created.requestId });
@@ -263,9 +369,17 @@ describe("CreateOffSessionPayment (deprecated, synchronous)", () => {
     const { status, headers, body } = await postSync({ customer_id: customerId, charge: chargeBody(2000) });
     expect(status).toBe(200);
     expect(headers.get("deprecation")).toBe("true");
-    expect(body.charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", finalAmount: 2000, customerId, apiSource: "API_SOURCE_OFF_SESSION_SYNC", currency: "JPY" });
+    expect(body.charge).toMatchObject({
+      chargeStatus: "CHARGE_STATUS_SUCCESS",
+      finalAmount: 2000,
+      customerId,
+      apiSource: "API_SOURCE_OFF_SESSION_SYNC",
+      currency: "JPY",
+    });
     expect(body.charge.chargeId).toMatch(/^trx-/);
-    expect(await ledgerOf(server.ctx.tx.db, customerId)).toEqual([expect.objectContaining({ reference: body.charge.chargeId, amount: -2000 })]);
+    expect(await ledgerOf(server.ctx.tx.db, customerId)).toEqual([
+      expect.objectContaining({ reference: body.charge.chargeId, amount: -2000 }),
+    ]);
     const events = await eventsOf(body.charge.chargeId);
     expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
     expect(events[0].content.api_source).toBe(1);
@@ -279,7 +393,14 @@ describe("CreateOffSessionPayment (deprecated, synchronous)", () => {
     connectCode: string;
     arrange: (customerId: string) => Promise<{ customerId?: string; price?: number; forceKyc?: boolean }>;
   }> = [
-    { failure: "an unknown customer", errorType: "ERROR_TYPE_PAYMENT_CUSTOMER_NOT_FOUND", paymentErrorCode: "PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND", httpStatus: 400, connectCode: "invalid_argument", arrange: async () => ({ customerId: `cus-missing${Date.now()}` }) },
+    {
+      failure: "an unknown customer",
+      errorType: "ERROR_TYPE_PAYMENT_CUSTOMER_NOT_FOUND",
+      paymentErrorCode: "PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND",
+      httpStatus: 400,
+      connectCode: "invalid_argument",
+      arrange: async () => ({ customerId: `cus-missing${Date.now()}` }),
+    },
     {
       failure: "an inactive customer",
       errorType: "ERROR_TYPE_PAYMENT_CUSTOMER_INACTIVE",
@@ -291,7 +412,14 @@ describe("CreateOffSessionPayment (deprecated, synchronous)", () => {
         return {};
       },
     },
-    { failure: "force_kyc without KYC", errorType: "ERROR_TYPE_PAYMENT_CHARGE_REJECTED", paymentErrorCode: "PAYMENT_ERROR_CODE_KYC_REQUIRED", httpStatus: 500, connectCode: "internal", arrange: async () => ({ forceKyc: true }) },
+    {
+      failure: "force_kyc without KYC",
+      errorType: "ERROR_TYPE_PAYMENT_CHARGE_REJECTED",
+      paymentErrorCode: "PAYMENT_ERROR_CODE_KYC_REQUIRED",
+      httpStatus: 500,
+      connectCode: "internal",
+      arrange: async () => ({ forceKyc: true }),
+    },
     {
       failure: "insufficient funds",
       errorType: "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS",
@@ -342,7 +470,11 @@ describe("CreateOffSessionPayment (deprecated, synchronous)", () => {
       const seeded = await seedActiveCustomer(server);
       const arranged = await arrange(seeded.customerId);
       const customerId = arranged.customerId ?? seeded.customerId;
-      const { status, headers, body } = await postSync({ customer_id: customerId, charge: chargeBody(arranged.price ?? 3000), force_kyc: arranged.forceKyc ?? false });
+      const { status, headers, body } = await postSync({
+        customer_id: customerId,
+        charge: chargeBody(arranged.price ?? 3000),
+        force_kyc: arranged.forceKyc ?? false,
+      });
       expect(status).toBe(httpStatus);
       expect(headers.get("deprecation")).toBe("true");
       expect(body.code).toBe(connectCode);
@@ -366,7 +498,10 @@ describe("CreateOffSessionPayment (deprecated, synchronous)", () => {
     const error = await server
       .client(PaymentService)
       .createOffSessionPayment({ customerId, charge: chargeBody() })
-      .then(() => undefined, (e) => ConnectError.from(e));
+      .then(
+        () => undefined,
+        (e) => ConnectError.from(e),
+      );
     expect(error?.code).toBe(Code.Unavailable);
     expect(error?.metadata.get("deprecation")).toBe("true");
     const [info] = error!.findDetails(ErrorInfoSchema);

@@ -3,7 +3,15 @@ import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { sql } from "kysely";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { ChargeStatus, ContractStatus, ErrorType, KycStatus, PaymentAuthorizationStatus, PaymentErrorCode, PaymentWorkflow } from "../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ContractStatus,
+  ErrorType,
+  KycStatus,
+  PaymentAuthorizationStatus,
+  PaymentErrorCode,
+  PaymentWorkflow,
+} from "../gen/payments/v1/enums_pb.js";
 import { HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { CreateOnSessionPaymentRequestSchema, PaymentService } from "../gen/payments/v1/payment_service_pb.js";
 import { PaymentErrorSchema } from "../gen/payments/v1/errors_pb.js";
@@ -23,7 +31,15 @@ const ninetyMinutes = 90 * 60 * 1000;
 /** The plain HTTP body of a new customer paying ¥1,200, in the spec's snake_case. */
 function httpBody(email = freshEmail()) {
   return {
-    buyer: { email, name: "山田 太郎", katakana_last_name: "ヤマダ", katakana_first_name: "タロウ", birth_date: "1990-04-01", gender: "male", metadata: { crm: "A-1" } },
+    buyer: {
+      email,
+      name: "山田 太郎",
+      katakana_last_name: "ヤマダ",
+      katakana_first_name: "タロウ",
+      birth_date: "1990-04-01",
+      gender: "male",
+      metadata: { crm: "A-1" },
+    },
     charge: { price: 1200, description: "Coffee beans", metadata: { order: "42" } },
     redirect: { success_url: redirect.successUrl, failure_url: redirect.failureUrl },
   };
@@ -64,7 +80,10 @@ describe("CreateOnSessionPayment", () => {
     const { charge } = await createPayment(server);
     const { customer } = await server.client(PaymentService).getCustomer({ customer: charge!.customer!.id! });
     expect(customer).toMatchObject({ linkInitialized: true, activated: false });
-    expect(customer?.status).toMatchObject({ payment: PaymentAuthorizationStatus.NOT_AUTHORIZED, kyc: KycStatus.NOT_SUBMITTED });
+    expect(customer?.status).toMatchObject({
+      payment: PaymentAuthorizationStatus.NOT_AUTHORIZED,
+      kyc: KycStatus.NOT_SUBMITTED,
+    });
     const { contract } = await server.client(PaymentService).getContract({ contract: charge!.contractId });
     expect(contract?.status).toBe(ContractStatus.INITIAL);
     expect(contract?.customerId).toBe(customer?.id);
@@ -77,7 +96,11 @@ describe("CreateOnSessionPayment", () => {
     const again = await (await api(server, "/v1/payments/on-session", { method: "POST", json: body, headers })).json();
     expect(again.charge.id).toBe(first.charge.id);
     expect(again.paymentLink.url).toBe(first.paymentLink.url);
-    const links = await server.ctx.tx.db.selectFrom("payment_links").select("id").where("customer_id", "=", first.charge.customer.id).execute();
+    const links = await server.ctx.tx.db
+      .selectFrom("payment_links")
+      .select("id")
+      .where("customer_id", "=", first.charge.customer.id)
+      .execute();
     expect(links).toHaveLength(1);
   });
 
@@ -116,7 +139,10 @@ describe("workflows", () => {
   });
 
   it("one_off_charge: ONE_TIME_CHARGE, no customer id in the response nor on the charge", async () => {
-    const res = await api(server, "/v1/payments/on-session", { method: "POST", json: { ...httpBody(), charge: { price: 800, one_off_charge: true } } });
+    const res = await api(server, "/v1/payments/on-session", {
+      method: "POST",
+      json: { ...httpBody(), charge: { price: 800, one_off_charge: true } },
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.charge.workflow).toBe("PAYMENT_WORKFLOW_ONE_TIME_CHARGE");
@@ -131,7 +157,13 @@ describe("workflows", () => {
 /** The spec's on-session rejection codes, each over the plain HTTP path and over Connect. */
 describe("rejections", () => {
   const inactiveCustomer = async () => (await createPayment(server)).charge!.customer!.id!;
-  const cases: Array<{ code: string; status: number; connect: Code; body: () => Promise<Record<string, unknown>>; messageHas?: string }> = [
+  const cases: Array<{
+    code: string;
+    status: number;
+    connect: Code;
+    body: () => Promise<Record<string, unknown>>;
+    messageHas?: string;
+  }> = [
     {
       code: "ON_SESSION_PAYMENT_ERROR_CODE_MISSING_REDIRECT_URLS",
       status: 400,
@@ -156,13 +188,21 @@ describe("rejections", () => {
       code: "ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND",
       status: 400,
       connect: Code.InvalidArgument,
-      body: async () => ({ buyer: { customer_id: "cus-doesnotexist" }, charge: { price: 100 }, redirect: httpBody().redirect }),
+      body: async () => ({
+        buyer: { customer_id: "cus-doesnotexist" },
+        charge: { price: 100 },
+        redirect: httpBody().redirect,
+      }),
     },
     {
       code: "ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_INACTIVE",
       status: 400,
       connect: Code.InvalidArgument,
-      body: async () => ({ buyer: { customer_id: await inactiveCustomer() }, charge: { price: 100 }, redirect: httpBody().redirect }),
+      body: async () => ({
+        buyer: { customer_id: await inactiveCustomer() },
+        charge: { price: 100 },
+        redirect: httpBody().redirect,
+      }),
     },
     {
       code: "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED",
@@ -175,7 +215,10 @@ describe("rejections", () => {
       code: "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED",
       status: 400,
       connect: Code.InvalidArgument,
-      body: async () => ({ ...httpBody(), redirect: { success_url: "ftp://shop.example.jp/ok", failure_url: redirect.failureUrl } }),
+      body: async () => ({
+        ...httpBody(),
+        redirect: { success_url: "ftp://shop.example.jp/ok", failure_url: redirect.failureUrl },
+      }),
       messageHas: "redirect.success_url",
     },
     {
@@ -208,11 +251,16 @@ describe("rejections", () => {
       });
       expect(raw.status).toBe(c.status);
       const rawBody = await raw.json();
-      expect(rawBody.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe(c.code);
+      expect(rawBody.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe(
+        c.code,
+      );
       const thrown = await server
         .client(PaymentService)
         .createOnSessionPayment(fromJson(CreateOnSessionPaymentRequestSchema, body as JsonValue))
-        .then(() => undefined, (e) => ConnectError.from(e));
+        .then(
+          () => undefined,
+          (e) => ConnectError.from(e),
+        );
       expect(thrown?.code).toBe(c.connect);
       expect(thrown?.findDetails(ErrorInfoSchema)[0]?.reason).toBe(c.code);
       expect(thrown?.findDetails(PaymentErrorSchema)[0]?.code).toBe(c.code);
@@ -220,7 +268,10 @@ describe("rejections", () => {
   }
 
   it("charge.price 0 is INVALID_AMOUNT too, naming charge.price", async () => {
-    const res = await api(server, "/v1/payments/on-session", { method: "POST", json: { ...httpBody(), charge: { price: 0 } } });
+    const res = await api(server, "/v1/payments/on-session", {
+      method: "POST",
+      json: { ...httpBody(), charge: { price: 0 } },
+    });
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(body.message).toContain("charge.price");
@@ -230,23 +281,43 @@ describe("rejections", () => {
   it("another merchant's customer is CUSTOMER_NOT_FOUND (no existence oracle)", async () => {
     const { customerId } = await seedActiveCustomer(server);
     const other = await server.newMerchant();
-    const error = await createPayment(server, { buyer: { customerId }, charge: { price: 100 } }, other.api_key).then(() => undefined, (e) => ConnectError.from(e));
+    const error = await createPayment(server, { buyer: { customerId }, charge: { price: 100 } }, other.api_key).then(
+      () => undefined,
+      (e) => ConnectError.from(e),
+    );
     expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND");
   });
 
   it("STRATEGY_EXECUTION_FAILED while the merchant's onboarding is incomplete, over HTTP and Connect", async () => {
     const other = await server.newMerchant("Onboarding Shop");
-    await server.ctx.tx.write((trx) => trx.updateTable("merchants").set({ onboarding_complete: 0 }).where("id", "=", other.merchant_id).execute());
-    const res = await api(server, "/v1/payments/on-session", { method: "POST", json: httpBody(), apiKey: other.api_key });
+    await server.ctx.tx.write((trx) =>
+      trx.updateTable("merchants").set({ onboarding_complete: 0 }).where("id", "=", other.merchant_id).execute(),
+    );
+    const res = await api(server, "/v1/payments/on-session", {
+      method: "POST",
+      json: httpBody(),
+      apiKey: other.api_key,
+    });
     expect(res.status).toBe(500);
     const body = await res.json();
     expect(body.code).toBe("internal");
-    expect(body.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe("ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED");
+    expect(body.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe(
+      "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
+    );
     expect(body.message).toContain("onboarding");
-    const error = await createPayment(server, {}, other.api_key).then(() => undefined, (e) => ConnectError.from(e));
+    const error = await createPayment(server, {}, other.api_key).then(
+      () => undefined,
+      (e) => ConnectError.from(e),
+    );
     expect(error?.code).toBe(Code.Internal);
-    expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED");
-    const customers = await server.ctx.tx.db.selectFrom("customers").select("id").where("merchant_id", "=", other.merchant_id).execute();
+    expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe(
+      "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
+    );
+    const customers = await server.ctx.tx.db
+      .selectFrom("customers")
+      .select("id")
+      .where("merchant_id", "=", other.merchant_id)
+      .execute();
     expect(customers).toHaveLength(0);
   });
 });
@@ -261,7 +332,9 @@ describe("unexpected failures", () => {
       expect(res.status).toBe(500);
       const body = await res.json();
       expect(body.code).toBe("internal");
-      expect(body.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe("ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR");
+      expect(body.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe(
+        "ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR",
+      );
       expect(body.message).not.toContain("payment_links");
     } finally {
       await broken.stop();
@@ -272,9 +345,16 @@ describe("unexpected failures", () => {
 describe("the e-mail reuse rule", () => {
   it("reuses the customer for the same e-mail (case and spaces ignored) and updates the supplied fields", async () => {
     const local = `Hanako.${process.pid}.${Date.now()}`;
-    const first = await createPayment(server, { buyer: { email: `${local}@Example.JP`, name: "Hanako", metadata: { tier: "silver" } } });
+    const first = await createPayment(server, {
+      buyer: { email: `${local}@Example.JP`, name: "Hanako", metadata: { tier: "silver" } },
+    });
     const second = await createPayment(server, {
-      buyer: { email: `  ${local.toLowerCase()}@example.jp `, name: "山田 花子", address: "大阪府大阪市1-2", metadata: { tier: "gold" } },
+      buyer: {
+        email: `  ${local.toLowerCase()}@example.jp `,
+        name: "山田 花子",
+        address: "大阪府大阪市1-2",
+        metadata: { tier: "gold" },
+      },
     });
     const id = first.charge!.customer!.id!;
     expect(second.charge!.customer!.id).toBe(id);
@@ -292,7 +372,10 @@ describe("the e-mail reuse rule", () => {
     expect(again.charge?.workflow).toBe(PaymentWorkflow.CONTRACT_WITH_CHARGE);
     expect(again.charge?.customer?.id).toBe(first.charge?.customer?.id);
     expect(again.charge?.contractId).not.toBe(first.charge?.contractId);
-    const error = await createPayment(server, { buyer: { customerId: first.charge!.customer!.id! }, charge: { price: 100 } }).then(
+    const error = await createPayment(server, {
+      buyer: { customerId: first.charge!.customer!.id! },
+      charge: { price: 100 },
+    }).then(
       () => undefined,
       (e) => ConnectError.from(e),
     );
@@ -343,21 +426,30 @@ describe("link expiry (90 minutes, on the injected clock)", () => {
     const page = server.client(HostedPageService);
     const initiated = await page.initiatePayment({ token: tokenOf(paymentLink!.url) });
     expect(initiated.result?.outcome.case).toBe("error");
-    const error = initiated.result?.outcome.value as { errorCode: PaymentErrorCode; merchant?: { name: string; redirect?: { failureUrl: string } } };
+    const error = initiated.result?.outcome.value as {
+      errorCode: PaymentErrorCode;
+      merchant?: { name: string; redirect?: { failureUrl: string } };
+    };
     expect(error.errorCode).toBe(PaymentErrorCode.EXPIRED);
     expect(error.merchant?.name).toBe("Test Shop");
     expect(error.merchant?.redirect?.failureUrl).toBe(redirect.failureUrl);
     const approved = await page.approvePayment({ token: tokenOf(paymentLink!.url) });
     expect(approved.result?.outcome.case).toBe("error");
-    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(PaymentErrorCode.EXPIRED);
+    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+      PaymentErrorCode.EXPIRED,
+    );
   });
 
   it("treats a lapsed link as expired on the page before the job has run, once", async () => {
     const { charge, paymentLink } = await createPayment(server);
     server.clock.advance(ninetyMinutes + 1000);
     const initiated = await server.client(HostedPageService).initiatePayment({ token: tokenOf(paymentLink!.url) });
-    expect((initiated.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(PaymentErrorCode.EXPIRED);
-    expect((await server.client(PaymentService).getCharge({ charge: charge!.chargeId })).charge?.chargeStatus).toBe(ChargeStatus.FAILURE);
+    expect((initiated.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+      PaymentErrorCode.EXPIRED,
+    );
+    expect((await server.client(PaymentService).getCharge({ charge: charge!.chargeId })).charge?.chargeStatus).toBe(
+      ChargeStatus.FAILURE,
+    );
     await server.jobs.drain();
     expect(await eventsAbout(server, charge!.chargeId)).toHaveLength(1);
   });
@@ -366,13 +458,19 @@ describe("link expiry (90 minutes, on the injected clock)", () => {
     const { charge } = await createPayment(server, { charge: { description: "Register" } });
     server.clock.advance(ninetyMinutes);
     await server.jobs.drain();
-    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(ContractStatus.EXPIRED);
+    expect((await server.client(PaymentService).getContract({ contract: charge!.contractId })).contract?.status).toBe(
+      ContractStatus.EXPIRED,
+    );
   });
 
   it("an unknown token is result.error NOT_FOUND", async () => {
     const initiated = await server.client(HostedPageService).initiatePayment({ token: "nosuchtoken" });
-    expect((initiated.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(PaymentErrorCode.NOT_FOUND);
+    expect((initiated.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+      PaymentErrorCode.NOT_FOUND,
+    );
     const approved = await server.client(HostedPageService).approvePayment({ token: "nosuchtoken" });
-    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(PaymentErrorCode.NOT_FOUND);
+    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+      PaymentErrorCode.NOT_FOUND,
+    );
   });
 });

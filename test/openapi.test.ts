@@ -11,17 +11,30 @@ import { startTestServer, type TestServer } from "./helpers/test-server.js";
 
 const documentText = readFileSync(new URL("../gen/openapi/openapi.json", import.meta.url), "utf8");
 const document = JSON.parse(documentText);
-const serviceFiles: DescFile[] = [file_payments_v1_payment_service, file_payments_v1_sandbox_service, file_payments_v1_hosted_page_service, file_payments_v1_dashboard_service];
+const serviceFiles: DescFile[] = [
+  file_payments_v1_payment_service,
+  file_payments_v1_sandbox_service,
+  file_payments_v1_hosted_page_service,
+  file_payments_v1_dashboard_service,
+];
 
 /** Every method with a google.api.http rule, read from the generated descriptors (not from the plugin). */
 function annotatedMethods() {
   return serviceFiles.flatMap((file) =>
     file.services.flatMap((service) =>
-      service.methods.filter((m) => hasOption(m, http)).map((method) => {
-        const pattern = getOption(method, http).pattern;
-        if (pattern.case === undefined || pattern.case === "custom") throw new Error(`unexpected rule on ${method.name}`);
-        return { operationId: `${service.name}_${method.name}`, verb: pattern.case, path: pattern.value, deprecated: method.deprecated };
-      }),
+      service.methods
+        .filter((m) => hasOption(m, http))
+        .map((method) => {
+          const pattern = getOption(method, http).pattern;
+          if (pattern.case === undefined || pattern.case === "custom")
+            throw new Error(`unexpected rule on ${method.name}`);
+          return {
+            operationId: `${service.name}_${method.name}`,
+            verb: pattern.case,
+            path: pattern.value,
+            deprecated: method.deprecated,
+          };
+        }),
     ),
   );
 }
@@ -44,7 +57,9 @@ describe("the OpenAPI document (gen/openapi/openapi.json)", () => {
       expect(operation?.operationId, `${verb.toUpperCase()} ${path}`).toBe(operationId);
       expect(operation.deprecated ?? false).toBe(deprecated);
     }
-    const documented = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId));
+    const documented = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId),
+    );
     expect(documented.sort()).toEqual(expected.map((m) => m.operationId).sort());
   });
 

@@ -36,11 +36,24 @@ describe("GET /metrics", () => {
     expect(unauthenticated.status).toBe(401);
 
     const text = await scrape(server);
-    expect(sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/ListCustomers",code="ok"}')).toBe(2);
-    expect(sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/GetCustomer",code="not_found"}')).toBe(1);
-    expect(sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/ListCustomers",code="unauthenticated"}')).toBe(1);
-    expect(sample(text, 'furikomi_rpc_duration_seconds_count{method="payments.v1.PaymentService/ListCustomers"}')).toBe(3);
-    expect(sample(text, 'furikomi_rpc_duration_seconds_bucket{le="+Inf",method="payments.v1.PaymentService/GetCustomer"}')).toBe(1);
+    expect(
+      sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/ListCustomers",code="ok"}'),
+    ).toBe(2);
+    expect(
+      sample(text, 'furikomi_rpc_requests_total{method="payments.v1.PaymentService/GetCustomer",code="not_found"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'furikomi_rpc_requests_total{method="payments.v1.PaymentService/ListCustomers",code="unauthenticated"}',
+      ),
+    ).toBe(1);
+    expect(sample(text, 'furikomi_rpc_duration_seconds_count{method="payments.v1.PaymentService/ListCustomers"}')).toBe(
+      3,
+    );
+    expect(
+      sample(text, 'furikomi_rpc_duration_seconds_bucket{le="+Inf",method="payments.v1.PaymentService/GetCustomer"}'),
+    ).toBe(1);
     expect(text).toContain("process_resident_memory_bytes");
     expect(sample(text, "furikomi_database_up")).toBe(1);
   });
@@ -95,7 +108,10 @@ describe("webhook delivery outcomes in /metrics", () => {
 });
 
 /** A TCP relay to PostgreSQL that the test can cut and restore, as a network failure would. */
-async function startRelay(target: { host: string; port: number }): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+async function startRelay(target: {
+  host: string;
+  port: number;
+}): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let server: Server;
   let port = 0;

@@ -15,7 +15,10 @@ afterAll(() => {
 describe("operations from the command line", () => {
   it("backs the SQLite file up online, while the server writes", async () => {
     const databaseUrl = `file:${join(dir, "live.db")}`;
-    const merchant = await runCli<{ merchant_id: string; api_key: string }>(["merchants", "create", "--name", "Backed Up"], { DATABASE_URL: databaseUrl });
+    const merchant = await runCli<{ merchant_id: string; api_key: string }>(
+      ["merchants", "create", "--name", "Backed Up"],
+      { DATABASE_URL: databaseUrl },
+    );
     const server = await spawnServer({ DATABASE_URL: databaseUrl });
     try {
       const write = (i: number) =>
@@ -29,7 +32,9 @@ describe("operations from the command line", () => {
           }),
         }).then((res) => expect(res.status).toBe(200));
       const writes = Promise.all(Array.from({ length: 20 }, (_, i) => write(i)));
-      const backup = await runCli<{ pages: number; integrity: string }>(["backup", "--to", join(dir, "copy.db")], { DATABASE_URL: databaseUrl });
+      const backup = await runCli<{ pages: number; integrity: string }>(["backup", "--to", join(dir, "copy.db")], {
+        DATABASE_URL: databaseUrl,
+      });
       await writes;
       expect(backup.integrity).toBe("ok");
       expect(backup.pages).toBeGreaterThan(1);
@@ -43,11 +48,20 @@ describe("operations from the command line", () => {
 
   it("rotates SECRETS_KEY: the old key opens secrets until they are resealed under the new one", async () => {
     const databaseUrl = `file:${join(dir, "rotate.db")}`;
-    const created = await runCli<{ merchant_id: string; webhook_secret: string }>(["merchants", "create", "--name", "Rotating"], { DATABASE_URL: databaseUrl, SECRETS_KEY: "old-key" });
-    const resealed = await runCli<{ merchants: number }>(["secrets", "reseal"], { DATABASE_URL: databaseUrl, SECRETS_KEY: "new-key", SECRETS_KEY_PREVIOUS: "old-key" });
+    const created = await runCli<{ merchant_id: string; webhook_secret: string }>(
+      ["merchants", "create", "--name", "Rotating"],
+      { DATABASE_URL: databaseUrl, SECRETS_KEY: "old-key" },
+    );
+    const resealed = await runCli<{ merchants: number }>(["secrets", "reseal"], {
+      DATABASE_URL: databaseUrl,
+      SECRETS_KEY: "new-key",
+      SECRETS_KEY_PREVIOUS: "old-key",
+    });
     expect(resealed.merchants).toBe(1);
     const db = new SqliteDatabase(databaseUrl.replace(/^file:/, ""), { readonly: true });
-    const { webhook_secret: stored } = db.prepare("select webhook_secret from merchants").get() as { webhook_secret: string };
+    const { webhook_secret: stored } = db.prepare("select webhook_secret from merchants").get() as {
+      webhook_secret: string;
+    };
     db.close();
     expect(stored).not.toContain(created.webhook_secret);
     useSealingKey("new-key");

@@ -17,7 +17,10 @@ describe("the server as a process, the CLI and buf curl", () => {
     const fresh = freshDatabaseUrl();
     cleanup = fresh.cleanup;
     env = { DATABASE_URL: fresh.url, API_KEY_CACHE_MS: "0" };
-    merchant = await runCli(["merchants", "create", "--name", "CLI Shop", "--webhook-url", "http://127.0.0.1:9/hook"], env);
+    merchant = await runCli(
+      ["merchants", "create", "--name", "CLI Shop", "--webhook-url", "http://127.0.0.1:9/hook"],
+      env,
+    );
     server = await spawnServer(env);
   });
   afterAll(async () => {
@@ -36,7 +39,9 @@ describe("the server as a process, the CLI and buf curl", () => {
   it("keys rotate revokes the old key", async () => {
     const rotated = await runCli<{ api_key: string }>(["keys", "rotate", "--merchant", merchant.merchant_id], env);
     const old = await fetch(`${server.url}/v1/customers`, { headers: { authorization: `Bearer ${merchant.api_key}` } });
-    const fresh = await fetch(`${server.url}/v1/customers`, { headers: { authorization: `Bearer ${rotated.api_key}` } });
+    const fresh = await fetch(`${server.url}/v1/customers`, {
+      headers: { authorization: `Bearer ${rotated.api_key}` },
+    });
     expect(old.status).toBe(401);
     expect(fresh.status).toBe(200);
     merchant.api_key = rotated.api_key;
@@ -46,18 +51,35 @@ describe("the server as a process, the CLI and buf curl", () => {
     const curl = (body: string) =>
       promisify(execFile)(
         buf,
-        ["curl", "-H", `authorization: Bearer ${merchant.api_key}`, "-d", body, `${server.url}/payments.v1.PaymentService/GetCharge`],
+        [
+          "curl",
+          "-H",
+          `authorization: Bearer ${merchant.api_key}`,
+          "-d",
+          body,
+          `${server.url}/payments.v1.PaymentService/GetCharge`,
+        ],
         { cwd: root },
       );
-    const error = await curl('{"charge":"trx-nothing"}').then(() => undefined, (e: { stderr: string }) => e);
+    const error = await curl('{"charge":"trx-nothing"}').then(
+      () => undefined,
+      (e: { stderr: string }) => e,
+    );
     expect(JSON.parse(error!.stderr)).toMatchObject({ code: "not_found", message: "charge trx-nothing not found" });
     // The schema is known without --schema: an unknown field is refused before anything is sent.
-    const unknown = await curl('{"nope":1}').then(() => undefined, (e: { stderr: string }) => e);
+    const unknown = await curl('{"nope":1}').then(
+      () => undefined,
+      (e: { stderr: string }) => e,
+    );
     expect(unknown!.stderr).toMatch(/nope/);
   });
 
   it("buf curl lists the services over gRPC reflection", async () => {
-    const { stdout } = await promisify(execFile)(buf, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", "--list-methods", server.url], { cwd: root });
+    const { stdout } = await promisify(execFile)(
+      buf,
+      ["curl", "--protocol", "grpc", "--http2-prior-knowledge", "--list-methods", server.url],
+      { cwd: root },
+    );
     expect(stdout).toContain("payments.v1.PaymentService/CreateOnSessionPayment");
     expect(stdout).toContain("payments.v1.SandboxService/Withdraw");
   });

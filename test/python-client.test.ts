@@ -19,7 +19,9 @@ let stubs: string;
 beforeAll(async () => {
   const missing = spawnSync(python, ["-c", "import grpc, google.protobuf"], { encoding: "utf8" });
   if (!existsSync(python) || missing.status !== 0) {
-    throw new Error(`${python} cannot import grpc and google.protobuf: apt-get install python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc\n${missing.stderr ?? ""}`);
+    throw new Error(
+      `${python} cannot import grpc and google.protobuf: apt-get install python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc\n${missing.stderr ?? ""}`,
+    );
   }
   stubs = mkdtempSync(join(tmpdir(), "furikomi-py-"));
   const generated = spawnSync("bash", [join(root, "clients/python/generate.sh"), stubs], { encoding: "utf8" });
@@ -36,10 +38,14 @@ describe("the Python client (generated stubs over gRPC, h2c)", () => {
   it("creates an on-session payment, reads its charge, and reads the ErrorInfo reason of a failure", async () => {
     const target = new URL(server.url).host;
     // Asynchronous spawn: the server answering the program runs in this process.
-    const { code, stdout, stderr } = await run(python, [join(root, "clients/python/furikomi_example.py"), "--target", target, "--api-key", server.merchant.api_key], {
-      ...process.env,
-      PYTHONPATH: stubs,
-    });
+    const { code, stdout, stderr } = await run(
+      python,
+      [join(root, "clients/python/furikomi_example.py"), "--target", target, "--api-key", server.merchant.api_key],
+      {
+        ...process.env,
+        PYTHONPATH: stubs,
+      },
+    );
     expect(code, stderr).toBe(0);
     const steps = Object.fromEntries(
       stdout
@@ -51,7 +57,13 @@ describe("the Python client (generated stubs over gRPC, h2c)", () => {
     expect(steps.created.charge_id).toMatch(/^trx-/);
     expect(steps.created.on_session_id).toMatch(/^chg-/);
     expect(steps.created.payment_link).toContain("/pay/");
-    expect(steps.charge).toEqual({ step: "charge", charge_id: steps.created.charge_id, status: "CHARGE_STATUS_PENDING", amount: 1200, currency: "JPY" });
+    expect(steps.charge).toEqual({
+      step: "charge",
+      charge_id: steps.created.charge_id,
+      status: "CHARGE_STATUS_PENDING",
+      amount: 1200,
+      currency: "JPY",
+    });
     expect(steps.failure).toMatchObject({
       grpc_code: "INVALID_ARGUMENT",
       reason: "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED",
@@ -61,7 +73,11 @@ describe("the Python client (generated stubs over gRPC, h2c)", () => {
   });
 });
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env });
     let stdout = "";

@@ -49,10 +49,15 @@ async function paidCharge(
 }
 
 /** A charge that did not succeed: FAILURE through the API (the bank refuses), others as rows. */
-async function unpaidCharge(server: TestServer, status: ChargeStatus.FAILURE | ChargeStatus.PENDING | ChargeStatus.WAITING_EKYC): Promise<string> {
+async function unpaidCharge(
+  server: TestServer,
+  status: ChargeStatus.FAILURE | ChargeStatus.PENDING | ChargeStatus.WAITING_EKYC,
+): Promise<string> {
   if (status === ChargeStatus.FAILURE) {
     const { customerId } = await seedActiveCustomer(server, { balance: 0 });
-    const { chargeId } = await server.client(PaymentService).createOffSessionPaymentAsync({ customerId, charge: { price: 1200 } });
+    const { chargeId } = await server
+      .client(PaymentService)
+      .createOffSessionPaymentAsync({ customerId, charge: { price: 1200 } });
     await server.jobs.drain();
     expect((await getCharge(server, chargeId)).chargeStatus).toBe("CHARGE_STATUS_FAILURE");
     return chargeId;
@@ -94,7 +99,13 @@ function refundOverHttp(server: TestServer, json: Record<string, unknown>, apiKe
 
 async function refundOverConnect(
   server: TestServer,
-  request: { chargeId?: string; amount?: number; reason?: string; metadata?: Record<string, string>; idempotencyKey?: string },
+  request: {
+    chargeId?: string;
+    amount?: number;
+    reason?: string;
+    metadata?: Record<string, string>;
+    idempotencyKey?: string;
+  },
   apiKey?: string,
 ) {
   return server
@@ -107,8 +118,17 @@ async function refundOverConnect(
 }
 
 /** A business-rule refusal looks the same on both paths: 500 / internal, the spec's text, no code. */
-async function expectRefusal(server: TestServer, request: { chargeId: string; amount?: number }, message: string, apiKey?: string) {
-  const res = await refundOverHttp(server, { charge_id: request.chargeId, ...(request.amount === undefined ? {} : { amount: request.amount }) }, apiKey);
+async function expectRefusal(
+  server: TestServer,
+  request: { chargeId: string; amount?: number },
+  message: string,
+  apiKey?: string,
+) {
+  const res = await refundOverHttp(
+    server,
+    { charge_id: request.chargeId, ...(request.amount === undefined ? {} : { amount: request.amount }) },
+    apiKey,
+  );
   expect(res.status).toBe(500);
   const body = await res.json();
   expect(body.code).toBe("internal");
@@ -240,13 +260,30 @@ describe("refunds", () => {
     it("partial, partial, then the remainder: REFUNDED once the refunds reach the amount, each credited once", async () => {
       const { chargeId, customerId } = await paidCharge(server, { amount: 3000, fromYesterday: true });
 
-      const first = await refundOverHttp(server, { charge_id: chargeId, amount: 1000, reason: "damaged box", metadata: { order: "A-1" } });
+      const first = await refundOverHttp(server, {
+        charge_id: chargeId,
+        amount: 1000,
+        reason: "damaged box",
+        metadata: { order: "A-1" },
+      });
       expect(first.status).toBe(200);
       const firstBody = await first.json();
-      expect(firstBody.refund).toMatchObject({ chargeId, amount: 1000, status: "REFUND_STATUS_PENDING", reason: "damaged box", metadata: { order: "A-1" }, cancellation: false });
+      expect(firstBody.refund).toMatchObject({
+        chargeId,
+        amount: 1000,
+        status: "REFUND_STATUS_PENDING",
+        reason: "damaged box",
+        metadata: { order: "A-1" },
+        cancellation: false,
+      });
       expect(firstBody.refund.refundId).toMatch(/^rfd-/);
       expect(firstBody.refund.createdAt).toMatch(/Z$/);
-      expect(firstBody.charge).toMatchObject({ chargeId, chargeStatus: "CHARGE_STATUS_SUCCESS", refundedAmount: 1000, refundableAmount: 2000 });
+      expect(firstBody.charge).toMatchObject({
+        chargeId,
+        chargeStatus: "CHARGE_STATUS_SUCCESS",
+        refundedAmount: 1000,
+        refundableAmount: 2000,
+      });
 
       const second = await refundOverConnect(server, { chargeId, amount: 500 });
       expect(second.response?.refund?.status).toBe(RefundStatus.PENDING);
@@ -258,8 +295,15 @@ describe("refunds", () => {
       server.clock.advance(untilSettled);
       await server.jobs.drain();
       let charge = await getCharge(server, chargeId);
-      expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", refundedAmount: 1500, refundableAmount: 1500 });
-      expect(charge.refunds.map((r: { status: string }) => r.status)).toEqual(["REFUND_STATUS_SUCCEEDED", "REFUND_STATUS_SUCCEEDED"]);
+      expect(charge).toMatchObject({
+        chargeStatus: "CHARGE_STATUS_SUCCESS",
+        refundedAmount: 1500,
+        refundableAmount: 1500,
+      });
+      expect(charge.refunds.map((r: { status: string }) => r.status)).toEqual([
+        "REFUND_STATUS_SUCCEEDED",
+        "REFUND_STATUS_SUCCEEDED",
+      ]);
 
       const remainder = await refundOverHttp(server, { charge_id: chargeId, amount: 1500 });
       expect(remainder.status).toBe(200);
@@ -267,7 +311,11 @@ describe("refunds", () => {
       server.clock.advance(untilSettled);
       await server.jobs.drain();
       charge = await getCharge(server, chargeId);
-      expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_REFUNDED", refundedAmount: 3000, refundableAmount: 0 });
+      expect(charge).toMatchObject({
+        chargeStatus: "CHARGE_STATUS_REFUNDED",
+        refundedAmount: 3000,
+        refundableAmount: 0,
+      });
       expect(charge.refunds).toHaveLength(3);
 
       const credits = await refundCredits(server, customerId);
@@ -276,7 +324,11 @@ describe("refunds", () => {
       expect(credits.at(-1)?.balance_after).toBe(1_000_000);
 
       const events = await refundEventsOf(server, chargeId);
-      expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED", "EVENT_TYPE_REFUND_SUCCEEDED", "EVENT_TYPE_REFUND_SUCCEEDED"]);
+      expect(events.map((e) => e.type)).toEqual([
+        "EVENT_TYPE_REFUND_SUCCEEDED",
+        "EVENT_TYPE_REFUND_SUCCEEDED",
+        "EVENT_TYPE_REFUND_SUCCEEDED",
+      ]);
       expect(events[2].content).toMatchObject({
         refund_id: remainderId,
         charge_id: chargeId,
@@ -288,7 +340,12 @@ describe("refunds", () => {
         currency: "JPY",
         cancellation: false,
       });
-      expect(events[0].content).toMatchObject({ amount: 1000, reason: "damaged box", metadata: { order: "A-1" }, charge_status: "CHARGE_STATUS_SUCCESS" });
+      expect(events[0].content).toMatchObject({
+        amount: 1000,
+        reason: "damaged box",
+        metadata: { order: "A-1" },
+        charge_status: "CHARGE_STATUS_SUCCESS",
+      });
     });
 
     it("a settlement that meets the bank under maintenance stays pending and is retried until the bank answers", async () => {
@@ -300,14 +357,18 @@ describe("refunds", () => {
 
       server.clock.advance(untilSettled);
       await server.jobs.drain();
-      expect((await server.client(PaymentService, merchant.api_key).getRefund({ refundId: refund.refundId })).refund?.status).toBe(RefundStatus.PENDING);
+      expect(
+        (await server.client(PaymentService, merchant.api_key).getRefund({ refundId: refund.refundId })).refund?.status,
+      ).toBe(RefundStatus.PENDING);
       expect(await refundCredits(server, customerId)).toEqual([]);
       expect(await refundEventsOf(server, chargeId)).toEqual([]);
 
       await sandbox.setBankMaintenance({ underMaintenance: false });
       server.clock.advance(5 * 60_000); // the first retry
       await server.jobs.drain();
-      expect((await server.client(PaymentService, merchant.api_key).getRefund({ refundId: refund.refundId })).refund?.status).toBe(RefundStatus.SUCCEEDED);
+      expect(
+        (await server.client(PaymentService, merchant.api_key).getRefund({ refundId: refund.refundId })).refund?.status,
+      ).toBe(RefundStatus.SUCCEEDED);
       expect((await refundCredits(server, customerId)).map((c) => c.amount)).toEqual([300]);
       expect((await refundEventsOf(server, chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED"]);
     });
@@ -318,7 +379,12 @@ describe("refunds", () => {
       const refundId = response!.refund!.refundId;
       const res = await api(server, `/v1/refund/${refundId}`);
       expect(res.status).toBe(200);
-      expect((await res.json()).refund).toMatchObject({ refundId, chargeId, amount: 200, status: "REFUND_STATUS_PENDING" });
+      expect((await res.json()).refund).toMatchObject({
+        refundId,
+        chargeId,
+        amount: 200,
+        status: "REFUND_STATUS_PENDING",
+      });
       const { refund } = await server.client(PaymentService).getRefund({ refundId });
       expect(refund?.amount).toBe(200);
 
@@ -331,7 +397,12 @@ describe("refunds", () => {
   describe("idempotency keys", () => {
     it("a refund replayed with the same key on the plain path refunds once and answers the first response", async () => {
       const { chargeId } = await paidCharge(server, { amount: 1000, fromYesterday: true });
-      const send = () => api(server, "/v1/refund", { method: "POST", json: { charge_id: chargeId, amount: 300 }, headers: { "idempotency-key": `refund-${chargeId}` } });
+      const send = () =>
+        api(server, "/v1/refund", {
+          method: "POST",
+          json: { charge_id: chargeId, amount: 300 },
+          headers: { "idempotency-key": `refund-${chargeId}` },
+        });
       const first = await send();
       const second = await send();
       expect([first.status, second.status]).toEqual([200, 200]);
@@ -342,14 +413,22 @@ describe("refunds", () => {
       expect(charge.refunds).toHaveLength(1);
       expect(charge).toMatchObject({ refundedAmount: 300, refundableAmount: 700 });
       // The same key with another amount is another request: refused, nothing refunded.
-      const other = await api(server, "/v1/refund", { method: "POST", json: { charge_id: chargeId, amount: 400 }, headers: { "idempotency-key": `refund-${chargeId}` } });
+      const other = await api(server, "/v1/refund", {
+        method: "POST",
+        json: { charge_id: chargeId, amount: 400 },
+        headers: { "idempotency-key": `refund-${chargeId}` },
+      });
       expect(other.status).toBe(400);
       expect((await getCharge(server, chargeId)).refunds).toHaveLength(1);
     });
 
     it("concurrent duplicates over Connect refund once", async () => {
       const { chargeId, customerId } = await paidCharge(server, { amount: 1000, fromYesterday: true });
-      const results = await Promise.all(Array.from({ length: 5 }, () => refundOverConnect(server, { chargeId, amount: 250, idempotencyKey: `dup-${chargeId}` })));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          refundOverConnect(server, { chargeId, amount: 250, idempotencyKey: `dup-${chargeId}` }),
+        ),
+      );
       const refundIds = new Set(results.filter((r) => r.response).map((r) => r.response!.refund!.refundId));
       expect(refundIds.size).toBe(1);
       // A duplicate that arrived while the first was in flight is refused with aborted, not run.
@@ -367,7 +446,12 @@ describe("refunds", () => {
       await server.ctx.tx.write((trx) =>
         trx
           .updateTable("idempotency_keys")
-          .set({ state: "in_flight", response_json: "", http_status: 0, lease_until: new Date(server.clock.now().getTime() - 1).toISOString() })
+          .set({
+            state: "in_flight",
+            response_json: "",
+            http_status: 0,
+            lease_until: new Date(server.clock.now().getTime() - 1).toISOString(),
+          })
           .where("merchant_id", "=", server.merchant.merchant_id)
           .where("idempotency_key", "=", key)
           .execute(),
@@ -381,7 +465,11 @@ describe("refunds", () => {
   describe("settlement failure", () => {
     it("metadata sandboxRefundOutcome=fail fails the refund at settlement: REFUND_FAILED, the amount refundable again", async () => {
       const { chargeId, customerId } = await paidCharge(server, { amount: 2000 });
-      const res = await refundOverHttp(server, { charge_id: chargeId, amount: 800, metadata: { sandboxRefundOutcome: "fail" } });
+      const res = await refundOverHttp(server, {
+        charge_id: chargeId,
+        amount: 800,
+        metadata: { sandboxRefundOutcome: "fail" },
+      });
       expect(res.status).toBe(200);
       const refundId = (await res.json()).refund.refundId;
       expect((await getCharge(server, chargeId)).refundableAmount).toBe(1200);
@@ -389,7 +477,11 @@ describe("refunds", () => {
       server.clock.advance(untilSettled);
       await server.jobs.drain();
       const charge = await getCharge(server, chargeId);
-      expect(charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", refundedAmount: 0, refundableAmount: 2000 });
+      expect(charge).toMatchObject({
+        chargeStatus: "CHARGE_STATUS_SUCCESS",
+        refundedAmount: 0,
+        refundableAmount: 2000,
+      });
       expect(charge.refunds[0]).toMatchObject({
         refundId,
         status: "REFUND_STATUS_FAILED",
@@ -429,15 +521,27 @@ describe("refunds", () => {
       const a = await paidCharge(server, { merchant, amount: 1000 });
       const b = await paidCharge(server, { merchant, amount: 1000 });
       const foreign = await paidCharge(server, { amount: 1000 });
-      const ra = (await refundOverConnect(server, { chargeId: a.chargeId, amount: 100 }, merchant.api_key)).response!.refund!;
-      const rb = (await refundOverConnect(server, { chargeId: b.chargeId, amount: 200 }, merchant.api_key)).response!.refund!;
+      const ra = (await refundOverConnect(server, { chargeId: a.chargeId, amount: 100 }, merchant.api_key)).response!
+        .refund!;
+      const rb = (await refundOverConnect(server, { chargeId: b.chargeId, amount: 200 }, merchant.api_key)).response!
+        .refund!;
       const rf = (await refundOverConnect(server, { chargeId: foreign.chargeId, amount: 300 })).response!.refund!;
 
       const sandbox = server.client(SandboxService, merchant.api_key);
-      const failed = await sandbox.settleRefunds({ refundId: rb.refundId, fail: true, failureMessage: "account closed" });
-      expect(failed.refunds.map((r) => [r.refundId, r.status, r.error?.message])).toEqual([[rb.refundId, RefundStatus.FAILED, "account closed"]]);
+      const failed = await sandbox.settleRefunds({
+        refundId: rb.refundId,
+        fail: true,
+        failureMessage: "account closed",
+      });
+      expect(failed.refunds.map((r) => [r.refundId, r.status, r.error?.message])).toEqual([
+        [rb.refundId, RefundStatus.FAILED, "account closed"],
+      ]);
 
-      const res = await api(server, "/v1/sandbox/refunds/settle", { method: "POST", json: {}, apiKey: merchant.api_key });
+      const res = await api(server, "/v1/sandbox/refunds/settle", {
+        method: "POST",
+        json: {},
+        apiKey: merchant.api_key,
+      });
       expect(res.status).toBe(200);
       const settled = (await res.json()).refunds;
       expect(settled).toHaveLength(1);
@@ -447,8 +551,18 @@ describe("refunds", () => {
       expect((await refundEventsOf(server, b.chargeId))[0].content.refund.error.message).toBe("account closed");
 
       // The other merchant's refund was left alone, and its id is not found for this merchant.
-      expect((await server.client(PaymentService).getRefund({ refundId: rf.refundId })).refund?.status).toBe(RefundStatus.PENDING);
-      expect((await api(server, "/v1/sandbox/refunds/settle", { method: "POST", json: { refund_id: rf.refundId }, apiKey: merchant.api_key })).status).toBe(404);
+      expect((await server.client(PaymentService).getRefund({ refundId: rf.refundId })).refund?.status).toBe(
+        RefundStatus.PENDING,
+      );
+      expect(
+        (
+          await api(server, "/v1/sandbox/refunds/settle", {
+            method: "POST",
+            json: { refund_id: rf.refundId },
+            apiKey: merchant.api_key,
+          })
+        ).status,
+      ).toBe(404);
 
       // The queued settlement job finds the refunds settled and leaves them as they are.
       server.clock.advance(untilSettled);
@@ -468,7 +582,9 @@ describe("refunds", () => {
         const settled = await paidCharge(server, { merchant, amount: 900 });
         const failed = await paidCharge(server, { merchant, amount: 1100 });
         const refund = (chargeId: string, amount?: number, metadata?: Record<string, string>) =>
-          refundOverConnect(server, { chargeId, amount, metadata }, merchant.api_key).then(({ response }) => response!.refund!.refundId);
+          refundOverConnect(server, { chargeId, amount, metadata }, merchant.api_key).then(
+            ({ response }) => response!.refund!.refundId,
+          );
         const cancellationId = await refund(cancelled.chargeId);
         const settledId = await refund(settled.chargeId, 400);
         const failedId = await refund(failed.chargeId, 500, { sandboxRefundOutcome: "fail" });
@@ -481,21 +597,44 @@ describe("refunds", () => {
 
         expect(receiver.rejected).toEqual([]);
         // REFUND_SUCCEEDED carries refund_id at the top; REFUND_FAILED inside `refund` (spec body).
-        const refundIdOf = (content: Record<string, unknown>) => (content.refund_id ?? (content.refund as { refund_id: string }).refund_id) as string;
+        const refundIdOf = (content: Record<string, unknown>) =>
+          (content.refund_id ?? (content.refund as { refund_id: string }).refund_id) as string;
         const byRefund = new Map(refundEvents().map((d) => [refundIdOf(d.content), d]));
         expect(byRefund.get(cancellationId)).toMatchObject({
           event_type: "EVENT_TYPE_REFUND_SUCCEEDED",
-          content: { charge_id: cancelled.chargeId, amount: 700, charge_status: "CHARGE_STATUS_CANCELLED", cancellation: true },
+          content: {
+            charge_id: cancelled.chargeId,
+            amount: 700,
+            charge_status: "CHARGE_STATUS_CANCELLED",
+            cancellation: true,
+          },
         });
         expect(byRefund.get(settledId)).toMatchObject({
           event_type: "EVENT_TYPE_REFUND_SUCCEEDED",
-          content: { charge_id: settled.chargeId, customer: settled.customerId, amount: 400, refunded_amount: 400, refundable_amount: 500, charge_status: "CHARGE_STATUS_SUCCESS", cancellation: false },
+          content: {
+            charge_id: settled.chargeId,
+            customer: settled.customerId,
+            amount: 400,
+            refunded_amount: 400,
+            refundable_amount: 500,
+            charge_status: "CHARGE_STATUS_SUCCESS",
+            cancellation: false,
+          },
         });
         expect(byRefund.get(failedId)).toMatchObject({
           event_type: "EVENT_TYPE_REFUND_FAILED",
           content: {
-            transaction: { id: failed.chargeId, customer: failed.customerId, status: 1, merchant_name: "Webhook Shop", final_amount: 1100 },
-            refund: { refund_id: failedId, error: { code: "refund_failed", message: "the receiving bank rejected the refund transfer (sandbox)" } },
+            transaction: {
+              id: failed.chargeId,
+              customer: failed.customerId,
+              status: 1,
+              merchant_name: "Webhook Shop",
+              final_amount: 1100,
+            },
+            refund: {
+              refund_id: failedId,
+              error: { code: "refund_failed", message: "the receiving bank rejected the refund transfer (sandbox)" },
+            },
           },
         });
         expect(byRefund.get(failedId)?.id).toMatch(/^mwh-/);
@@ -524,8 +663,17 @@ describe("same-day cancellation vs refund, across the bank's 15:00 JST cutoff (0
     const cancelled = await refundOverHttp(server, { charge_id: sameDay.chargeId, reason: "order cancelled" });
     expect(cancelled.status).toBe(200);
     const body = await cancelled.json();
-    expect(body.refund).toMatchObject({ amount: 5000, status: "REFUND_STATUS_SUCCEEDED", cancellation: true, reason: "order cancelled" });
-    expect(body.charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_CANCELLED", refundedAmount: 5000, refundableAmount: 0 });
+    expect(body.refund).toMatchObject({
+      amount: 5000,
+      status: "REFUND_STATUS_SUCCEEDED",
+      cancellation: true,
+      reason: "order cancelled",
+    });
+    expect(body.charge).toMatchObject({
+      chargeStatus: "CHARGE_STATUS_CANCELLED",
+      refundedAmount: 5000,
+      refundableAmount: 0,
+    });
     // The whole amount given explicitly, with no earlier refund, is a full refund too.
     const asAmount = await refundOverConnect(server, { chargeId: sameDayAsAmount.chargeId, amount: 5000 });
     expect(asAmount.response?.refund).toMatchObject({ status: RefundStatus.SUCCEEDED, cancellation: true });
@@ -549,7 +697,11 @@ describe("same-day cancellation vs refund, across the bank's 15:00 JST cutoff (0
     expect(transfer.status).toBe(200);
     const transferBody = await transfer.json();
     expect(transferBody.refund).toMatchObject({ amount: 5000, status: "REFUND_STATUS_PENDING", cancellation: false });
-    expect(transferBody.charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", refundedAmount: 5000, refundableAmount: 0 });
+    expect(transferBody.charge).toMatchObject({
+      chargeStatus: "CHARGE_STATUS_SUCCESS",
+      refundedAmount: 5000,
+      refundableAmount: 0,
+    });
     expect(await refundEventsOf(server, afterCutoff.chargeId)).toEqual([]);
 
     // Settles at 09:00 JST on Wednesday 11 March (00:00 UTC), not a moment before.
@@ -559,10 +711,14 @@ describe("same-day cancellation vs refund, across the bank's 15:00 JST cutoff (0
     server.clock.advance(1);
     await server.jobs.drain();
     expect((await getCharge(server, afterCutoff.chargeId)).chargeStatus).toBe("CHARGE_STATUS_REFUNDED");
-    expect((await refundEventsOf(server, afterCutoff.chargeId)).map((e) => e.type)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED"]);
+    expect((await refundEventsOf(server, afterCutoff.chargeId)).map((e) => e.type)).toEqual([
+      "EVENT_TYPE_REFUND_SUCCEEDED",
+    ]);
     // The cancellation moved no money; the transfer was credited once.
     expect(await refundCredits(server, sameDay.customerId)).toEqual([]);
-    expect((await refundCredits(server, afterCutoff.customerId)).map((c) => [c.reference, c.amount])).toEqual([[transferBody.refund.refundId, 5000]]);
+    expect((await refundCredits(server, afterCutoff.customerId)).map((c) => [c.reference, c.amount])).toEqual([
+      [transferBody.refund.refundId, 5000],
+    ]);
   });
 });
 
@@ -577,7 +733,12 @@ describe.each(dialects)("100 concurrent partial refunds on one charge (%s)", (di
   it("never refund more than the charge, and each accepted refund is credited once", async () => {
     const { chargeId, customerId } = await paidCharge(server, { amount: 10_000 });
     const answers = await Promise.all(
-      Array.from({ length: 100 }, () => refundOverHttp(server, { charge_id: chargeId, amount: 150 }).then(async (res) => ({ status: res.status, body: await res.json() }))),
+      Array.from({ length: 100 }, () =>
+        refundOverHttp(server, { charge_id: chargeId, amount: 150 }).then(async (res) => ({
+          status: res.status,
+          body: await res.json(),
+        })),
+      ),
     );
     const accepted = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status !== 200);
@@ -591,18 +752,26 @@ describe.each(dialects)("100 concurrent partial refunds on one charge (%s)", (di
 
     server.clock.advance(untilSettled);
     await server.jobs.drain();
-    const settled = await server.ctx.tx.db.selectFrom("charges").select(["refunded_amount", "pending_refund_amount", "status"]).where("id", "=", chargeId).executeTakeFirstOrThrow();
+    const settled = await server.ctx.tx.db
+      .selectFrom("charges")
+      .select(["refunded_amount", "pending_refund_amount", "status"])
+      .where("id", "=", chargeId)
+      .executeTakeFirstOrThrow();
     expect(settled).toEqual({ refunded_amount: 9900, pending_refund_amount: 0, status: ChargeStatus.SUCCESS });
     const credits = await refundCredits(server, customerId);
     expect(credits).toHaveLength(66);
     expect(new Set(credits.map((c) => c.reference))).toEqual(new Set(accepted.map((a) => a.body.refund.refundId)));
     expect(credits.reduce((sum, c) => sum + Number(c.amount), 0)).toBe(9900);
-    expect((await refundEventsOf(server, chargeId)).filter((e) => e.type === "EVENT_TYPE_REFUND_SUCCEEDED")).toHaveLength(66);
+    expect(
+      (await refundEventsOf(server, chargeId)).filter((e) => e.type === "EVENT_TYPE_REFUND_SUCCEEDED"),
+    ).toHaveLength(66);
   });
 
   it("the database refuses refunds beyond the amount even without the application's check", async () => {
     const { chargeId } = await paidCharge(server, { amount: 1000 });
-    const overdraw = server.ctx.tx.write((trx) => trx.updateTable("charges").set({ pending_refund_amount: 1001 }).where("id", "=", chargeId).execute());
+    const overdraw = server.ctx.tx.write((trx) =>
+      trx.updateTable("charges").set({ pending_refund_amount: 1001 }).where("id", "=", chargeId).execute(),
+    );
     await expect(overdraw).rejects.toThrow(/charges_refunds_within_amount|CHECK constraint/i);
   });
 });

@@ -39,15 +39,26 @@ interface Shop {
 
 async function openShop(options: { bankLatencyMs: number }): Promise<Shop> {
   const fresh = freshDatabaseUrl("postgres");
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: fresh.url, WORKERS: "off", LOG_LEVEL: "silent" });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: fresh.url,
+    WORKERS: "off",
+    LOG_LEVEL: "silent",
+  });
   const service = await startService(config, { logger: pino({ level: "silent" }) });
   const merchant = await createMerchant(service.ctx, { name: "Scale Shop" });
   const receiver = await receiveWebhooksOf(service.ctx, merchant);
   const customerIds: string[] = [];
   for (let i = 0; i < customerCount; i++) {
-    customerIds.push((await seedActiveCustomer({ merchant, clock: service.ctx.clock, ctx: service.ctx }, { balance: openingBalance })).customerId);
+    customerIds.push(
+      (await seedActiveCustomer({ merchant, clock: service.ctx.clock, ctx: service.ctx }, { balance: openingBalance }))
+        .customerId,
+    );
   }
-  await service.ctx.tx.write((trx) => trx.updateTable("bank_accounts").set({ latency_ms: options.bankLatencyMs }).execute());
+  await service.ctx.tx.write((trx) =>
+    trx.updateTable("bank_accounts").set({ latency_ms: options.bankLatencyMs }).execute(),
+  );
   return {
     databaseUrl: fresh.url,
     service,
@@ -64,10 +75,21 @@ async function openShop(options: { bankLatencyMs: number }): Promise<Shop> {
 
 /** Instances as a deployment runs them: short leases, so a dead instance's work is taken over within seconds. */
 function instanceEnv(shop: Shop): Record<string, string> {
-  return { DATABASE_URL: shop.databaseUrl, JOB_LEASE_MS: "2000", WEBHOOK_TIMEOUT_MS: "1000", API_KEY_CACHE_MS: "600000" };
+  return {
+    DATABASE_URL: shop.databaseUrl,
+    JOB_LEASE_MS: "2000",
+    WEBHOOK_TIMEOUT_MS: "1000",
+    API_KEY_CACHE_MS: "600000",
+  };
 }
 
-type Answer = { instance: number; status: number; body: { requestId?: string; chargeId?: string; status?: string; code?: string } } | { instance: number; lost: true };
+type Answer =
+  | {
+      instance: number;
+      status: number;
+      body: { requestId?: string; chargeId?: string; status?: string; code?: string };
+    }
+  | { instance: number; lost: true };
 
 /**
  * Sends request `i` to instance `i % n` and, for every fifth, a duplicate under the same key to
@@ -87,8 +109,15 @@ async function sendAll(
       try {
         const res = await fetch(`${instances[instance].url}/v1/payments/off-session/async`, {
           method: "POST",
-          headers: { authorization: `Bearer ${shop.merchant.api_key}`, "content-type": "application/json", "idempotency-key": `scale-${i}` },
-          body: JSON.stringify({ customer_id: shop.customerIds[i % customerCount], charge: { price, description: `order ${i}` } }),
+          headers: {
+            authorization: `Bearer ${shop.merchant.api_key}`,
+            "content-type": "application/json",
+            "idempotency-key": `scale-${i}`,
+          },
+          body: JSON.stringify({
+            customer_id: shop.customerIds[i % customerCount],
+            charge: { price, description: `order ${i}` },
+          }),
         });
         const body = await res.json();
         if (res.status === 409 && asked < 200) {
@@ -125,7 +154,11 @@ async function waitUntil(condition: () => Promise<boolean>, what: string, timeou
 }
 
 async function unfinishedRequests(shop: Shop): Promise<number> {
-  const rows = await shop.service.ctx.tx.db.selectFrom("async_requests").select("id").where("status", "not in", terminal).execute();
+  const rows = await shop.service.ctx.tx.db
+    .selectFrom("async_requests")
+    .select("id")
+    .where("status", "not in", terminal)
+    .execute();
   return rows.length;
 }
 
@@ -150,7 +183,8 @@ async function expectSettledOnce(shop: Shop, sent: Array<{ key: string; answers:
   for (const { answers } of sent) {
     const ok = answers.flatMap((a) => ("lost" in a || a.status !== 200 ? [] : [a]));
     expect(new Set(ok.map((a) => a.body.requestId)).size).toBeLessThanOrEqual(1);
-    for (const answer of ok) expect(byRequestId.get(answer.body.requestId!)).toMatchObject({ charge_id: answer.body.chargeId });
+    for (const answer of ok)
+      expect(byRequestId.get(answer.body.requestId!)).toMatchObject({ charge_id: answer.body.chargeId });
   }
 
   // Exactly one debit per charge, and the balances say the same.
@@ -160,7 +194,9 @@ async function expectSettledOnce(shop: Shop, sent: Array<{ key: string; answers:
   expect(ledger.every((row) => row.amount === -price)).toBe(true);
   const accounts = await db.selectFrom("bank_accounts").select(["customer_id", "balance"]).execute();
   for (const account of accounts) {
-    expect(account.balance).toBe(openingBalance - charges.filter((c) => c.customer_id === account.customer_id).length * price);
+    expect(account.balance).toBe(
+      openingBalance - charges.filter((c) => c.customer_id === account.customer_id).length * price,
+    );
   }
 
   // One CHARGE_SUCCESS per charge, each delivered to the merchant once or more; none lost.
@@ -179,19 +215,27 @@ afterEach(async () => {
 });
 
 describe("two instances on one PostgreSQL", () => {
-  it(`brings ${requestCount} requests, duplicates sent to the other instance, to one debit and one delivered event each`, async () => {
-    const shop = await openShop({ bankLatencyMs: 20 });
-    cleanups.push(() => shop.close());
-    const instances = await Promise.all([spawnServer(instanceEnv(shop)), spawnServer(instanceEnv(shop))]);
-    cleanups.push(() => Promise.all(instances.map((i) => i.kill())));
+  it(
+    `brings ${requestCount} requests, duplicates sent to the other instance, to one debit and one delivered event each`,
+    async () => {
+      const shop = await openShop({ bankLatencyMs: 20 });
+      cleanups.push(() => shop.close());
+      const instances = await Promise.all([spawnServer(instanceEnv(shop)), spawnServer(instanceEnv(shop))]);
+      cleanups.push(() => Promise.all(instances.map((i) => i.kill())));
 
-    const sent = await sendAll(shop, instances);
-    expect(sent.flatMap((s) => s.answers).every((a) => !("lost" in a) && a.status === 200)).toBe(true);
-    expect(new Set(sent.map((s) => (s.answers[0] as { body: { requestId: string } }).body.requestId)).size).toBe(requestCount);
-    await waitUntil(async () => (await unfinishedRequests(shop)) === 0, "every request is terminal");
-    await expectSettledOnce(shop, sent);
-    expect(await shop.service.ctx.tx.db.selectFrom("async_requests").select("id").execute()).toHaveLength(requestCount);
-  }, longRun);
+      const sent = await sendAll(shop, instances);
+      expect(sent.flatMap((s) => s.answers).every((a) => !("lost" in a) && a.status === 200)).toBe(true);
+      expect(new Set(sent.map((s) => (s.answers[0] as { body: { requestId: string } }).body.requestId)).size).toBe(
+        requestCount,
+      );
+      await waitUntil(async () => (await unfinishedRequests(shop)) === 0, "every request is terminal");
+      await expectSettledOnce(shop, sent);
+      expect(await shop.service.ctx.tx.db.selectFrom("async_requests").select("id").execute()).toHaveLength(
+        requestCount,
+      );
+    },
+    longRun,
+  );
 
   it("never refunds more than the charge when refunds arrive at both instances at once", async () => {
     const shop = await openShop({ bankLatencyMs: 0 });
@@ -205,14 +249,23 @@ describe("two instances on one PostgreSQL", () => {
         body: JSON.stringify(json),
       }).then(async (res) => ({ status: res.status, body: await res.json() }));
 
-    const paid = await call(instances[0], "/v1/payments/off-session", { customer_id: shop.customerIds[0], charge: { price: 10_000, description: "tea set" } });
+    const paid = await call(instances[0], "/v1/payments/off-session", {
+      customer_id: shop.customerIds[0],
+      charge: { price: 10_000, description: "tea set" },
+    });
     expect(paid.body.charge.chargeStatus).toBe("CHARGE_STATUS_SUCCESS");
     const chargeId = paid.body.charge.chargeId;
     // 100 partial refunds of 150 yen, alternating between the instances: 66 fit (9,900), the rest must not.
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => call(instances[i % 2], "/v1/refund", { charge_id: chargeId, amount: 150 })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => call(instances[i % 2], "/v1/refund", { charge_id: chargeId, amount: 150 })),
+    );
     const accepted = answers.filter((a) => a.status === 200);
     expect(accepted).toHaveLength(66);
-    expect(answers.filter((a) => a.status !== 200).every((a) => a.body.message === "refund amount exceeds refundable amount")).toBe(true);
+    expect(
+      answers
+        .filter((a) => a.status !== 200)
+        .every((a) => a.body.message === "refund amount exceeds refundable amount"),
+    ).toBe(true);
     expect(new Set(accepted.map((a) => a.body.refund.refundId)).size).toBe(66);
 
     const charge = await shop.service.ctx.tx.db
@@ -221,7 +274,11 @@ describe("two instances on one PostgreSQL", () => {
       .where("id", "=", chargeId)
       .executeTakeFirstOrThrow();
     expect(charge.refunded_amount + charge.pending_refund_amount).toBe(9900);
-    const refunds = await shop.service.ctx.tx.db.selectFrom("refunds").select(["id", "amount"]).where("charge_id", "=", chargeId).execute();
+    const refunds = await shop.service.ctx.tx.db
+      .selectFrom("refunds")
+      .select(["id", "amount"])
+      .where("charge_id", "=", chargeId)
+      .execute();
     expect(refunds.map((r) => r.id).sort()).toEqual(accepted.map((a) => a.body.refund.refundId).sort());
   });
 });
@@ -237,37 +294,49 @@ describe("three instances on one PostgreSQL, one killed with -9 mid-run", () => 
     for (const instance of instances) expect((await fetch(`${instance.url}/healthz`)).status).toBe(200);
     const storage = await openStorage(fresh.url);
     cleanups.push(() => storage.close());
-    const applied = await storage.db.selectFrom("kysely_migration" as never).select("name" as never).execute();
+    const applied = await storage.db
+      .selectFrom("kysely_migration" as never)
+      .select("name" as never)
+      .execute();
     expect(applied).toHaveLength(readdirSync(new URL("../src/storage/migrations", import.meta.url)).length);
   });
 
-  it(`the two left finish the dead instance's work: every request terminal, one debit each, every event delivered`, async () => {
-    // A slow bank keeps each instance's engine jobs in flight when the kill comes.
-    const shop = await openShop({ bankLatencyMs: 200 });
-    cleanups.push(() => shop.close());
-    const instances = await Promise.all([0, 1, 2].map(() => spawnServer(instanceEnv(shop))));
-    cleanups.push(() => Promise.all(instances.map((i) => i.kill())));
+  it(
+    `the two left finish the dead instance's work: every request terminal, one debit each, every event delivered`,
+    async () => {
+      // A slow bank keeps each instance's engine jobs in flight when the kill comes.
+      const shop = await openShop({ bankLatencyMs: 200 });
+      cleanups.push(() => shop.close());
+      const instances = await Promise.all([0, 1, 2].map(() => spawnServer(instanceEnv(shop))));
+      cleanups.push(() => Promise.all(instances.map((i) => i.kill())));
 
-    let killed: Promise<number | null> | undefined;
-    const sent = await sendAll(shop, instances, (answered) => {
-      if (answered === requestCount / 2) killed = instances[0].kill("SIGKILL");
-    });
-    expect(await killed).toBe(null);
-    // Requests to the dead instance after the kill went unanswered; the others were answered 200,
-    // except a duplicate whose first went down with the instance: still in flight (409) until
-    // that claim's lease lapses.
-    expect(sent.some((s) => s.answers.some((a) => "lost" in a))).toBe(true);
-    for (const { answers } of sent) {
-      const lostOne = answers.some((a) => "lost" in a);
-      for (const answer of answers) if (!("lost" in answer)) expect(answer.status === 200 || (lostOne && answer.status === 409)).toBe(true);
-    }
+      let killed: Promise<number | null> | undefined;
+      const sent = await sendAll(shop, instances, (answered) => {
+        if (answered === requestCount / 2) killed = instances[0].kill("SIGKILL");
+      });
+      expect(await killed).toBe(null);
+      // Requests to the dead instance after the kill went unanswered; the others were answered 200,
+      // except a duplicate whose first went down with the instance: still in flight (409) until
+      // that claim's lease lapses.
+      expect(sent.some((s) => s.answers.some((a) => "lost" in a))).toBe(true);
+      for (const { answers } of sent) {
+        const lostOne = answers.some((a) => "lost" in a);
+        for (const answer of answers)
+          if (!("lost" in answer)) expect(answer.status === 200 || (lostOne && answer.status === 409)).toBe(true);
+      }
 
-    await waitUntil(async () => (await unfinishedRequests(shop)) === 0, "every request is terminal");
-    await expectSettledOnce(shop, sent);
-    // Some engine job of the dead instance was taken over after its lease lapsed: a second bank call, booked once.
-    const retried = await shop.service.ctx.tx.db.selectFrom("async_requests").select("id").where("attempts", ">=", 2).execute();
-    expect(retried.length).toBeGreaterThan(0);
-  }, longRun);
+      await waitUntil(async () => (await unfinishedRequests(shop)) === 0, "every request is terminal");
+      await expectSettledOnce(shop, sent);
+      // Some engine job of the dead instance was taken over after its lease lapsed: a second bank call, booked once.
+      const retried = await shop.service.ctx.tx.db
+        .selectFrom("async_requests")
+        .select("id")
+        .where("attempts", ">=", 2)
+        .execute();
+      expect(retried.length).toBeGreaterThan(0);
+    },
+    longRun,
+  );
 });
 
 describe("wake-ups across instances (LISTEN/NOTIFY)", () => {
@@ -275,7 +344,13 @@ describe("wake-ups across instances (LISTEN/NOTIFY)", () => {
   async function idleWorker(): Promise<{ shop: Shop; worker: RunningService }> {
     const shop = await openShop({ bankLatencyMs: 0 });
     cleanups.push(() => shop.close());
-    const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: shop.databaseUrl, WORKER_POLL_MS: "600000", LOG_LEVEL: "silent" });
+    const config = loadConfig({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATABASE_URL: shop.databaseUrl,
+      WORKER_POLL_MS: "600000",
+      LOG_LEVEL: "silent",
+    });
     const worker = await startService(config, { logger: pino({ level: "silent" }) });
     cleanups.push(() => worker.close());
     // Its start-up pass has found nothing: from now on it sleeps on its ten-minute poll unless rung.
@@ -292,7 +367,11 @@ describe("wake-ups across instances (LISTEN/NOTIFY)", () => {
     });
     const { requestId } = await res.json();
     await waitUntil(async () => (await unfinishedRequests(shop)) === 0, "the job ran", 20_000);
-    const request = await shop.service.ctx.tx.db.selectFrom("async_requests").select("status").where("id", "=", requestId).executeTakeFirstOrThrow();
+    const request = await shop.service.ctx.tx.db
+      .selectFrom("async_requests")
+      .select("status")
+      .where("id", "=", requestId)
+      .executeTakeFirstOrThrow();
     expect(request.status).toBe(AsyncStatus.SUCCEEDED);
   }
 
@@ -306,7 +385,11 @@ describe("wake-ups across instances (LISTEN/NOTIFY)", () => {
   it("listens again after its connection is cut, and catches up on what it missed meanwhile", async () => {
     const { shop } = await idleWorker();
     const listeners = () =>
-      sql<{ pid: number }>`select pid from pg_stat_activity where query = ${`listen "furikomi_wake_${new URL(shop.databaseUrl).searchParams.get("schema")}"`}`.execute(shop.service.ctx.tx.db);
+      sql<{
+        pid: number;
+      }>`select pid from pg_stat_activity where query = ${`listen "furikomi_wake_${new URL(shop.databaseUrl).searchParams.get("schema")}"`}`.execute(
+        shop.service.ctx.tx.db,
+      );
     const [cut] = (await listeners()).rows;
     expect(cut).toBeDefined();
     await sql`select pg_terminate_backend(${cut.pid})`.execute(shop.service.ctx.tx.db);
@@ -348,4 +431,3 @@ describe("a deadlock between two instances", () => {
     ]);
   });
 });
-

@@ -32,7 +32,11 @@ describe.each(dialects)("secrets hygiene on %s", (dialect) => {
         done();
       },
     });
-    server = await startTestServer({ dialect, logger: createLogger("trace", capture), env: { SECRETS_KEY: "test-sealing-key-not-a-canary" } });
+    server = await startTestServer({
+      dialect,
+      logger: createLogger("trace", capture),
+      env: { SECRETS_KEY: "test-sealing-key-not-a-canary" },
+    });
     canaries.set("first API key", server.merchant.api_key);
     canaries.set("webhook secret", server.merchant.webhook_secret);
     receiver = await receiveWebhooksOf(server.ctx, server.merchant);
@@ -40,7 +44,10 @@ describe.each(dialects)("secrets hygiene on %s", (dialect) => {
     // Wrong keys, a key in a header a client might misuse, and a rotated key.
     const stray = "sk_test_CANARYstraykey0123456789abcdefgh";
     canaries.set("stray API key", stray);
-    await server.client(PaymentService, stray).listCustomers({}).catch(() => undefined);
+    await server
+      .client(PaymentService, stray)
+      .listCustomers({})
+      .catch(() => undefined);
     await fetch(`${server.url}/v1/customers`, { headers: { authorization: `Basic ${stray}` } });
     const rotated = await rotateApiKey(server.ctx, server.merchant.merchant_id);
     canaries.set("rotated API key", rotated.api_key);
@@ -58,7 +65,13 @@ describe.each(dialects)("secrets hygiene on %s", (dialect) => {
     canaries.set("one-time code", `code ${code}`);
     await page.verifyTwoFactorCode({ token, code: code === "000000" ? "111111" : "000000" });
     await page.verifyTwoFactorCode({ token, code });
-    await page.linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "7654321", accountHolder: "ヤマダ タロウ" });
+    await page.linkBankAccount({
+      token,
+      bankCode: "0001",
+      branchCode: "001",
+      accountNumber: "7654321",
+      accountHolder: "ヤマダ タロウ",
+    });
     await page.approvePayment({ token });
 
     // Off-session charges, so webhooks are signed and delivered.
@@ -105,7 +118,9 @@ describe.each(dialects)("secrets hygiene on %s", (dialect) => {
 
   it("keeps no secret in plain text in the database", async () => {
     const contents = dialect === "sqlite" ? sqliteBytes(server.databaseUrl) : await postgresText(server.databaseUrl);
-    const found = [...canaries].filter(([, value]) => contents.includes(value.replace(/^code /, ""))).map(([name]) => name);
+    const found = [...canaries]
+      .filter(([, value]) => contents.includes(value.replace(/^code /, "")))
+      .map(([name]) => name);
     // The one-time code is six digits: found by chance in random bytes now and then, so it is
     // looked for where it would be written, next to the mailbox's words. The page token is the
     // payment link's key in payment_links (looked up by it, like a URL): kept out of the log only.
@@ -116,7 +131,10 @@ describe.each(dialects)("secrets hygiene on %s", (dialect) => {
 
 function sqliteBytes(databaseUrl: string): string {
   const path = databaseUrl.replace(/^file:/, "");
-  return [path, `${path}-wal`].filter(existsSync).map((p) => readFileSync(p).toString("latin1") + readFileSync(p).toString("utf8")).join("\n");
+  return [path, `${path}-wal`]
+    .filter(existsSync)
+    .map((p) => readFileSync(p).toString("latin1") + readFileSync(p).toString("utf8"))
+    .join("\n");
 }
 
 async function postgresText(databaseUrl: string): Promise<string> {
@@ -124,7 +142,10 @@ async function postgresText(databaseUrl: string): Promise<string> {
   const client = new pg.Client({ connectionString: postgresUrl });
   await client.connect();
   try {
-    const tables = await client.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = $1", [schema]);
+    const tables = await client.query<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = $1",
+      [schema],
+    );
     const parts: string[] = [];
     for (const { table_name } of tables.rows) {
       const rows = await client.query(`select t::text as row from ${schema}."${table_name}" t`);

@@ -18,7 +18,17 @@ describe.each(dialects)("storage on %s", (dialect) => {
     await tx.write((trx) =>
       trx
         .insertInto("merchants")
-        .values({ id: "mer-1", name: "M", logo_url: "", webhook_url: "", webhook_secret: "whsec_x", onboarding_complete: 1, webhook_failing: 0, webhook_failing_reason: "", created_at: "2026-01-01T00:00:00.000Z" })
+        .values({
+          id: "mer-1",
+          name: "M",
+          logo_url: "",
+          webhook_url: "",
+          webhook_secret: "whsec_x",
+          onboarding_complete: 1,
+          webhook_failing: 0,
+          webhook_failing_reason: "",
+          created_at: "2026-01-01T00:00:00.000Z",
+        })
         .execute(),
     );
   });
@@ -51,7 +61,9 @@ describe.each(dialects)("storage on %s", (dialect) => {
   it("runs migrations once, also when opened again", async () => {
     const again = await openStorage(url);
     const tables = await again.db.introspection.getTables();
-    expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["charges", "events", "idempotency_keys", "jobs"]));
+    expect(tables.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["charges", "events", "idempotency_keys", "jobs"]),
+    );
     await again.close();
   });
 
@@ -65,7 +77,12 @@ describe.each(dialects)("storage on %s", (dialect) => {
       tx.write((trx) => trx.insertInto("charges").values(charge("trx-c")).execute()),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    const ids = await storage.db.selectFrom("charges").select("id").where("id", "in", ["trx-a", "trx-b", "trx-c"]).orderBy("id").execute();
+    const ids = await storage.db
+      .selectFrom("charges")
+      .select("id")
+      .where("id", "in", ["trx-a", "trx-b", "trx-c"])
+      .orderBy("id")
+      .execute();
     expect(ids.map((r) => r.id)).toEqual(["trx-a", "trx-c"]);
   });
 
@@ -75,21 +92,33 @@ describe.each(dialects)("storage on %s", (dialect) => {
     await Promise.all(
       Array.from({ length: 40 }, () =>
         tx.write(async (trx) => {
-          const row = await tx.lockRows(trx.selectFrom("charges").select(["refunded_amount", "amount"]).where("id", "=", "trx-counter")).executeTakeFirstOrThrow();
+          const row = await tx
+            .lockRows(trx.selectFrom("charges").select(["refunded_amount", "amount"]).where("id", "=", "trx-counter"))
+            .executeTakeFirstOrThrow();
           await new Promise((r) => setTimeout(r, 1));
           if (row.refunded_amount + 100 <= row.amount) {
-            await trx.updateTable("charges").set({ refunded_amount: row.refunded_amount + 100 }).where("id", "=", "trx-counter").execute();
+            await trx
+              .updateTable("charges")
+              .set({ refunded_amount: row.refunded_amount + 100 })
+              .where("id", "=", "trx-counter")
+              .execute();
           }
         }),
       ),
     );
-    const row = await storage.db.selectFrom("charges").select("refunded_amount").where("id", "=", "trx-counter").executeTakeFirstOrThrow();
+    const row = await storage.db
+      .selectFrom("charges")
+      .select("refunded_amount")
+      .where("id", "=", "trx-counter")
+      .executeTakeFirstOrThrow();
     expect(row.refunded_amount).toBe(4000);
   });
 
   it("refuses refunds beyond the charge amount at the database level", async () => {
     await tx.write((trx) => trx.insertInto("charges").values(charge("trx-cap", 500)).execute());
-    await expect(tx.write((trx) => trx.updateTable("charges").set({ refunded_amount: 501 }).where("id", "=", "trx-cap").execute())).rejects.toThrow();
+    await expect(
+      tx.write((trx) => trx.updateTable("charges").set({ refunded_amount: 501 }).where("id", "=", "trx-cap").execute()),
+    ).rejects.toThrow();
   });
 
   it("keeps one live customer per e-mail and merchant", async () => {
@@ -115,12 +144,20 @@ describe.each(dialects)("storage on %s", (dialect) => {
       updated_at: "2026-01-01T00:00:00.000Z",
     });
     await tx.write((trx) => trx.insertInto("customers").values(customer("cus-1")).execute());
-    const error = await tx.write((trx) => trx.insertInto("customers").values(customer("cus-2")).execute()).catch((e) => e);
+    const error = await tx
+      .write((trx) => trx.insertInto("customers").values(customer("cus-2")).execute())
+      .catch((e) => e);
     expect(isUniqueViolation(error)).toBe(true);
   });
 
   it("books a bank ledger reference once", async () => {
-    const entry = { customer_id: "cus-1", reference: "trx-ref", amount: -100, balance_after: 900, at: "2026-01-01T00:00:00.000Z" };
+    const entry = {
+      customer_id: "cus-1",
+      reference: "trx-ref",
+      amount: -100,
+      balance_after: 900,
+      at: "2026-01-01T00:00:00.000Z",
+    };
     await tx.write((trx) => trx.insertInto("bank_ledger").values(entry).execute());
     const error = await tx.write((trx) => trx.insertInto("bank_ledger").values(entry).execute()).catch((e) => e);
     expect(isUniqueViolation(error)).toBe(true);

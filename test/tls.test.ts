@@ -13,7 +13,25 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "furikomi-tls-"));
   const cert = join(dir, "cert.pem");
   const key = join(dir, "key.pem");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+    ],
+    { stdio: "ignore" },
+  );
   server = await startTestServer({ env: { TLS_CERT_FILE: cert, TLS_KEY_FILE: key } });
 });
 afterAll(async () => server?.stop());

@@ -101,7 +101,12 @@ describe("webhook URLs in production", () => {
   });
 
   it("accepts public https URLs", () => {
-    for (const url of ["https://shop.example.com/hooks", "https://8.8.8.8:8443/hook", "https://[2606:4700:4700::1111]/hook", "https://shop.example.com#@127.0.0.1/"]) {
+    for (const url of [
+      "https://shop.example.com/hooks",
+      "https://8.8.8.8:8443/hook",
+      "https://[2606:4700:4700::1111]/hook",
+      "https://shop.example.com#@127.0.0.1/",
+    ]) {
       expect(webhookUrlRefusal(url, "production"), url).toBeUndefined();
     }
   });
@@ -128,12 +133,21 @@ describe("registration in a production server", () => {
   it("refuses http redirect URLs for on-session payments in production, naming the field", async () => {
     const client = server.client(PaymentService);
     for (const [redirect, field] of [
-      [{ successUrl: "http://shop.example.jp/thanks", failureUrl: "https://shop.example.jp/sorry" }, "redirect.success_url"],
-      [{ successUrl: "https://shop.example.jp/thanks", failureUrl: "http://shop.example.jp/sorry" }, "redirect.failure_url"],
+      [
+        { successUrl: "http://shop.example.jp/thanks", failureUrl: "https://shop.example.jp/sorry" },
+        "redirect.success_url",
+      ],
+      [
+        { successUrl: "https://shop.example.jp/thanks", failureUrl: "http://shop.example.jp/sorry" },
+        "redirect.failure_url",
+      ],
     ] as const) {
       const error = await client
         .createOnSessionPayment({ buyer: { email: freshEmail() }, charge: { price: 100, description: "d" }, redirect })
-        .then(() => undefined, (e) => ConnectError.from(e));
+        .then(
+          () => undefined,
+          (e) => ConnectError.from(e),
+        );
       expect(error?.code).toBe(Code.InvalidArgument);
       expect(error?.rawMessage).toBe(`${field}: must be an https URL in production`);
       expect(error?.findDetails(ErrorInfoSchema)[0].reason).toBe("ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED");
@@ -150,8 +164,15 @@ describe("registration in a production server", () => {
     const client = server.client(PaymentService);
     for (const successUrl of ["/thanks", "javascript:alert(1)", "shop.example.jp/thanks", "ftp://shop.example.jp/"]) {
       const error = await client
-        .createOnSessionPayment({ buyer: { email: freshEmail() }, charge: { price: 100, description: "d" }, redirect: { successUrl, failureUrl: "https://shop.example.jp/sorry" } })
-        .then(() => undefined, (e) => ConnectError.from(e));
+        .createOnSessionPayment({
+          buyer: { email: freshEmail() },
+          charge: { price: 100, description: "d" },
+          redirect: { successUrl, failureUrl: "https://shop.example.jp/sorry" },
+        })
+        .then(
+          () => undefined,
+          (e) => ConnectError.from(e),
+        );
       expect(error?.code, successUrl).toBe(Code.InvalidArgument);
       expect(error?.rawMessage).toMatch(/^redirect\.success_url: /);
     }
@@ -171,7 +192,10 @@ describe("delivery: names that resolve to internal addresses, and redirects", ()
   };
   const resolver = ((hostname: string, _options: unknown, callback: (e: Error | null, a: LookupAddress[]) => void) => {
     const addresses = hostileDns[hostname] ?? [];
-    callback(null, addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 })));
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 })),
+    );
   }) as never;
 
   it("refuses to connect when any address a name resolves to is internal", async () => {
@@ -216,7 +240,11 @@ describe("delivery: names that resolve to internal addresses, and redirects", ()
           res.writeHead(status, { location: target });
           res.end();
         });
-        const answer = await transport.post(`http://127.0.0.1:${(first.address() as { port: number }).port}/hook`, "{}", {});
+        const answer = await transport.post(
+          `http://127.0.0.1:${(first.address() as { port: number }).port}/hook`,
+          "{}",
+          {},
+        );
         expect(answer.httpStatus).toBe(status);
       }
     } finally {

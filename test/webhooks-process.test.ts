@@ -34,7 +34,10 @@ describe("nothing lost across a kill -9", () => {
     cleanups.push(fresh.cleanup);
     // Short attempt timeout, so the leases of attempts cut off by the kill lapse within seconds.
     const env = { DATABASE_URL: fresh.url, WEBHOOK_TIMEOUT_MS: "1000" };
-    const merchant = await runCli<{ merchant_id: string; webhook_secret: string }>(["merchants", "create", "--name", "Crash Shop"], env);
+    const merchant = await runCli<{ merchant_id: string; webhook_secret: string }>(
+      ["merchants", "create", "--name", "Crash Shop"],
+      env,
+    );
     // Answers slowly enough that attempts are in flight when the process dies.
     const receiver = await startWebhookReceiver(merchant.webhook_secret, { status: 200, delayMs: 20 });
     cleanups.push(() => receiver.close());
@@ -48,7 +51,15 @@ describe("nothing lost across a kill -9", () => {
       const recorded: string[] = [];
       for (let i = 0; i < 1000; i++) {
         const chargeId = `trx-crash${i}`;
-        recorded.push(await recordEvent(trx, { merchantId: merchant.merchant_id, type: EventType.CHARGE_SUCCESS, chargeId, content: { id: chargeId, final_amount: i + 1 }, now }));
+        recorded.push(
+          await recordEvent(trx, {
+            merchantId: merchant.merchant_id,
+            type: EventType.CHARGE_SUCCESS,
+            chargeId,
+            content: { id: chargeId, final_amount: i + 1 },
+            now,
+          }),
+        );
       }
       return recorded;
     });
@@ -70,7 +81,11 @@ describe("nothing lost across a kill -9", () => {
     for (const d of receiver.delivered) expect(d.content.id).toBe(`trx-crash${ids.indexOf(d.id)}`);
     // And the outbox says so (the last outcomes are written just after the receiver answered).
     const deliveredRows = () =>
-      storage.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).where("delivery_status", "=", DeliveryStatus.DELIVERED).executeTakeFirstOrThrow();
+      storage.db
+        .selectFrom("events")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("delivery_status", "=", DeliveryStatus.DELIVERED)
+        .executeTakeFirstOrThrow();
     await eventually(async () => expect(Number((await deliveredRows()).n)).toBe(1000));
   }, 150_000);
 });
@@ -89,13 +104,32 @@ describe("furikomi listen", () => {
     receiver = await startWebhookReceiver(merchant.webhook_secret);
     const record = (type: EventType, chargeId: string) =>
       server.ctx.tx.write((trx) =>
-        recordEvent(trx, { merchantId: merchant.merchant_id, type, chargeId, content: { id: chargeId, error: { code: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" } }, now: server.clock.now() }),
+        recordEvent(trx, {
+          merchantId: merchant.merchant_id,
+          type,
+          chargeId,
+          content: { id: chargeId, error: { code: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" } },
+          now: server.clock.now(),
+        }),
       );
     const before = await record(EventType.CHARGE_SUCCESS, "trx-before");
 
     const child = spawn(
       process.execPath,
-      ["bin/furikomi.js", "listen", "--api-key", merchant.api_key, "--forward-to", receiver.url, "--base-url", server.url, "--secret", merchant.webhook_secret, "--interval-ms", "100"],
+      [
+        "bin/furikomi.js",
+        "listen",
+        "--api-key",
+        merchant.api_key,
+        "--forward-to",
+        receiver.url,
+        "--base-url",
+        server.url,
+        "--secret",
+        merchant.webhook_secret,
+        "--interval-ms",
+        "100",
+      ],
       { cwd: root, env: { ...process.env, MODE: "sandbox" }, stdio: ["ignore", "pipe", "pipe"] },
     );
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -119,7 +153,10 @@ describe("furikomi listen", () => {
       [created, "charge.created"],
       [failed, "charge.fail"],
     ]);
-    expect(receiver.delivered[1].content).toEqual({ id: "trx-listen", error: { code: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" } });
+    expect(receiver.delivered[1].content).toEqual({
+      id: "trx-listen",
+      error: { code: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" },
+    });
     expect(receiver.requests.some((r) => r.id === before)).toBe(false);
     expect(receiver.rejected).toEqual([]);
     await eventually(() => expect(lines).toHaveLength(2));

@@ -31,7 +31,7 @@ function chargeContent(chargeId: string, extra: object = {}) {
   return {
     id: chargeId,
     customer: "cus-webhooks",
-    description: "コーヒー豆 ☕ \"blend\" \\ 100%",
+    description: 'コーヒー豆 ☕ "blend" \\ 100%',
     merchant_name: "Test Shop",
     initial_amount: 1200,
     discount: 0,
@@ -45,8 +45,22 @@ function chargeContent(chargeId: string, extra: object = {}) {
 }
 
 /** Writes an outbox event the way a flow does, inside a write transaction. */
-async function record(server: TestServer, merchantId: string, type = EventType.CHARGE_SUCCESS, chargeId = "trx-webhooks1", content?: object): Promise<string> {
-  return server.ctx.tx.write((trx) => recordEvent(trx, { merchantId, type, chargeId, content: content ?? chargeContent(chargeId), now: server.clock.now() }));
+async function record(
+  server: TestServer,
+  merchantId: string,
+  type = EventType.CHARGE_SUCCESS,
+  chargeId = "trx-webhooks1",
+  content?: object,
+): Promise<string> {
+  return server.ctx.tx.write((trx) =>
+    recordEvent(trx, {
+      merchantId,
+      type,
+      chargeId,
+      content: content ?? chargeContent(chargeId),
+      now: server.clock.now(),
+    }),
+  );
 }
 
 async function eventOf(server: TestServer, apiKey: string, id: string) {
@@ -74,7 +88,13 @@ describe.each(dialects)("webhook delivery on %s", (dialect) => {
     const receiver = await receiverFor(merchant);
     await setWebhookUrl(server.ctx, merchant.merchant_id, receiver.url);
     const id = await record(server, merchant.merchant_id, EventType.CHARGE_SUCCESS, "trx-envelope");
-    const createdId = await record(server, merchant.merchant_id, EventType.TEST_CHARGE_CREATED, "trx-envelope2", chargeContent("trx-envelope2", { api_source: 2 }));
+    const createdId = await record(
+      server,
+      merchant.merchant_id,
+      EventType.TEST_CHARGE_CREATED,
+      "trx-envelope2",
+      chargeContent("trx-envelope2", { api_source: 2 }),
+    );
     await server.webhooks.drain();
 
     expect(receiver.rejected).toEqual([]);
@@ -106,8 +126,20 @@ describe.each(dialects)("webhook delivery on %s", (dialect) => {
     await setWebhookUrl(server.ctx, merchant.merchant_id, receiver.url);
     const ids = await server.ctx.tx.write(async (trx) => {
       const now = server.clock.now();
-      const created = await recordEvent(trx, { merchantId: merchant.merchant_id, type: EventType.TEST_CHARGE_CREATED, chargeId: "trx-order", content: chargeContent("trx-order"), now });
-      const failed = await recordEvent(trx, { merchantId: merchant.merchant_id, type: EventType.TEST_CHARGE_FAIL, chargeId: "trx-order", content: chargeContent("trx-order"), now });
+      const created = await recordEvent(trx, {
+        merchantId: merchant.merchant_id,
+        type: EventType.TEST_CHARGE_CREATED,
+        chargeId: "trx-order",
+        content: chargeContent("trx-order"),
+        now,
+      });
+      const failed = await recordEvent(trx, {
+        merchantId: merchant.merchant_id,
+        type: EventType.TEST_CHARGE_FAIL,
+        chargeId: "trx-order",
+        content: chargeContent("trx-order"),
+        now,
+      });
       return [created, failed];
     });
     await server.webhooks.drain();
@@ -121,7 +153,8 @@ describe.each(dialects)("webhook delivery on %s", (dialect) => {
     const receiver = await receiverFor(merchant, { status: 500 });
     await setWebhookUrl(server.ctx, merchant.merchant_id, receiver.url);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await record(server, merchant.merchant_id, EventType.CHARGE_FAIL, `trx-flaky${i}`));
+    for (let i = 0; i < 5; i++)
+      ids.push(await record(server, merchant.merchant_id, EventType.CHARGE_FAIL, `trx-flaky${i}`));
     await server.webhooks.drain();
 
     const answers: Array<[Parameters<WebhookReceiver["behave"]>[0], RegExp]> = [
@@ -271,10 +304,15 @@ describe("shutdown", () => {
     const receiver = await receiverFor(server.merchant, "hang");
     await setWebhookUrl(server.ctx, server.merchant.merchant_id, receiver.url);
     const id = await record(server, server.merchant.merchant_id, EventType.CHARGE_SUCCESS, "trx-shutdown");
-    const dispatcher = new WebhookDispatcher(server.ctx, server.logger, createWebhookTransport({ timeoutMs: 10_000, publicAddressesOnly: false }), {
-      leaseMs: 60_000,
-      shutdownGraceMs: 50,
-    });
+    const dispatcher = new WebhookDispatcher(
+      server.ctx,
+      server.logger,
+      createWebhookTransport({ timeoutMs: 10_000, publicAddressesOnly: false }),
+      {
+        leaseMs: 60_000,
+        shutdownGraceMs: 50,
+      },
+    );
     const draining = dispatcher.drain();
     await receiver.waitFor((r) => r.hanging === 1);
     await dispatcher.stop();
@@ -330,7 +368,10 @@ describe("the events API", () => {
     } while (pageToken);
     expect(seen).toEqual([...ids].reverse());
 
-    expect((await client.listEvents({ eventType: EventType.CHARGE_FAIL })).events.map((e) => e.id)).toEqual([ids[1], ids[0]]);
+    expect((await client.listEvents({ eventType: EventType.CHARGE_FAIL })).events.map((e) => e.id)).toEqual([
+      ids[1],
+      ids[0],
+    ]);
     expect((await client.listEvents({ chargeId: "trx-api2" })).events.map((e) => e.id)).toEqual([ids[3], ids[2]]);
     const window = await client.listEvents({
       createdAfter: timestampFromDate(new Date(start.getTime() + 30_000)),
@@ -391,12 +432,19 @@ describe("the events API", () => {
       expect(res.status).toBe(404);
       expect((await res.json()).code).toBe("not_found");
     }
-    const redeliver = await api(server, `/v1/events/${ids[0]}/redeliver`, { method: "POST", json: {}, apiKey: other.api_key });
+    const redeliver = await api(server, `/v1/events/${ids[0]}/redeliver`, {
+      method: "POST",
+      json: {},
+      apiKey: other.api_key,
+    });
     expect(redeliver.status).toBe(404);
     const error = await server
       .client(PaymentService, other.api_key)
       .getEvent({ id: ids[0] })
-      .then(() => undefined, (e) => ConnectError.from(e));
+      .then(
+        () => undefined,
+        (e) => ConnectError.from(e),
+      );
     expect(error?.code).toBe(Code.NotFound);
     expect((await server.client(PaymentService, other.api_key).listEvents({})).events).toEqual([]);
   });
@@ -425,13 +473,21 @@ describe("production mode", () => {
       await expect(server.newMerchant("Prod Shop", url)).rejects.toThrow(reason);
       await expect(setWebhookUrl(server.ctx, server.merchant.merchant_id, url)).rejects.toThrow(reason);
     }
-    expect((await server.newMerchant("Prod Shop", "https://shop.example.com/hook")).webhook_url).toBe("https://shop.example.com/hook");
+    expect((await server.newMerchant("Prod Shop", "https://shop.example.com/hook")).webhook_url).toBe(
+      "https://shop.example.com/hook",
+    );
   });
 
   it("refuses again at delivery, before anything is sent", async () => {
     const receiver = await receiverFor(server.merchant);
     // A URL stored before the rules (or by hand): delivery checks it anyway.
-    await server.ctx.tx.write((trx) => trx.updateTable("merchants").set({ webhook_url: receiver.url }).where("id", "=", server.merchant.merchant_id).execute());
+    await server.ctx.tx.write((trx) =>
+      trx
+        .updateTable("merchants")
+        .set({ webhook_url: receiver.url })
+        .where("id", "=", server.merchant.merchant_id)
+        .execute(),
+    );
     const id = await record(server, server.merchant.merchant_id);
     await server.webhooks.drain();
     const event = await eventOf(server, server.merchant.api_key, id);

@@ -2,7 +2,15 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import QRCode from "qrcode";
-import { ApiKeySchema, CsvBatchSchema, DashboardService, DashboardUserSchema, type ApiKey, type CsvBatch, type DashboardUser } from "../../gen/payments/v1/dashboard_service_pb.js";
+import {
+  ApiKeySchema,
+  CsvBatchSchema,
+  DashboardService,
+  DashboardUserSchema,
+  type ApiKey,
+  type CsvBatch,
+  type DashboardUser,
+} from "../../gen/payments/v1/dashboard_service_pb.js";
 import { ListEventsRequestSchema, RedeliverEventRequestSchema } from "../../gen/payments/v1/payment_service_pb.js";
 import { GetBankAccountRequestSchema, ListMailboxRequestSchema } from "../../gen/payments/v1/sandbox_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
@@ -26,10 +34,24 @@ import {
   updateWebhookSettings,
   type ApiKeyView,
 } from "../flows/dashboard.js";
-import { confirmCsvBatch, csvBatchResult, getCsvBatch, listRecentCsvBatches, newCsvBatchChallenge, uploadCsvBatch, type CsvBatchView } from "../flows/dashboard-csv-batch.js";
+import {
+  confirmCsvBatch,
+  csvBatchResult,
+  getCsvBatch,
+  listRecentCsvBatches,
+  newCsvBatchChallenge,
+  uploadCsvBatch,
+  type CsvBatchView,
+} from "../flows/dashboard-csv-batch.js";
 import { searchCustomers } from "../flows/status.js";
 import { sessionLimits } from "../domain/dashboard-session.js";
-import { createDashboardSessionInterceptor, dashboardCookies, dashboardPrincipalOf, sessionCookieHeaders, type DashboardCookies } from "../server/dashboard-session.js";
+import {
+  createDashboardSessionInterceptor,
+  dashboardCookies,
+  dashboardPrincipalOf,
+  sessionCookieHeaders,
+  type DashboardCookies,
+} from "../server/dashboard-session.js";
 import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
 import { createEventHandlers } from "./payment-events.js";
 import { createRefundHandlers } from "./payment-refunds.js";
@@ -43,7 +65,10 @@ export function dashboardCookiesFor(ctx: FlowContext): DashboardCookies {
 
 /** The interceptor that authenticates DashboardService calls (wired by the composition root). */
 export function createDashboardAuthInterceptor(ctx: FlowContext) {
-  return createDashboardSessionInterceptor((token, csrf) => authenticateSession(ctx, token, csrf), dashboardCookiesFor(ctx));
+  return createDashboardSessionInterceptor(
+    (token, csrf) => authenticateSession(ctx, token, csrf),
+    dashboardCookiesFor(ctx),
+  );
 }
 
 /** DashboardService (README, "Merchant dashboard"): decode, call a flow, encode. */
@@ -59,14 +84,19 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     async signIn(req, context) {
       const session = await signIn(ctx, { email: req.email, password: req.password });
       const maxAgeSeconds = Math.floor(sessionLimits.absoluteMs / 1000);
-      for (const cookie of sessionCookieHeaders(cookies, { token: session.sessionToken, csrfToken: session.principal.csrfToken, maxAgeSeconds })) {
+      for (const cookie of sessionCookieHeaders(cookies, {
+        token: session.sessionToken,
+        csrfToken: session.principal.csrfToken,
+        maxAgeSeconds,
+      })) {
         context.responseHeader.append("set-cookie", cookie);
       }
       return { user: encodeUser(session.principal), csrfToken: session.principal.csrfToken };
     },
     async signOut(_req, context) {
       await signOut(ctx, dashboardPrincipalOf(context));
-      for (const cookie of sessionCookieHeaders(cookies, undefined)) context.responseHeader.append("set-cookie", cookie);
+      for (const cookie of sessionCookieHeaders(cookies, undefined))
+        context.responseHeader.append("set-cookie", cookie);
       return {};
     },
     async getSession(_req, context) {
@@ -75,7 +105,11 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     },
     async beginTotpEnrollment(_req, context) {
       const { secret, uri } = await beginTotpEnrollment(ctx, dashboardPrincipalOf(context));
-      return { secret, otpauthUri: uri, qrSvg: await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 }) };
+      return {
+        secret,
+        otpauthUri: uri,
+        qrSvg: await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 }),
+      };
     },
     async confirmTotpEnrollment(req, context) {
       await confirmTotpEnrollment(ctx, dashboardPrincipalOf(context), req.code);
@@ -96,11 +130,17 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     },
     async listCharges(req, context) {
       const page = await listCharges(ctx, merchantOf(context), req);
-      return { charges: page.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)), nextPageToken: page.nextPageToken };
+      return {
+        charges: page.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)),
+        nextPageToken: page.nextPageToken,
+      };
     },
     async getChargeDetail(req, context) {
       const detail = await chargeDetail(ctx, merchantOf(context), req.chargeId);
-      return { charge: encodeCharge(detail.charge, detail.refunds), customer: detail.customer && encodeCustomer(detail.customer) };
+      return {
+        charge: encodeCharge(detail.charge, detail.refunds),
+        customer: detail.customer && encodeCustomer(detail.customer),
+      };
     },
     async refundCharge(req, context) {
       const { refund, charge } = await refunds.refund(req.refund!, context);
@@ -111,7 +151,9 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       return { events: page.events, nextPageToken: page.nextPageToken };
     },
     async redeliverWebhookEvent(req, context) {
-      return { event: (await events.redeliverEvent(create(RedeliverEventRequestSchema, { id: req.id }), context)).event };
+      return {
+        event: (await events.redeliverEvent(create(RedeliverEventRequestSchema, { id: req.id }), context)).event,
+      };
     },
     async listApiKeys(_req, context) {
       return { keys: (await listApiKeys(ctx, merchantOf(context))).map(encodeApiKey) };
@@ -127,16 +169,25 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       return getWebhookSettings(ctx, merchantOf(context));
     },
     async updateWebhookSettings(req, context) {
-      const settings = await updateWebhookSettings(ctx, merchantOf(context), { url: req.url, rotateSecret: req.rotateSecret });
+      const settings = await updateWebhookSettings(ctx, merchantOf(context), {
+        url: req.url,
+        rotateSecret: req.rotateSecret,
+      });
       return { url: settings.url, secret: settings.secret };
     },
     async listSandboxMailbox(req, context) {
       requireSandbox(ctx);
-      return { messages: (await sandbox.listMailbox(create(ListMailboxRequestSchema, { email: req.email }), context)).messages };
+      return {
+        messages: (await sandbox.listMailbox(create(ListMailboxRequestSchema, { email: req.email }), context)).messages,
+      };
     },
     async getSandboxBankAccount(req, context) {
       requireSandbox(ctx);
-      return { account: (await sandbox.getBankAccount(create(GetBankAccountRequestSchema, { customerId: req.customerId }), context)).account };
+      return {
+        account: (
+          await sandbox.getBankAccount(create(GetBankAccountRequestSchema, { customerId: req.customerId }), context)
+        ).account,
+      };
     },
     async configureSandboxBankAccount(req, context) {
       requireSandbox(ctx);
@@ -147,7 +198,10 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       return { underMaintenance: (await sandbox.setBankMaintenance(req.settings!, context)).underMaintenance };
     },
     async uploadCsvBatch(req, context) {
-      const uploaded = await uploadCsvBatch(ctx, dashboardPrincipalOf(context), { fileName: req.fileName, content: req.content });
+      const uploaded = await uploadCsvBatch(ctx, dashboardPrincipalOf(context), {
+        fileName: req.fileName,
+        content: req.content,
+      });
       return {
         batchId: uploaded.batch.id,
         rowCount: uploaded.batch.rowCount,
@@ -168,7 +222,9 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       return { batch: encodeBatch(await getCsvBatch(ctx, dashboardPrincipalOf(context), req.batchId)) };
     },
     async listCsvBatches(req, context) {
-      return { batches: (await listRecentCsvBatches(ctx, dashboardPrincipalOf(context), req.pageSize || 20)).map(encodeBatch) };
+      return {
+        batches: (await listRecentCsvBatches(ctx, dashboardPrincipalOf(context), req.pageSize || 20)).map(encodeBatch),
+      };
     },
     async downloadCsvBatchResult(req, context) {
       const result = await csvBatchResult(ctx, dashboardPrincipalOf(context), req.batchId);
@@ -178,7 +234,12 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
 }
 
 function encodeUser(principal: DashboardPrincipal): DashboardUser {
-  return create(DashboardUserSchema, { email: principal.email, merchantId: principal.merchant.id, merchantName: principal.merchant.name, totpEnabled: principal.totpEnabled });
+  return create(DashboardUserSchema, {
+    email: principal.email,
+    merchantId: principal.merchant.id,
+    merchantName: principal.merchant.name,
+    totpEnabled: principal.totpEnabled,
+  });
 }
 
 function encodeApiKey(key: ApiKeyView): ApiKey {

@@ -21,7 +21,14 @@ import {
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import { refundableRemainder, refundedIncludingPending } from "../domain/refund.js";
-import type { ChargeRecord, ContractRecord, CustomerRecord, DeliveryAttemptRecord, EventRecord, RefundRecord } from "../domain/records.js";
+import type {
+  ChargeRecord,
+  ContractRecord,
+  CustomerRecord,
+  DeliveryAttemptRecord,
+  EventRecord,
+  RefundRecord,
+} from "../domain/records.js";
 
 /** Records → response messages, with the spec's field names (camelCase on the wire). */
 export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = []): Charge {
@@ -37,7 +44,10 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [])
     updatedAt: timestampFromDate(charge.updatedAt),
     // spec: error is set only when chargeStatus is CHARGE_STATUS_FAILURE.
     error: failed
-      ? create(ErrorBodySchema, { code: charge.errorType, message: charge.errorMessage || errorTypeMessages[charge.errorType] })
+      ? create(ErrorBodySchema, {
+          code: charge.errorType,
+          message: charge.errorMessage || errorTypeMessages[charge.errorType],
+        })
       : undefined,
     customerId: charge.customerId ?? "",
     metadata: charge.metadata,
@@ -60,7 +70,10 @@ export function encodeRefund(refund: RefundRecord): Refund {
     metadata: refund.metadata,
     createdAt: timestampFromDate(refund.createdAt),
     updatedAt: timestampFromDate(refund.updatedAt),
-    error: refund.status === RefundStatus.FAILED ? create(RefundErrorSchema, { code: "refund_failed", message: refund.errorMessage }) : undefined,
+    error:
+      refund.status === RefundStatus.FAILED
+        ? create(RefundErrorSchema, { code: "refund_failed", message: refund.errorMessage })
+        : undefined,
     cancellation: refund.cancellation,
   });
 }
@@ -127,7 +140,12 @@ export function encodeAsyncRequest(request: AsyncRequestRecord): AsyncPaymentReq
     status: request.status,
     chargeId: request.chargeId,
     attempts: request.attempts,
-    error: failed ? create(ErrorBodySchema, { code: request.errorType, message: request.errorMessage || errorTypeMessages[request.errorType] }) : undefined,
+    error: failed
+      ? create(ErrorBodySchema, {
+          code: request.errorType,
+          message: request.errorMessage || errorTypeMessages[request.errorType],
+        })
+      : undefined,
     createdAt: timestampFromDate(request.createdAt),
     updatedAt: timestampFromDate(request.updatedAt),
   });

@@ -59,7 +59,11 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
     },
     async sendTwoFactorCode(req) {
       const sent = await sendTwoFactorCode(ctx, req.token);
-      return { emailHint: sent.emailHint, expiresAt: timestampFromDate(sent.expiresAt), resendAvailableAt: timestampFromDate(sent.resendAvailableAt) };
+      return {
+        emailHint: sent.emailHint,
+        expiresAt: timestampFromDate(sent.expiresAt),
+        resendAvailableAt: timestampFromDate(sent.resendAvailableAt),
+      };
     },
     async verifyTwoFactorCode(req) {
       return verifyTwoFactorCode(ctx, req.token, req.code);
@@ -133,5 +137,8 @@ function encodeRefusal(refusal: HostedRefusal): HostedPaymentError {
 /** The failure reason, set only when the charge failed (as on a charge). */
 export function encodeFailure(outcome: LinkOutcome): ErrorBody | undefined {
   if (outcome.chargeStatus !== ChargeStatus.FAILURE) return undefined;
-  return create(ErrorBodySchema, { code: outcome.errorType, message: outcome.errorMessage || errorTypeMessages[outcome.errorType] });
+  return create(ErrorBodySchema, {
+    code: outcome.errorType,
+    message: outcome.errorMessage || errorTypeMessages[outcome.errorType],
+  });
 }

@@ -7,7 +7,9 @@ import { merchantOf } from "../server/interceptors.js";
 import { encodeEvent } from "./encode.js";
 
 /** PaymentService.GetEvent, ListEvents, RedeliverEvent: the merchant's webhook events and their attempts. */
-export function createEventHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof PaymentService>, "getEvent" | "listEvents" | "redeliverEvent"> {
+export function createEventHandlers(
+  ctx: FlowContext,
+): Pick<ServiceImpl<typeof PaymentService>, "getEvent" | "listEvents" | "redeliverEvent"> {
   return {
     async getEvent(req, context) {
       const { event, attempts } = await getEvent(ctx, merchantOf(context), req.id);
@@ -23,7 +25,10 @@ export function createEventHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof P
         pageSize: req.pageSize,
         pageToken: req.pageToken,
       });
-      return { events: page.events.map(({ event, attempts }) => encodeEvent(event, attempts)), nextPageToken: page.nextPageToken };
+      return {
+        events: page.events.map(({ event, attempts }) => encodeEvent(event, attempts)),
+        nextPageToken: page.nextPageToken,
+      };
     },
     async redeliverEvent(req, context) {
       const { event, attempts } = await redeliverEvent(ctx, merchantOf(context), req.id);

@@ -6,7 +6,9 @@ import { getIdempotencyRecord } from "../flows/idempotency.js";
 import { merchantOf } from "../server/interceptors.js";
 
 /** PaymentService.GetIdempotencyRecord; spread into the PaymentService implementation. */
-export function createIdempotencyHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof PaymentService>, "getIdempotencyRecord"> {
+export function createIdempotencyHandlers(
+  ctx: FlowContext,
+): Pick<ServiceImpl<typeof PaymentService>, "getIdempotencyRecord"> {
   return {
     async getIdempotencyRecord(req, context) {
       const record = await getIdempotencyRecord(ctx, merchantOf(context), req.idempotencyKey);

@@ -1,7 +1,12 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { CreateOffSessionPaymentRequest, PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
-import { createOffSessionPayment, createOffSessionPaymentAsync, getAsyncPaymentRequest, type OffSessionInput } from "../flows/off-session.js";
+import {
+  createOffSessionPayment,
+  createOffSessionPaymentAsync,
+  getAsyncPaymentRequest,
+  type OffSessionInput,
+} from "../flows/off-session.js";
 import { idempotencyScopeKey } from "../server/context-keys.js";
 import { merchantOf } from "../server/interceptors.js";
 import { encodeAsyncRequest, encodeCharge } from "./encode.js";
@@ -9,14 +14,27 @@ import { encodeAsyncRequest, encodeCharge } from "./encode.js";
 /** The off-session methods; spread into the PaymentService implementation. */
 export function createOffSessionHandlers(
   ctx: FlowContext,
-): Pick<ServiceImpl<typeof PaymentService>, "createOffSessionPaymentAsync" | "createOffSessionPayment" | "getAsyncPaymentRequest"> {
+): Pick<
+  ServiceImpl<typeof PaymentService>,
+  "createOffSessionPaymentAsync" | "createOffSessionPayment" | "getAsyncPaymentRequest"
+> {
   return {
     async createOffSessionPaymentAsync(req, context) {
-      const request = await createOffSessionPaymentAsync(ctx, merchantOf(context), offSessionInput(req), context.values.get(idempotencyScopeKey));
+      const request = await createOffSessionPaymentAsync(
+        ctx,
+        merchantOf(context),
+        offSessionInput(req),
+        context.values.get(idempotencyScopeKey),
+      );
       return { requestId: request.id, status: request.status, chargeId: request.chargeId };
     },
     async createOffSessionPayment(req, context) {
-      const charge = await createOffSessionPayment(ctx, merchantOf(context), offSessionInput(req), context.values.get(idempotencyScopeKey));
+      const charge = await createOffSessionPayment(
+        ctx,
+        merchantOf(context),
+        offSessionInput(req),
+        context.values.get(idempotencyScopeKey),
+      );
       return { charge: encodeCharge(charge) };
     },
     async getAsyncPaymentRequest(req, context) {
@@ -26,7 +44,9 @@ export function createOffSessionHandlers(
 }
 
 /** The sync and async requests have the same fields. */
-function offSessionInput(req: Pick<CreateOffSessionPaymentRequest, "customerId" | "charge" | "forceKyc">): OffSessionInput {
+function offSessionInput(
+  req: Pick<CreateOffSessionPaymentRequest, "customerId" | "charge" | "forceKyc">,
+): OffSessionInput {
   return {
     customerId: req.customerId,
     price: req.charge?.price ?? 0,

@@ -7,7 +7,9 @@ import { createOnSessionPayment } from "../flows/on-session.js";
 import { merchantOf } from "../server/interceptors.js";
 
 /** PaymentService.CreateOnSessionPayment (POST /v1/payments/on-session). */
-export function createOnSessionHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof PaymentService>, "createOnSessionPayment"> {
+export function createOnSessionHandlers(
+  ctx: FlowContext,
+): Pick<ServiceImpl<typeof PaymentService>, "createOnSessionPayment"> {
   return {
     async createOnSessionPayment(req, context) {
       const { link, customer, url } = await createOnSessionPayment(ctx, merchantOf(context), {

@@ -7,7 +7,9 @@ import { merchantOf } from "../server/interceptors.js";
 import { encodeCharge, encodeRefund } from "./encode.js";
 
 /** PaymentService.Refund and GetRefund; spread into the PaymentService implementation. */
-export function createRefundHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof PaymentService>, "refund" | "getRefund"> {
+export function createRefundHandlers(
+  ctx: FlowContext,
+): Pick<ServiceImpl<typeof PaymentService>, "refund" | "getRefund"> {
   return {
     async refund(req, context) {
       const input = { chargeId: req.chargeId, amount: req.amount, reason: req.reason, metadata: req.metadata };

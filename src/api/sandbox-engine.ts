@@ -8,7 +8,9 @@ import { merchantOf } from "../server/interceptors.js";
 import { encodeCharge } from "./encode.js";
 
 /** SandboxService.Withdraw, SendTestEvent and AdvanceClock; spread into the SandboxService implementation. */
-export function createSandboxEngineHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof SandboxService>, "withdraw" | "sendTestEvent" | "advanceClock"> {
+export function createSandboxEngineHandlers(
+  ctx: FlowContext,
+): Pick<ServiceImpl<typeof SandboxService>, "withdraw" | "sendTestEvent" | "advanceClock"> {
   return {
     // spec: POST /api/v1/payment/withdraw — an off-session charge through the same engine (API_SOURCE_OFF_SESSION_SYNC).
     async withdraw(req, context) {

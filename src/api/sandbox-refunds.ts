@@ -6,10 +6,16 @@ import { merchantOf } from "../server/interceptors.js";
 import { encodeRefund } from "./encode.js";
 
 /** SandboxService.SettleRefunds; spread into the SandboxService implementation. */
-export function createSandboxRefundHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof SandboxService>, "settleRefunds"> {
+export function createSandboxRefundHandlers(
+  ctx: FlowContext,
+): Pick<ServiceImpl<typeof SandboxService>, "settleRefunds"> {
   return {
     async settleRefunds(req, context) {
-      const refunds = await settleRefundsNow(ctx, merchantOf(context), { refundId: req.refundId, fail: req.fail, failureMessage: req.failureMessage });
+      const refunds = await settleRefundsNow(ctx, merchantOf(context), {
+        refundId: req.refundId,
+        fail: req.fail,
+        failureMessage: req.failureMessage,
+      });
       return { refunds: refunds.map(encodeRefund) };
     },
   };

@@ -62,12 +62,19 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
       return { account: encodeAccount(await getBankAccount(ctx, merchantOf(context).id, req.customerId)) };
     },
     async setBankMaintenance(req, context) {
-      const underMaintenance = await setBankMaintenance(ctx, merchantOf(context).id, req.underMaintenance, req.until && timestampDate(req.until));
+      const underMaintenance = await setBankMaintenance(
+        ctx,
+        merchantOf(context).id,
+        req.underMaintenance,
+        req.until && timestampDate(req.until),
+      );
       return { underMaintenance };
     },
     async decideKyc(req, context) {
       const decision = req.decision as KycStatus.APPROVED | KycStatus.DENIED;
-      return { customer: encodeCustomer(await decideKyc(ctx, merchantOf(context).id, req.customerId, decision, req.reason)) };
+      return {
+        customer: encodeCustomer(await decideKyc(ctx, merchantOf(context).id, req.customerId, decision, req.reason)),
+      };
     },
     async configureKycReview(req, context) {
       return configureKycReview(ctx, merchantOf(context).id, { mode: req.mode, delaySeconds: req.delaySeconds });
@@ -78,7 +85,13 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
     async listMailbox(req, context) {
       const messages = await readMailbox(ctx, merchantOf(context).id, req.email);
       return {
-        messages: messages.map((m) => ({ to: m.to_email, subject: m.subject, body: m.body, code: m.code, sentAt: timestampFromDate(new Date(m.sent_at)) })),
+        messages: messages.map((m) => ({
+          to: m.to_email,
+          subject: m.subject,
+          body: m.body,
+          code: m.code,
+          sentAt: timestampFromDate(new Date(m.sent_at)),
+        })),
       };
     },
   };

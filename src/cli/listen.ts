@@ -31,7 +31,10 @@ export async function listen(options: ListenOptions): Promise<void> {
     req.header.set("authorization", `Bearer ${options.apiKey}`);
     return next(req);
   };
-  const client = createClient(PaymentService, createConnectTransport({ baseUrl: options.baseUrl, httpVersion: "1.1", interceptors: [auth] }));
+  const client = createClient(
+    PaymentService,
+    createConnectTransport({ baseUrl: options.baseUrl, httpVersion: "1.1", interceptors: [auth] }),
+  );
   const secret = options.secret ?? `whsec_${randomBytes(32).toString("base64")}`;
 
   // What was forwarded (or existed at start), by id, with its created_at for pruning.
@@ -43,7 +46,11 @@ export async function listen(options: ListenOptions): Promise<void> {
     const events: Event[] = [];
     let pageToken = "";
     do {
-      const page = await client.listEvents({ pageSize: 100, pageToken, createdAfter: since === undefined ? undefined : timestampFromDate(new Date(since)) });
+      const page = await client.listEvents({
+        pageSize: 100,
+        pageToken,
+        createdAfter: since === undefined ? undefined : timestampFromDate(new Date(since)),
+      });
       events.push(...page.events);
       pageToken = page.nextPageToken;
     } while (pageToken && since !== undefined);
@@ -60,7 +67,9 @@ export async function listen(options: ListenOptions): Promise<void> {
   for (const event of await eventsSince(undefined)) remember(event);
   if (newest !== undefined) for (const event of await eventsSince(newest - lookBackMs)) remember(event);
   const secretNote = options.secret ? "the given secret" : `the session secret ${secret}`;
-  process.stderr.write(`Ready: forwarding new events of ${options.baseUrl} to ${options.forwardTo}, signed with ${secretNote}. Ctrl-C to stop.\n`);
+  process.stderr.write(
+    `Ready: forwarding new events of ${options.baseUrl} to ${options.forwardTo}, signed with ${secretNote}. Ctrl-C to stop.\n`,
+  );
 
   let stopped = false;
   let wakeUp: () => void = () => {};
@@ -79,7 +88,8 @@ export async function listen(options: ListenOptions): Promise<void> {
         remember(event);
         console.log(`${new Date().toISOString()}  ${event.id}  ${event.eventTypeName}  ${await forward(event)}`);
       }
-      if (newest !== undefined) for (const [id, createdAt] of seen) if (createdAt < newest - 2 * lookBackMs) seen.delete(id);
+      if (newest !== undefined)
+        for (const [id, createdAt] of seen) if (createdAt < newest - 2 * lookBackMs) seen.delete(id);
     } catch (error) {
       process.stderr.write(`polling ${options.baseUrl} failed: ${(error as Error).message}\n`);
     }

@@ -50,7 +50,14 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   try {
-    return await run({ tx, clock: systemClock, config, bank: new SandboxBank(tx), notifier: notifierForMode(config, tx), wake: () => {} });
+    return await run({
+      tx,
+      clock: systemClock,
+      config,
+      bank: new SandboxBank(tx),
+      notifier: notifierForMode(config, tx),
+      wake: () => {},
+    });
   } finally {
     await storage.close();
   }
@@ -58,14 +65,23 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
 
 const commands: Record<string, (args: string[]) => Promise<unknown>> = {
   "merchants create": async (args) => {
-    const { values } = parseArgs({ args, options: { name: { type: "string" }, "webhook-url": { type: "string" }, "logo-url": { type: "string" } } });
+    const { values } = parseArgs({
+      args,
+      options: { name: { type: "string" }, "webhook-url": { type: "string" }, "logo-url": { type: "string" } },
+    });
     if (!values.name) throw new UsageError("--name is required");
-    return withContext((ctx) => createMerchant(ctx, { name: values.name!, webhookUrl: values["webhook-url"], logoUrl: values["logo-url"] }));
+    return withContext((ctx) =>
+      createMerchant(ctx, { name: values.name!, webhookUrl: values["webhook-url"], logoUrl: values["logo-url"] }),
+    );
   },
   "merchants list": async () => withContext((ctx) => listAllMerchants(ctx)),
   "merchants set-webhook": async (args) => {
-    const { values } = parseArgs({ args, options: { merchant: { type: "string" }, "webhook-url": { type: "string" } } });
-    if (!values.merchant || values["webhook-url"] === undefined) throw new UsageError("--merchant and --webhook-url are required");
+    const { values } = parseArgs({
+      args,
+      options: { merchant: { type: "string" }, "webhook-url": { type: "string" } },
+    });
+    if (!values.merchant || values["webhook-url"] === undefined)
+      throw new UsageError("--merchant and --webhook-url are required");
     return withContext((ctx) => setWebhookUrl(ctx, values.merchant!, values["webhook-url"]!));
   },
   listen: async (args) => {
@@ -90,11 +106,23 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     return undefined;
   },
   "users create": async (args) => {
-    const { values } = parseArgs({ args, options: { merchant: { type: "string" }, email: { type: "string" }, password: { type: "string" }, "password-stdin": { type: "boolean" } } });
+    const { values } = parseArgs({
+      args,
+      options: {
+        merchant: { type: "string" },
+        email: { type: "string" },
+        password: { type: "string" },
+        "password-stdin": { type: "boolean" },
+      },
+    });
     if (!values.merchant || !values.email) throw new UsageError("--merchant and --email are required");
-    const password = values["password-stdin"] ? (await readStdin()).replace(/\r?\n$/, "") : (values.password ?? process.env.FURIKOMI_PASSWORD);
+    const password = values["password-stdin"]
+      ? (await readStdin()).replace(/\r?\n$/, "")
+      : (values.password ?? process.env.FURIKOMI_PASSWORD);
     if (!password) throw new UsageError("give the password with --password, --password-stdin or FURIKOMI_PASSWORD");
-    return withContext((ctx) => createDashboardUser(ctx, { merchantId: values.merchant!, email: values.email!, password }));
+    return withContext((ctx) =>
+      createDashboardUser(ctx, { merchantId: values.merchant!, email: values.email!, password }),
+    );
   },
   backup: async (args) => {
     const { values } = parseArgs({ args, options: { to: { type: "string" } } });

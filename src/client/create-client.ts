@@ -35,14 +35,25 @@ export interface FurikomiClient {
  * const { chargeId } = await furikomi.payments.createOffSessionPaymentAsync({ customerId: "cus-…", charge: { price: 1200 } });
  */
 export function createFurikomiClient(options: FurikomiClientOptions): FurikomiClient {
-  const policy = retryPolicyOf({ maxAttempts: options.maxAttempts, initialBackoffMs: options.initialBackoffMs, maxBackoffMs: options.maxBackoffMs });
+  const policy = retryPolicyOf({
+    maxAttempts: options.maxAttempts,
+    initialBackoffMs: options.initialBackoffMs,
+    maxBackoffMs: options.maxBackoffMs,
+  });
   const authenticate: Interceptor = (next) => (req) => {
     req.header.set("authorization", `Bearer ${options.apiKey}`);
     return next(req);
   };
-  const interceptors = [createRetryInterceptor(policy, { onRetry: options.onRetry, random: options.random }), authenticate, ...(options.interceptors ?? [])];
+  const interceptors = [
+    createRetryInterceptor(policy, { onRetry: options.onRetry, random: options.random }),
+    authenticate,
+    ...(options.interceptors ?? []),
+  ];
   const transport = transportOf(options, interceptors);
-  return Object.freeze({ payments: createClient(PaymentService, transport), sandbox: createClient(SandboxService, transport) });
+  return Object.freeze({
+    payments: createClient(PaymentService, transport),
+    sandbox: createClient(SandboxService, transport),
+  });
 }
 
 function transportOf(options: FurikomiClientOptions, interceptors: Interceptor[]): Transport {

@@ -53,7 +53,10 @@ export class FurikomiError extends ConnectError {
   /** Set when a retry hook hears of an accepted async request that failed to start (an HTTP 200). */
   readonly asyncStatus: "ASYNC_STATUS_FAILED_TO_START" | undefined;
 
-  constructor(cause: ConnectError, call: { attempts?: number; idempotencyKey?: string; asyncStatus?: "ASYNC_STATUS_FAILED_TO_START" } = {}) {
+  constructor(
+    cause: ConnectError,
+    call: { attempts?: number; idempotencyKey?: string; asyncStatus?: "ASYNC_STATUS_FAILED_TO_START" } = {},
+  ) {
     super(cause.rawMessage, cause.code, cause.metadata, undefined, cause);
     // The name stays "ConnectError": Connect recognises its errors by name and would wrap it otherwise.
     this.details = cause.details;
@@ -62,7 +65,11 @@ export class FurikomiError extends ConnectError {
     this.paymentErrorCode = (info?.metadata.paymentErrorCode || undefined) as FurikomiPaymentErrorCode | undefined;
     this.field = info?.metadata.field || undefined;
     this.httpStatus = codeToHttpStatus(cause.code);
-    this.retryClass = this.errorType ? retryClassOf(this.errorType) : transientCodes.has(cause.code) ? "retryable" : "terminal";
+    this.retryClass = this.errorType
+      ? retryClassOf(this.errorType)
+      : transientCodes.has(cause.code)
+        ? "retryable"
+        : "terminal";
     this.retryable = this.retryClass === "retryable";
     this.attempts = call.attempts ?? 1;
     this.idempotencyKey = call.idempotencyKey;

@@ -1,4 +1,11 @@
-import { Code, ConnectError, type Interceptor, type StreamResponse, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  type Interceptor,
+  type StreamResponse,
+  type UnaryRequest,
+  type UnaryResponse,
+} from "@connectrpc/connect";
 import { AsyncStatus } from "../../gen/payments/v1/enums_pb.js";
 import { clone } from "@bufbuild/protobuf";
 import { idempotencyKeyField, isHttpGet } from "../domain/method-idempotency.js";
@@ -56,7 +63,13 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
         if (!resendable || !error.retryable || attempt >= policy.maxAttempts || req.signal.aborted) throw error;
       }
       const delayMs = backoffDelayMs(policy, attempt, hooks.random);
-      await hooks.onRetry?.({ method: `${req.service.typeName}/${req.method.name}`, attempt, error, delayMs, idempotencyKey: keyed.idempotencyKey });
+      await hooks.onRetry?.({
+        method: `${req.service.typeName}/${req.method.name}`,
+        attempt,
+        error,
+        delayMs,
+        idempotencyKey: keyed.idempotencyKey,
+      });
       await sleep(delayMs, req.signal);
       // A catalogued code or FAILED_TO_START is the server's kept answer for that key, not a lost one.
       if (first.idempotencyKey !== undefined && (error.errorType !== undefined || error.asyncStatus !== undefined)) {
@@ -67,21 +80,38 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
 }
 
 /** spec, retry guidance: an async request answered ASYNC_STATUS_FAILED_TO_START (HTTP 200) is retryable. */
-function failedToStart(response: UnaryResponse | StreamResponse, call: { attempts: number; idempotencyKey: string | undefined }): FurikomiError | undefined {
+function failedToStart(
+  response: UnaryResponse | StreamResponse,
+  call: { attempts: number; idempotencyKey: string | undefined },
+): FurikomiError | undefined {
   if (response.stream || response.method.name !== "CreateOffSessionPaymentAsync") return undefined;
-  const { status, requestId, chargeId } = response.message as { status?: unknown; requestId?: unknown; chargeId?: unknown };
+  const { status, requestId, chargeId } = response.message as {
+    status?: unknown;
+    requestId?: unknown;
+    chargeId?: unknown;
+  };
   if (status !== AsyncStatus.FAILED_TO_START) return undefined;
-  const failure = new ConnectError(`ASYNC_STATUS_FAILED_TO_START: request ${requestId}, charge ${chargeId} (GetCharge says why)`, Code.Unavailable);
+  const failure = new ConnectError(
+    `ASYNC_STATUS_FAILED_TO_START: request ${requestId}, charge ${chargeId} (GetCharge says why)`,
+    Code.Unavailable,
+  );
   return new FurikomiError(failure, { ...call, asyncStatus: "ASYNC_STATUS_FAILED_TO_START" });
 }
 
 /** The request with its idempotency key filled in, when the method takes one. */
-function withIdempotencyKey(req: UnaryRequest, replacement?: string): { request: UnaryRequest; idempotencyKey: string | undefined } {
+function withIdempotencyKey(
+  req: UnaryRequest,
+  replacement?: string,
+): { request: UnaryRequest; idempotencyKey: string | undefined } {
   const field = idempotencyKeyField(req.method);
   if (!field) return { request: req, idempotencyKey: undefined };
   const message = clone(req.method.input, req.message) as Record<string, unknown>;
   const given = message[field.localName];
-  const idempotencyKey = replacement ?? (typeof given === "string" && given !== "" ? given : req.header.get("idempotency-key") || globalThis.crypto.randomUUID());
+  const idempotencyKey =
+    replacement ??
+    (typeof given === "string" && given !== ""
+      ? given
+      : req.header.get("idempotency-key") || globalThis.crypto.randomUUID());
   message[field.localName] = idempotencyKey;
   return { request: { ...req, message } as UnaryRequest, idempotencyKey };
 }

@@ -7,7 +7,11 @@ export interface RetryPolicy {
   readonly maxBackoffMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = Object.freeze({ maxAttempts: 4, initialBackoffMs: 250, maxBackoffMs: 10_000 });
+export const defaultRetryPolicy: RetryPolicy = Object.freeze({
+  maxAttempts: 4,
+  initialBackoffMs: 250,
+  maxBackoffMs: 10_000,
+});
 
 /**
  * The wait before retry number `retry` (1 for the first retry): exponential backoff with full
@@ -22,9 +26,12 @@ export function backoffDelayMs(policy: RetryPolicy, retry: number, random: () =>
 /** A policy with every field checked: a bad option fails when the client is made, not on the first failure. */
 export function retryPolicyOf(options: Partial<RetryPolicy>): RetryPolicy {
   const policy = { ...defaultRetryPolicy, ...stripUndefined(options) };
-  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError(`maxAttempts must be a whole number ≥ 1, got ${policy.maxAttempts}`);
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
+    throw new RangeError(`maxAttempts must be a whole number ≥ 1, got ${policy.maxAttempts}`);
   if (!(policy.initialBackoffMs >= 0) || !(policy.maxBackoffMs >= policy.initialBackoffMs)) {
-    throw new RangeError(`backoff must satisfy 0 ≤ initialBackoffMs ≤ maxBackoffMs, got ${policy.initialBackoffMs} and ${policy.maxBackoffMs}`);
+    throw new RangeError(
+      `backoff must satisfy 0 ≤ initialBackoffMs ≤ maxBackoffMs, got ${policy.initialBackoffMs} and ${policy.maxBackoffMs}`,
+    );
   }
   return Object.freeze(policy);
 }

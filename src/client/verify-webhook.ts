@@ -29,7 +29,10 @@ interface EventOf<T extends string, C> {
  * have different shapes). `content` is decoded into the generated message of its event type.
  */
 export type FurikomiWebhookEvent =
-  | EventOf<"EVENT_TYPE_CHARGE_SUCCESS" | "EVENT_TYPE_CHARGE_FAIL" | "charge.created" | "charge.fail", ChargeEventContent>
+  | EventOf<
+      "EVENT_TYPE_CHARGE_SUCCESS" | "EVENT_TYPE_CHARGE_FAIL" | "charge.created" | "charge.fail",
+      ChargeEventContent
+    >
   | EventOf<"EVENT_TYPE_REFUND_SUCCEEDED", RefundSucceededContent>
   | EventOf<"EVENT_TYPE_REFUND_FAILED", RefundFailedContent>
   | EventOf<"EVENT_TYPE_CONTRACT_ACTIVATED", ContractEventContent>;
@@ -70,13 +73,19 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: HeaderBag, 
   new Webhook(secret).verify(body, standardHeaders);
 
   const envelope = parseEnvelope(body);
-  if (envelope.id !== standardHeaders["webhook-id"]) throw new WebhookVerificationError("webhook-id does not match the envelope id");
-  const expected = envelopeSignature(secret, { id: envelope.id, createdAt: envelope.created_at, contentJson: contentBytesOf(body) });
+  if (envelope.id !== standardHeaders["webhook-id"])
+    throw new WebhookVerificationError("webhook-id does not match the envelope id");
+  const expected = envelopeSignature(secret, {
+    id: envelope.id,
+    createdAt: envelope.created_at,
+    contentJson: contentBytesOf(body),
+  });
   if (!sameText(expected, envelope.signature)) throw new WebhookVerificationError("envelope signature does not match");
 
   const eventType = envelope.event_type as FurikomiWebhookEvent["eventType"];
   const schema = Object.hasOwn(contentSchemas, eventType) ? contentSchemas[eventType] : undefined;
-  if (!schema) throw new WebhookVerificationError(`unknown event_type ${envelope.event_type}: update the furikomi client`);
+  if (!schema)
+    throw new WebhookVerificationError(`unknown event_type ${envelope.event_type}: update the furikomi client`);
   const content: MessageShape<DescMessage> = fromJson(schema, envelope.content, { ignoreUnknownFields: true });
   return { id: envelope.id, createdAt: envelope.created_at, eventType, content } as FurikomiWebhookEvent;
 }
@@ -122,7 +131,10 @@ function sameText(a: string, b: string): boolean {
 }
 
 function headerOf(headers: HeaderBag, name: string): string {
-  const value = headers instanceof Headers ? headers.get(name) : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const value =
+    headers instanceof Headers
+      ? headers.get(name)
+      : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) throw new WebhookVerificationError(`missing ${name} header`);
   return text;

@@ -44,11 +44,23 @@ export function isAsyncRequestFinal(status: AsyncStatus): boolean {
  * sandbox triggerError, FAILED at once with the triggered ErrorType (it simulates a failed charge).
  */
 export function newAsyncRequest(
-  input: { id: string; merchantId: string; chargeId: string; forceKyc: boolean; refusal: ErrorType | undefined; triggered?: ErrorType },
+  input: {
+    id: string;
+    merchantId: string;
+    chargeId: string;
+    forceKyc: boolean;
+    refusal: ErrorType | undefined;
+    triggered?: ErrorType;
+  },
   now: Date,
 ): AsyncRequestRecord {
   const errorType = input.triggered ?? input.refusal;
-  const status = input.triggered !== undefined ? AsyncStatus.FAILED : input.refusal !== undefined ? AsyncStatus.FAILED_TO_START : AsyncStatus.PENDING;
+  const status =
+    input.triggered !== undefined
+      ? AsyncStatus.FAILED
+      : input.refusal !== undefined
+        ? AsyncStatus.FAILED_TO_START
+        : AsyncStatus.PENDING;
   return {
     id: input.id,
     merchantId: input.merchantId,
@@ -57,7 +69,12 @@ export function newAsyncRequest(
     attempts: 0,
     forceKyc: input.forceKyc,
     errorType: errorType ?? ErrorType.UNSPECIFIED,
-    errorMessage: input.triggered !== undefined ? triggeredErrorMessage(input.triggered) : errorType === undefined ? "" : errorTypeMessages[errorType],
+    errorMessage:
+      input.triggered !== undefined
+        ? triggeredErrorMessage(input.triggered)
+        : errorType === undefined
+          ? ""
+          : errorTypeMessages[errorType],
     createdAt: now,
     updatedAt: now,
   };
@@ -71,9 +88,17 @@ export function transitionAsyncRequest(
   change: { attempts?: number; failure?: { errorType: ErrorType; message: string } } = {},
 ): AsyncRequestRecord {
   if (!allowed[request.status].includes(to)) {
-    throw new PaymentFailure(PaymentErrorCode.INTERNAL, `async request ${request.id} cannot go from ${AsyncStatus[request.status]} to ${AsyncStatus[to]}`);
+    throw new PaymentFailure(
+      PaymentErrorCode.INTERNAL,
+      `async request ${request.id} cannot go from ${AsyncStatus[request.status]} to ${AsyncStatus[to]}`,
+    );
   }
-  const next: AsyncRequestRecord = { ...request, status: to, attempts: change.attempts ?? request.attempts, updatedAt: now };
+  const next: AsyncRequestRecord = {
+    ...request,
+    status: to,
+    attempts: change.attempts ?? request.attempts,
+    updatedAt: now,
+  };
   if (to === AsyncStatus.FAILED) {
     const errorType = change.failure?.errorType ?? ErrorType.PAYMENT_CHARGE_FAILED;
     next.errorType = errorType;

@@ -19,10 +19,17 @@ export type BankAuthenticationVerdict =
   | { kind: "wrong"; attemptsLeft: number };
 
 /** Judges one entry, given the account's wrong entries so far today (JST). */
-export function judgeBankAuthentication(entry: { pin: string; oneTimePassword: string }, wrongToday: number): BankAuthenticationVerdict {
+export function judgeBankAuthentication(
+  entry: { pin: string; oneTimePassword: string },
+  wrongToday: number,
+): BankAuthenticationVerdict {
   if (wrongToday >= bankAuthenticationRules.wrongEntriesPerDay) return { kind: "locked" };
   if (!entry.pin || !entry.oneTimePassword) return { kind: "missing" };
-  if (entry.pin === bankAuthenticationRules.sandboxPin && entry.oneTimePassword === bankAuthenticationRules.sandboxOneTimePassword) return { kind: "passed" };
+  if (
+    entry.pin === bankAuthenticationRules.sandboxPin &&
+    entry.oneTimePassword === bankAuthenticationRules.sandboxOneTimePassword
+  )
+    return { kind: "passed" };
   return { kind: "wrong", attemptsLeft: bankAuthenticationRules.wrongEntriesPerDay - wrongToday - 1 };
 }
 

@@ -11,7 +11,8 @@ describe("bankCalendar", () => {
     expect(calendar.isBusinessDay("2026-03-20")).toBe(false); // Vernal Equinox Day
     expect(calendar.isBusinessDay("2026-05-06")).toBe(false); // substitute holiday
     expect(calendar.isBusinessDay("2026-09-22")).toBe(false); // citizens' holiday
-    for (const date of ["2026-12-31", "2027-01-01", "2027-01-02", "2027-01-03"]) expect(calendar.isBusinessDay(date)).toBe(false);
+    for (const date of ["2026-12-31", "2027-01-01", "2027-01-02", "2027-01-03"])
+      expect(calendar.isBusinessDay(date)).toBe(false);
     expect(calendar.isBusinessDay("2026-12-30")).toBe(true);
   });
 

@@ -20,6 +20,8 @@ describe("limitExceeded", () => {
   });
 
   it("treats 0 as no limit", () => {
-    expect(limitExceeded(defaultBankProfile.limits, 10_000_000, { today: 10_000_000, thisMonth: 10_000_000 })).toBeUndefined();
+    expect(
+      limitExceeded(defaultBankProfile.limits, 10_000_000, { today: 10_000_000, thisMonth: 10_000_000 }),
+    ).toBeUndefined();
   });
 });

@@ -51,7 +51,14 @@ export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
     authentication: true,
     bankCode: "9901",
     name: "Sandbox Daily Window Bank",
-    maintenance: [{ description: "daily 23:55–00:05 JST", anchor: "daily", from: { dayOffset: 0, time: "23:55" }, to: { dayOffset: 1, time: "00:05" } }],
+    maintenance: [
+      {
+        description: "daily 23:55–00:05 JST",
+        anchor: "daily",
+        from: { dayOffset: 0, time: "23:55" },
+        to: { dayOffset: 1, time: "00:05" },
+      },
+    ],
     limits: { perPayment: 100_000, perDay: 100_000, perMonth: 0 },
   },
   {
@@ -77,7 +84,12 @@ export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
     bankCode: "9903",
     name: "Sandbox Second Saturday Bank",
     maintenance: [
-      { description: "2nd Saturday 21:00 to Sunday 07:00 JST", anchor: { weekday: 6, nthInMonth: [2] }, from: { dayOffset: 0, time: "21:00" }, to: { dayOffset: 1, time: "07:00" } },
+      {
+        description: "2nd Saturday 21:00 to Sunday 07:00 JST",
+        anchor: { weekday: 6, nthInMonth: [2] },
+        from: { dayOffset: 0, time: "21:00" },
+        to: { dayOffset: 1, time: "07:00" },
+      },
     ],
     limits: { perPayment: 0, perDay: 30_000, perMonth: 30_000 },
   },
@@ -86,7 +98,14 @@ export const simulatedBankProfiles: readonly BankProfile[] = Object.freeze([
     authentication: true,
     bankCode: "9904",
     name: "Sandbox Daytime Bank",
-    maintenance: [{ description: "open 08:00–22:00 JST only (closed 22:00–08:00)", anchor: "daily", from: { dayOffset: 0, time: "22:00" }, to: { dayOffset: 1, time: "08:00" } }],
+    maintenance: [
+      {
+        description: "open 08:00–22:00 JST only (closed 22:00–08:00)",
+        anchor: "daily",
+        from: { dayOffset: 0, time: "22:00" },
+        to: { dayOffset: 1, time: "08:00" },
+      },
+    ],
     limits: noLimits,
   },
 ]);
@@ -97,7 +116,11 @@ export function bankProfileOf(bankCode: string | undefined): BankProfile {
 }
 
 /** Which limit a debit would break, given what the account was already debited today and this month. */
-export function limitExceeded(limits: BankLimits, amount: number, debited: { today: number; thisMonth: number }): keyof BankLimits | undefined {
+export function limitExceeded(
+  limits: BankLimits,
+  amount: number,
+  debited: { today: number; thisMonth: number },
+): keyof BankLimits | undefined {
   if (limits.perPayment > 0 && amount > limits.perPayment) return "perPayment";
   if (limits.perDay > 0 && debited.today + amount > limits.perDay) return "perDay";
   if (limits.perMonth > 0 && debited.thisMonth + amount > limits.perMonth) return "perMonth";

@@ -24,7 +24,16 @@ const allowed: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = Object.
 /** What a new charge is made of; the rest of the record starts empty. */
 export type NewChargeInput = Pick<
   ChargeRecord,
-  "id" | "merchantId" | "customerId" | "contractId" | "onSessionId" | "requestId" | "apiSource" | "amount" | "description" | "metadata"
+  | "id"
+  | "merchantId"
+  | "customerId"
+  | "contractId"
+  | "onSessionId"
+  | "requestId"
+  | "apiSource"
+  | "amount"
+  | "description"
+  | "metadata"
 >;
 
 /** A new charge: PENDING, nothing refunded, no error. */

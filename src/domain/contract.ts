@@ -11,8 +11,19 @@ import type { ContractRecord } from "./records.js";
  */
 const allowed: Readonly<Record<ContractStatus, readonly ContractStatus[]>> = Object.freeze({
   [ContractStatus.UNSPECIFIED]: [],
-  [ContractStatus.INITIAL]: [ContractStatus.PENDING_CHARGE, ContractStatus.WAITING_EKYC, ContractStatus.APPROVED, ContractStatus.EXPIRED, ContractStatus.CANCELLED],
-  [ContractStatus.PENDING_CHARGE]: [ContractStatus.WAITING_EKYC, ContractStatus.APPROVED, ContractStatus.EXPIRED, ContractStatus.CANCELLED],
+  [ContractStatus.INITIAL]: [
+    ContractStatus.PENDING_CHARGE,
+    ContractStatus.WAITING_EKYC,
+    ContractStatus.APPROVED,
+    ContractStatus.EXPIRED,
+    ContractStatus.CANCELLED,
+  ],
+  [ContractStatus.PENDING_CHARGE]: [
+    ContractStatus.WAITING_EKYC,
+    ContractStatus.APPROVED,
+    ContractStatus.EXPIRED,
+    ContractStatus.CANCELLED,
+  ],
   [ContractStatus.WAITING_EKYC]: [ContractStatus.APPROVED, ContractStatus.EXPIRED, ContractStatus.CANCELLED],
   [ContractStatus.APPROVED]: [ContractStatus.ACTIVATED, ContractStatus.CANCELLED],
   [ContractStatus.ACTIVATED]: [ContractStatus.DEACTIVATED, ContractStatus.CANCELLED],

@@ -41,19 +41,38 @@ export const csvConfirmationLimits = Object.freeze({
 
 /** The refusals of upload and confirmation; each carries a stable reason in an ErrorInfo detail. */
 export const csvBatchRefusals = Object.freeze({
-  totpNotEnabled: () => new RequestRefusal("precondition", "TOTP is not enabled for this user: enrol an authenticator app first", "TOTP_NOT_ENABLED"),
+  totpNotEnabled: () =>
+    new RequestRefusal(
+      "precondition",
+      "TOTP is not enabled for this user: enrol an authenticator app first",
+      "TOTP_NOT_ENABLED",
+    ),
   invalidCode: (attemptsLeft: number, replayed = false) =>
     new RequestRefusal(
       "invalid",
       `${replayed ? "this TOTP code was already used; wait for the next one" : "invalid TOTP code"} (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
       "TOTP_CODE_INVALID",
     ),
-  challengeExpired: () => new RequestRefusal("precondition", "the TOTP challenge expired or was used: ask for a new one", "TOTP_CHALLENGE_EXPIRED"),
+  challengeExpired: () =>
+    new RequestRefusal(
+      "precondition",
+      "the TOTP challenge expired or was used: ask for a new one",
+      "TOTP_CHALLENGE_EXPIRED",
+    ),
   locked: (until: Date) =>
-    new RequestRefusal("rate_limited", `TOTP challenge locked after ${csvConfirmationLimits.lock.max} failed codes until ${until.toISOString()}`, "TOTP_CHALLENGE_LOCKED"),
+    new RequestRefusal(
+      "rate_limited",
+      `TOTP challenge locked after ${csvConfirmationLimits.lock.max} failed codes until ${until.toISOString()}`,
+      "TOTP_CHALLENGE_LOCKED",
+    ),
   challengeNotFound: () => new RequestRefusal("not_found", "TOTP challenge not found", "TOTP_CHALLENGE_NOT_FOUND"),
   batchNotFound: () => new RequestRefusal("not_found", "batch not found", "CSV_BATCH_NOT_FOUND"),
-  batchExpired: () => new RequestRefusal("precondition", "the batch expired before it was confirmed: upload the file again", "CSV_BATCH_EXPIRED"),
+  batchExpired: () =>
+    new RequestRefusal(
+      "precondition",
+      "the batch expired before it was confirmed: upload the file again",
+      "CSV_BATCH_EXPIRED",
+    ),
 });
 
 export interface ConfirmationFacts {
@@ -107,7 +126,10 @@ export interface CsvRowOutcome {
  * What the result says of a row. A refunded or cancelled charge was charged: the batch did its
  * part (refunds show on the charge).
  */
-export function csvRowOutcome(row: { state: CsvRowState; reason: string }, charge: { status: ChargeStatus; errorType: ErrorType } | undefined): CsvRowOutcome {
+export function csvRowOutcome(
+  row: { state: CsvRowState; reason: string },
+  charge: { status: ChargeStatus; errorType: ErrorType } | undefined,
+): CsvRowOutcome {
   switch (row.state) {
     case "invalid":
     case "failed":
@@ -117,8 +139,13 @@ export function csvRowOutcome(row: { state: CsvRowState; reason: string }, charg
       return { status: "processing", reason: csvChargeReasons.stillProcessing };
     case "submitted":
       if (!charge) return { status: "processing", reason: csvChargeReasons.stillProcessing };
-      if (charge.status === ChargeStatus.FAILURE) return { status: "failed", reason: chargeFailureReason(charge.errorType) };
-      if (charge.status === ChargeStatus.SUCCESS || charge.status === ChargeStatus.REFUNDED || charge.status === ChargeStatus.CANCELLED) {
+      if (charge.status === ChargeStatus.FAILURE)
+        return { status: "failed", reason: chargeFailureReason(charge.errorType) };
+      if (
+        charge.status === ChargeStatus.SUCCESS ||
+        charge.status === ChargeStatus.REFUNDED ||
+        charge.status === ChargeStatus.CANCELLED
+      ) {
         return { status: "succeeded", reason: "" };
       }
       return { status: "processing", reason: csvChargeReasons.stillProcessing };

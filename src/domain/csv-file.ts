@@ -3,7 +3,14 @@ import { parse } from "csv-parse/sync";
 import { RequestRefusal } from "./request-refusal.js";
 
 /** spec: Limits — the columns of a CSV batch, in this order; idempotency_key may be left out. */
-export const csvColumns = Object.freeze(["customer_email", "customer_id", "price", "description", "metadata", "idempotency_key"] as const);
+export const csvColumns = Object.freeze([
+  "customer_email",
+  "customer_id",
+  "price",
+  "description",
+  "metadata",
+  "idempotency_key",
+] as const);
 
 /** spec: Limits — at most 300 rows per batch. */
 export const maxCsvRows = 300;
@@ -18,7 +25,12 @@ export interface CsvUpload {
 }
 
 /** The batch-level rejections of the spec, answered at once and not recorded. */
-export type CsvFileRejection = "CSV_UNPARSABLE" | "CSV_EMPTY" | "CSV_COLUMN_COUNT" | "CSV_HEADER_NAME" | "CSV_TOO_MANY_ROWS";
+export type CsvFileRejection =
+  | "CSV_UNPARSABLE"
+  | "CSV_EMPTY"
+  | "CSV_COLUMN_COUNT"
+  | "CSV_HEADER_NAME"
+  | "CSV_TOO_MANY_ROWS";
 
 const reject = (reason: CsvFileRejection, message: string) => new RequestRefusal("invalid", message, reason);
 
@@ -40,13 +52,20 @@ export function readCsvUpload(bytes: Uint8Array): CsvUpload {
   const [header, ...rows] = records.filter((cells) => cells.some((cell) => cell.trim() !== ""));
   if (!header || rows.length === 0) throw reject("CSV_EMPTY", "the file is empty or has only the header row");
   if (header.length !== 5 && header.length !== 6) {
-    throw reject("CSV_COLUMN_COUNT", `the header has ${header.length} columns; 5 or 6 are accepted: ${csvColumns.join(", ")} (idempotency_key optional)`);
+    throw reject(
+      "CSV_COLUMN_COUNT",
+      `the header has ${header.length} columns; 5 or 6 are accepted: ${csvColumns.join(", ")} (idempotency_key optional)`,
+    );
   }
   header.forEach((name, i) => {
-    if (name.trim() !== csvColumns[i]) throw reject("CSV_HEADER_NAME", `column ${i + 1} of the header is "${name}"; expected "${csvColumns[i]}"`);
+    if (name.trim() !== csvColumns[i])
+      throw reject("CSV_HEADER_NAME", `column ${i + 1} of the header is "${name}"; expected "${csvColumns[i]}"`);
   });
-  if (rows.length > maxCsvRows) throw reject("CSV_TOO_MANY_ROWS", `the file has ${rows.length} rows; a batch has at most ${maxCsvRows}`);
-  const contentHash = createHash("sha256").update(JSON.stringify([header, rows])).digest("hex");
+  if (rows.length > maxCsvRows)
+    throw reject("CSV_TOO_MANY_ROWS", `the file has ${rows.length} rows; a batch has at most ${maxCsvRows}`);
+  const contentHash = createHash("sha256")
+    .update(JSON.stringify([header, rows]))
+    .digest("hex");
   return { encoding, header: header.map((name) => name.trim()), rows, contentHash };
 }
 
@@ -64,7 +83,10 @@ function decode(bytes: Uint8Array): { text: string; encoding: CsvUpload["encodin
   }
   // NUL never appears in a text CSV: UTF-16 files and binary files (e.g. .xlsx) have them.
   if (!decoded || decoded.text.includes("\u0000")) {
-    throw reject("CSV_UNPARSABLE", "the file is not text in UTF-8 or Shift_JIS: save it as CSV (UTF-8) and upload it again");
+    throw reject(
+      "CSV_UNPARSABLE",
+      "the file is not text in UTF-8 or Shift_JIS: save it as CSV (UTF-8) and upload it again",
+    );
   }
   return decoded;
 }

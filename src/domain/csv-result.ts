@@ -15,11 +15,24 @@ export function neutraliseCell(cell: string): string {
  * cut to the header's width, so the two columns line up. UTF-8 with a BOM, CRLF: what Excel opens
  * as UTF-8.
  */
-export function resultCsv(header: readonly string[], rows: ReadonlyArray<{ cells: readonly string[]; outcome: CsvRowOutcome }>): string {
+export function resultCsv(
+  header: readonly string[],
+  rows: ReadonlyArray<{ cells: readonly string[]; outcome: CsvRowOutcome }>,
+): string {
   const width = header.length;
   const records = [
     [...header, "status", "Reason"],
-    ...rows.map(({ cells, outcome }) => [...Array.from({ length: width }, (_, i) => cells[i] ?? ""), outcome.status, outcome.reason]),
+    ...rows.map(({ cells, outcome }) => [
+      ...Array.from({ length: width }, (_, i) => cells[i] ?? ""),
+      outcome.status,
+      outcome.reason,
+    ]),
   ];
-  return "\uFEFF" + stringify(records.map((record) => record.map(neutraliseCell)), { record_delimiter: "windows" });
+  return (
+    "\uFEFF" +
+    stringify(
+      records.map((record) => record.map(neutraliseCell)),
+      { record_delimiter: "windows" },
+    )
+  );
 }

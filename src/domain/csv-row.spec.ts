@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { checkCsvRow, checkCsvRows, csvRowReasons, parseCsvMetadata, rowsSharingCustomer } from "./csv-row.js";
 
-const row = (overrides: Partial<Record<"email" | "id" | "price" | "description" | "metadata" | "key", string>> = {}) => [
+const row = (
+  overrides: Partial<Record<"email" | "id" | "price" | "description" | "metadata" | "key", string>> = {},
+) => [
   overrides.email ?? "taro@example.jp",
   overrides.id ?? "",
   overrides.price ?? "1200",
@@ -16,12 +18,25 @@ const reasonOf = (cells: string[], columns = 6) => {
 
 describe("checkCsvRow", () => {
   it("accepts a complete row, trimming cells", () => {
-    const check = checkCsvRow([" taro@example.jp ", " cus-abc ", " 1200 ", " Box ", " plan = gold ; size=L; ", " order-1 "], 6);
+    const check = checkCsvRow(
+      [" taro@example.jp ", " cus-abc ", " 1200 ", " Box ", " plan = gold ; size=L; ", " order-1 "],
+      6,
+    );
     expect(check).toEqual({
       valid: true,
-      row: { email: "taro@example.jp", customerId: "cus-abc", price: 1200, description: "Box", metadata: { plan: "gold", size: "L" }, idempotencyKey: "order-1" },
+      row: {
+        email: "taro@example.jp",
+        customerId: "cus-abc",
+        price: 1200,
+        description: "Box",
+        metadata: { plan: "gold", size: "L" },
+        idempotencyKey: "order-1",
+      },
     });
-    expect(checkCsvRow(row().slice(0, 5), 5)).toMatchObject({ valid: true, row: { customerId: undefined, idempotencyKey: undefined } });
+    expect(checkCsvRow(row().slice(0, 5), 5)).toMatchObject({
+      valid: true,
+      row: { customerId: undefined, idempotencyKey: undefined },
+    });
   });
 
   it.each([
@@ -58,7 +73,9 @@ describe("checkCsvRow", () => {
   });
 
   it("reports every problem of a row", () => {
-    expect(reasonOf(row({ email: "", price: "abc" }))).toBe(`${csvRowReasons.emailRequired}; ${csvRowReasons.priceNotInteger}`);
+    expect(reasonOf(row({ email: "", price: "abc" }))).toBe(
+      `${csvRowReasons.emailRequired}; ${csvRowReasons.priceNotInteger}`,
+    );
   });
 });
 
@@ -66,32 +83,66 @@ describe("parseCsvMetadata", () => {
   it("reads key=value pairs separated by ; and ignores blank pairs", () => {
     expect(parseCsvMetadata("")).toEqual({ metadata: {} });
     expect(parseCsvMetadata("a=1;;b=;")).toEqual({ metadata: { a: "1", b: "" } });
-    expect(parseCsvMetadata("triggerError=ERROR_TYPE_PAYMENT_CHARGE_FAILED")).toEqual({ metadata: { triggerError: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" } });
+    expect(parseCsvMetadata("triggerError=ERROR_TYPE_PAYMENT_CHARGE_FAILED")).toEqual({
+      metadata: { triggerError: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" },
+    });
   });
 });
 
 describe("checkCsvRows", () => {
   it("fails every row of an idempotency_key used twice", () => {
-    const checks = checkCsvRows([row({ email: "a@example.jp", key: "k1" }), row({ email: "b@example.jp", key: "k1" }), row({ email: "c@example.jp", key: "k2" })], 6);
-    expect(checks.map((c) => (c.valid ? "ok" : c.reason))).toEqual([csvRowReasons.idempotencyKeyDuplicate, csvRowReasons.idempotencyKeyDuplicate, "ok"]);
+    const checks = checkCsvRows(
+      [
+        row({ email: "a@example.jp", key: "k1" }),
+        row({ email: "b@example.jp", key: "k1" }),
+        row({ email: "c@example.jp", key: "k2" }),
+      ],
+      6,
+    );
+    expect(checks.map((c) => (c.valid ? "ok" : c.reason))).toEqual([
+      csvRowReasons.idempotencyKeyDuplicate,
+      csvRowReasons.idempotencyKeyDuplicate,
+      "ok",
+    ]);
   });
 
   it("fails every row naming the same customer, by customer_id or by e-mail (any case)", () => {
     const checks = checkCsvRows(
-      [row({ email: "a@example.jp" }), row({ email: "A@Example.jp " }), row({ email: "x@example.jp", id: "cus-1" }), row({ email: "y@example.jp", id: "cus-1" }), row({ email: "a@example.jp", id: "cus-2" })],
+      [
+        row({ email: "a@example.jp" }),
+        row({ email: "A@Example.jp " }),
+        row({ email: "x@example.jp", id: "cus-1" }),
+        row({ email: "y@example.jp", id: "cus-1" }),
+        row({ email: "a@example.jp", id: "cus-2" }),
+      ],
       6,
     );
-    expect(checks.map((c) => (c.valid ? "ok" : c.reason))).toEqual([csvRowReasons.sameAccount, csvRowReasons.sameAccount, csvRowReasons.sameAccount, csvRowReasons.sameAccount, "ok"]);
+    expect(checks.map((c) => (c.valid ? "ok" : c.reason))).toEqual([
+      csvRowReasons.sameAccount,
+      csvRowReasons.sameAccount,
+      csvRowReasons.sameAccount,
+      csvRowReasons.sameAccount,
+      "ok",
+    ]);
   });
 
   it("adds the cross-row reason to a row's own problems", () => {
     const [first] = checkCsvRows([row({ price: "0", key: "k" }), row({ email: "b@example.jp", key: "k" })], 6);
-    expect(first).toEqual({ valid: false, reason: `${csvRowReasons.priceOutOfBounds}; ${csvRowReasons.idempotencyKeyDuplicate}` });
+    expect(first).toEqual({
+      valid: false,
+      reason: `${csvRowReasons.priceOutOfBounds}; ${csvRowReasons.idempotencyKeyDuplicate}`,
+    });
   });
 });
 
 describe("rowsSharingCustomer", () => {
   it("names the rows that resolved to a customer another row also resolved to", () => {
-    expect(rowsSharingCustomer([{ index: 0, customerId: "cus-a" }, { index: 2, customerId: "cus-b" }, { index: 5, customerId: "cus-a" }])).toEqual(new Set([0, 5]));
+    expect(
+      rowsSharingCustomer([
+        { index: 0, customerId: "cus-a" },
+        { index: 2, customerId: "cus-b" },
+        { index: 5, customerId: "cus-a" },
+      ]),
+    ).toEqual(new Set([0, 5]));
   });
 });

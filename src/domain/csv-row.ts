@@ -25,7 +25,8 @@ export const csvRowLimits = Object.freeze({
 export const csvIdempotencyKeyPattern = /^[A-Za-z0-9_.:-]{1,255}$/;
 
 /** The same rule as buyer.email (protovalidate's string.email: the WHATWG form e-mail syntax). */
-const emailPattern = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const emailPattern =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 /** The Reason texts of the result CSV: validation (group 1) and customer resolution (group 2). */
 export const csvRowReasons = Object.freeze({
@@ -78,7 +79,11 @@ export function parseCsvMetadata(cell: string): { metadata: Record<string, strin
     metadata[key] = value;
   }
   const keys = Object.keys(metadata);
-  if (keys.length > csvRowLimits.maxMetadataKeys || keys.some((k) => k.length > csvRowLimits.maxMetadataKey) || Object.values(metadata).some((v) => v.length > csvRowLimits.maxMetadataValue)) {
+  if (
+    keys.length > csvRowLimits.maxMetadataKeys ||
+    keys.some((k) => k.length > csvRowLimits.maxMetadataKey) ||
+    Object.values(metadata).some((v) => v.length > csvRowLimits.maxMetadataValue)
+  ) {
     return { problem: csvRowReasons.metadataTooLarge };
   }
   return { metadata };
@@ -86,7 +91,8 @@ export function parseCsvMetadata(cell: string): { metadata: Record<string, strin
 
 /** One row on its own (every rule that needs no other row). */
 export function checkCsvRow(cells: string[], columnCount: number): CsvRowCheck {
-  if (cells.length !== columnCount) return { valid: false, reason: csvRowReasons.columnCount(columnCount, cells.length) };
+  if (cells.length !== columnCount)
+    return { valid: false, reason: csvRowReasons.columnCount(columnCount, cells.length) };
   const [emailCell, customerIdCell, priceCell, descriptionCell, metadataCell, idempotencyKeyCell = ""] = cells;
   const problems: string[] = [];
 
@@ -100,7 +106,8 @@ export function checkCsvRow(cells: string[], columnCount: number): CsvRowCheck {
   const priceText = priceCell.trim();
   const price = Number(priceText);
   if (!/^[0-9]+$/.test(priceText)) problems.push(csvRowReasons.priceNotInteger);
-  else if (price < csvRowLimits.minPrice || price > csvRowLimits.maxPrice) problems.push(csvRowReasons.priceOutOfBounds);
+  else if (price < csvRowLimits.minPrice || price > csvRowLimits.maxPrice)
+    problems.push(csvRowReasons.priceOutOfBounds);
 
   const description = descriptionCell.trim();
   if (description === "") problems.push(csvRowReasons.descriptionRequired);
@@ -110,12 +117,20 @@ export function checkCsvRow(cells: string[], columnCount: number): CsvRowCheck {
   if ("problem" in parsedMetadata) problems.push(parsedMetadata.problem);
 
   const idempotencyKey = idempotencyKeyCell.trim();
-  if (idempotencyKey !== "" && !csvIdempotencyKeyPattern.test(idempotencyKey)) problems.push(csvRowReasons.idempotencyKeyPattern);
+  if (idempotencyKey !== "" && !csvIdempotencyKeyPattern.test(idempotencyKey))
+    problems.push(csvRowReasons.idempotencyKeyPattern);
 
   if (problems.length > 0 || "problem" in parsedMetadata) return { valid: false, reason: problems.join("; ") };
   return {
     valid: true,
-    row: { email, customerId: customerId || undefined, price, description, metadata: parsedMetadata.metadata, idempotencyKey: idempotencyKey || undefined },
+    row: {
+      email,
+      customerId: customerId || undefined,
+      price,
+      description,
+      metadata: parsedMetadata.metadata,
+      idempotencyKey: idempotencyKey || undefined,
+    },
   };
 }
 
@@ -129,8 +144,14 @@ export function checkCsvRows(rows: string[][], columnCount: number): CsvRowCheck
   const problems = checks.map((check) => (check.valid ? [] : [check.reason]));
   const keyOf = (cells: string[]) => (cells.length === columnCount ? (cells[5] ?? "").trim() : "");
   flagGroups(rows.map(keyOf), problems, csvRowReasons.idempotencyKeyDuplicate);
-  flagGroups(rows.map((cells) => (cells.length === columnCount ? accountKey(cells) : "")), problems, csvRowReasons.sameAccount);
-  return checks.map((check, i) => (problems[i].length === 0 ? check : { valid: false, reason: problems[i].join("; ") }));
+  flagGroups(
+    rows.map((cells) => (cells.length === columnCount ? accountKey(cells) : "")),
+    problems,
+    csvRowReasons.sameAccount,
+  );
+  return checks.map((check, i) =>
+    problems[i].length === 0 ? check : { valid: false, reason: problems[i].join("; ") },
+  );
 }
 
 /** The customer a row names before resolution: its customer_id, or else its e-mail; "" when neither is usable. */
@@ -153,6 +174,7 @@ function flagGroups(keys: string[], problems: string[][], reason: string): void 
 /** After resolution: the rows (by index) whose resolved customer another row also resolved to. */
 export function rowsSharingCustomer(resolved: ReadonlyArray<{ index: number; customerId: string }>): Set<number> {
   const byCustomer = new Map<string, number[]>();
-  for (const { index, customerId } of resolved) byCustomer.set(customerId, [...(byCustomer.get(customerId) ?? []), index]);
+  for (const { index, customerId } of resolved)
+    byCustomer.set(customerId, [...(byCustomer.get(customerId) ?? []), index]);
   return new Set([...byCustomer.values()].filter((indexes) => indexes.length > 1).flat());
 }

@@ -17,7 +17,9 @@ export interface CustomerProfile {
  * spec: the e-mail reuse rule — the supplied fields update the existing record. A field left
  * empty keeps its value; supplied metadata replaces the old metadata.
  */
-export function withSuppliedFields<T extends CustomerProfile & { email: string; metadata: Record<string, string>; updatedAt: Date }>(
+export function withSuppliedFields<
+  T extends CustomerProfile & { email: string; metadata: Record<string, string>; updatedAt: Date },
+>(
   customer: T,
   supplied: Partial<CustomerProfile> & { email?: string; metadata?: Record<string, string> },
   now: Date,

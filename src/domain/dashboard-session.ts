@@ -53,4 +53,5 @@ export function csrfTokenMatches(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export const signedOut = () => new RequestRefusal("unauthenticated", "not signed in, or the session expired: sign in again", "SESSION_REQUIRED");
+export const signedOut = () =>
+  new RequestRefusal("unauthenticated", "not signed in, or the session expired: sign in again", "SESSION_REQUIRED");

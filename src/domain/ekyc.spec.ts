@@ -19,14 +19,18 @@ describe("kycMethodRefusal", () => {
 
 describe("kycReviewDueAt", () => {
   it("takes minutes for chip and signature, whenever", () => {
-    expect(kycReviewDueAt(KycMethod.IC_CHIP_SELFIE, calendar, jst("2026-03-14T23:00"))).toEqual(jst("2026-03-14T23:05"));
+    expect(kycReviewDueAt(KycMethod.IC_CHIP_SELFIE, calendar, jst("2026-03-14T23:00"))).toEqual(
+      jst("2026-03-14T23:05"),
+    );
   });
 
   it("takes three office hours for photos, waiting for the next business morning at night and on holidays", () => {
     expect(kycReviewDueAt(KycMethod.PHOTO_SELFIE, calendar, jst("2026-03-10T10:00"))).toEqual(jst("2026-03-10T13:00"));
     expect(kycReviewDueAt(KycMethod.PHOTO_SELFIE, calendar, jst("2026-03-10T07:00"))).toEqual(jst("2026-03-10T12:00"));
     expect(kycReviewDueAt(KycMethod.PHOTO_SELFIE, calendar, jst("2026-03-10T19:00"))).toEqual(jst("2026-03-11T12:00"));
-    expect(kycReviewDueAt(KycMethod.PHOTO_DOCUMENTS, calendar, jst("2026-03-14T10:00"))).toEqual(jst("2026-03-16T12:00"));
+    expect(kycReviewDueAt(KycMethod.PHOTO_DOCUMENTS, calendar, jst("2026-03-14T10:00"))).toEqual(
+      jst("2026-03-16T12:00"),
+    );
   });
 });
 

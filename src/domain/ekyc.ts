@@ -33,7 +33,10 @@ export function kycMethodRefusal(method: KycMethod, now: Date): string | undefin
 export function kycReviewDueAt(method: KycMethod, calendar: BankCalendar, now: Date): Date {
   if (!isPhotoBased(method)) return new Date(now.getTime() + machineReviewMs);
   const today = jstDateOf(now);
-  const inOfficeHours = calendar.isBusinessDay(today) && now >= jstInstant(today, reviewOfficeHours.opens) && now < jstInstant(today, reviewOfficeHours.closes);
+  const inOfficeHours =
+    calendar.isBusinessDay(today) &&
+    now >= jstInstant(today, reviewOfficeHours.opens) &&
+    now < jstInstant(today, reviewOfficeHours.closes);
   const startsAt = inOfficeHours ? now : jstInstant(nextOpeningDay(calendar, today, now), reviewOfficeHours.opens);
   return new Date(startsAt.getTime() + photoReviewMs);
 }
@@ -59,5 +62,7 @@ export const kycRejectionReasons = Object.freeze({
 export function magicKycRejection(email: string): string | undefined {
   const local = email.split("@")[0]?.toLowerCase() ?? "";
   const key = local.startsWith("kyc-") ? local.slice(4) : "";
-  return Object.hasOwn(kycRejectionReasons, key) ? kycRejectionReasons[key as keyof typeof kycRejectionReasons] : undefined;
+  return Object.hasOwn(kycRejectionReasons, key)
+    ? kycRejectionReasons[key as keyof typeof kycRejectionReasons]
+    : undefined;
 }

@@ -22,7 +22,10 @@ export type ErrorTrigger =
 const none: ErrorTrigger = Object.freeze({ kind: "none" });
 
 /** spec: InitiatePayment triggers only these; any other value is ignored there. */
-const initiatePaymentErrorTypes: readonly ErrorType[] = Object.freeze([ErrorType.PAYMENT_VALIDATION_FAILED, ErrorType.PAYMENT_LINK_EXPIRED]);
+const initiatePaymentErrorTypes: readonly ErrorType[] = Object.freeze([
+  ErrorType.PAYMENT_VALIDATION_FAILED,
+  ErrorType.PAYMENT_LINK_EXPIRED,
+]);
 
 /** The ErrorType a triggerError value names exactly (ERROR_TYPE_…, case-sensitive), if any. */
 export function parseTriggerError(value: string): ErrorType | undefined {
@@ -40,7 +43,9 @@ export function errorTriggerOf(metadata: Metadata, point: TriggerPoint, sandbox:
   const value = metadata[triggerErrorKey];
   const errorType = parseTriggerError(value);
   if (point === "initiate_payment") {
-    return errorType !== undefined && initiatePaymentErrorTypes.includes(errorType) ? { kind: "error", errorType } : none;
+    return errorType !== undefined && initiatePaymentErrorTypes.includes(errorType)
+      ? { kind: "error", errorType }
+      : none;
   }
   return errorType === undefined ? { kind: "invalid", value } : { kind: "error", errorType };
 }

@@ -17,6 +17,9 @@ describe("afterFailure", () => {
   });
 
   it("starts the count again after a lock lapsed", () => {
-    expect(afterFailure({ failures: 3, lockedUntil: at(17) }, at(20), limits)).toEqual({ failures: 1, lockedUntil: null });
+    expect(afterFailure({ failures: 3, lockedUntil: at(17) }, at(20), limits)).toEqual({
+      failures: 1,
+      lockedUntil: null,
+    });
   });
 });

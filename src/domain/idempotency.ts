@@ -40,7 +40,11 @@ export type IdempotencyDecision =
   /** Same key, same request, still running: refused (aborted), retry later. */
   | { kind: "in_flight" };
 
-export function decideIdempotency(existing: IdempotencyRecord | undefined, requestHash: string, now: Date): IdempotencyDecision {
+export function decideIdempotency(
+  existing: IdempotencyRecord | undefined,
+  requestHash: string,
+  now: Date,
+): IdempotencyDecision {
   if (!existing || existing.expiresAt <= now) return { kind: "claim" };
   if (existing.requestHash !== requestHash) return { kind: "conflict", record: existing };
   if (existing.state === "completed") return { kind: "replay", record: existing };

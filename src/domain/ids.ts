@@ -1,7 +1,22 @@
 import { randomBytes } from "node:crypto";
 
 /** The spec's identifier prefixes. */
-export type IdPrefix = "usr" | "tch" | "cus" | "con" | "chg" | "trx" | "rfd" | "mwh" | "pwf" | "mer" | "key" | "plt" | "job" | "bat" | "otc";
+export type IdPrefix =
+  | "usr"
+  | "tch"
+  | "cus"
+  | "con"
+  | "chg"
+  | "trx"
+  | "rfd"
+  | "mwh"
+  | "pwf"
+  | "mer"
+  | "key"
+  | "plt"
+  | "job"
+  | "bat"
+  | "otc";
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
 

@@ -9,7 +9,18 @@ import { validationFailure } from "./payment-failure.js";
 export const accountHolderMaxLength = 30;
 
 const fullSizeOfSmall: Readonly<Record<string, string>> = Object.freeze({
-  ァ: "ア", ィ: "イ", ゥ: "ウ", ェ: "エ", ォ: "オ", ッ: "ツ", ャ: "ヤ", ュ: "ユ", ョ: "ヨ", ヮ: "ワ", ヵ: "カ", ヶ: "ケ",
+  ァ: "ア",
+  ィ: "イ",
+  ゥ: "ウ",
+  ェ: "エ",
+  ォ: "オ",
+  ッ: "ツ",
+  ャ: "ヤ",
+  ュ: "ユ",
+  ョ: "ヨ",
+  ヮ: "ワ",
+  ヵ: "カ",
+  ヶ: "ケ",
 });
 
 const plainKana = "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヲン";
@@ -46,13 +57,19 @@ export function normaliseBankKana(input: string): BankKanaResult {
     const full = fullSizeOfSmall[char] ?? char;
     const mapped = full === "ー" ? "-" : (halfWidthOf(full) ?? full);
     if (![...mapped].every((part) => allowedInBank.test(part))) {
-      return { ok: false, reason: `"${char}" cannot be used in a bank account name: use katakana, A–Z, 0–9, space and ( ) - . /` };
+      return {
+        ok: false,
+        reason: `"${char}" cannot be used in a bank account name: use katakana, A–Z, 0–9, space and ( ) - . /`,
+      };
     }
     value += mapped;
   }
   if (value.length === 0) return { ok: false, reason: "must not be empty" };
   if (value.length > accountHolderMaxLength) {
-    return { ok: false, reason: `is ${value.length} characters in the bank's half-width form; at most ${accountHolderMaxLength} are allowed` };
+    return {
+      ok: false,
+      reason: `is ${value.length} characters in the bank's half-width form; at most ${accountHolderMaxLength} are allowed`,
+    };
   }
   return { ok: true, value };
 }

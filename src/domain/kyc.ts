@@ -34,11 +34,9 @@ export function automaticKycDecision(mode: KycReviewMode): KycStatus.APPROVED | 
 }
 
 /** The customer after submitting the KYC form: IN_REVIEW (an approved KYC stays approved). */
-export function withKycSubmission<T extends CustomerProfile & { kycStatus: KycStatus; kycRejectionReason: string; updatedAt: Date }>(
-  customer: T,
-  form: CustomerProfile,
-  now: Date,
-): T {
+export function withKycSubmission<
+  T extends CustomerProfile & { kycStatus: KycStatus; kycRejectionReason: string; updatedAt: Date },
+>(customer: T, form: CustomerProfile, now: Date): T {
   if (customer.kycStatus === KycStatus.APPROVED) return customer;
   return { ...customer, ...form, kycStatus: KycStatus.IN_REVIEW, kycRejectionReason: "", updatedAt: now };
 }
@@ -50,5 +48,10 @@ export function withKycDecision<T extends { kycStatus: KycStatus; kycRejectionRe
   reason: string,
   now: Date,
 ): T {
-  return { ...customer, kycStatus: decision, kycRejectionReason: decision === KycStatus.DENIED ? reason : "", updatedAt: now };
+  return {
+    ...customer,
+    kycStatus: decision,
+    kycRejectionReason: decision === KycStatus.DENIED ? reason : "",
+    updatedAt: now,
+  };
 }

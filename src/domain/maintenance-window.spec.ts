@@ -3,7 +3,8 @@ import { simulatedBankProfiles } from "./bank-profile.js";
 import { maintenanceAt } from "./maintenance-window.js";
 
 const jst = (local: string) => new Date(`${local}:00+09:00`);
-const windowsOf = (bankCode: string) => simulatedBankProfiles.find((profile) => profile.bankCode === bankCode)!.maintenance;
+const windowsOf = (bankCode: string) =>
+  simulatedBankProfiles.find((profile) => profile.bankCode === bankCode)!.maintenance;
 
 describe("maintenanceAt", () => {
   it("daily 23:55–00:05 crosses midnight", () => {

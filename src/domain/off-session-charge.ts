@@ -4,7 +4,9 @@ import { errorTypeMessages } from "./payment-failure.js";
 import type { ChargeRecord } from "./records.js";
 
 /** What the bank answered a debit (the shape of the bank gateway port's result). */
-export type BankAnswer = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
+export type BankAnswer =
+  | { ok: true }
+  | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
 
 /**
  * The engine's retry schedule (README, "Off-session payments"): a retryable bank failure (gateway
@@ -21,14 +23,19 @@ export function bankRetryDelayMs(attempt: number): number {
 
 /** A new off-session charge, PENDING (the flow fails it at once when it cannot start). */
 export function newOffSessionCharge(
-  input: Omit<NewChargeInput, "onSessionId" | "customerId"> & { customerId: string; apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC },
+  input: Omit<NewChargeInput, "onSessionId" | "customerId"> & {
+    customerId: string;
+    apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC;
+  },
   now: Date,
 ): ChargeRecord {
   return newPendingCharge({ ...input, onSessionId: null }, now);
 }
 
 /** How a bank answer settles a charge. */
-export type ChargeSettlement = { status: ChargeStatus.SUCCESS } | { status: ChargeStatus.FAILURE; errorType: ErrorType; message: string };
+export type ChargeSettlement =
+  | { status: ChargeStatus.SUCCESS }
+  | { status: ChargeStatus.FAILURE; errorType: ErrorType; message: string };
 
 /**
  * The answer as final (the synchronous call, or the engine's last attempt): a retryable

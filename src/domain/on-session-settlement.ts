@@ -1,4 +1,11 @@
-import { ChargeStatus, ContractStatus, ErrorType, EventType, PaymentAuthorizationStatus, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ContractStatus,
+  ErrorType,
+  EventType,
+  PaymentAuthorizationStatus,
+  PaymentWorkflow,
+} from "../../gen/payments/v1/enums_pb.js";
 import { transitionCharge } from "./charge.js";
 import { transitionContract } from "./contract.js";
 import { triggeredErrorMessage } from "./error-trigger.js";
@@ -39,7 +46,11 @@ function ownContract(payment: OnSessionPayment): ContractRecord | undefined {
 export function claimChanges(payment: OnSessionPayment, now: Date): OnSessionChanges {
   const contract = ownContract(payment);
   if (payment.link.workflow === PaymentWorkflow.CONTRACT_WITH_CHARGE && contract?.status === ContractStatus.INITIAL) {
-    return { linkState: "approving", contract: transitionContract(contract, ContractStatus.PENDING_CHARGE, now), events: [] };
+    return {
+      linkState: "approving",
+      contract: transitionContract(contract, ContractStatus.PENDING_CHARGE, now),
+      events: [],
+    };
   }
   return { linkState: "approving", events: [] };
 }
@@ -63,7 +74,9 @@ export function holdForKycChanges(payment: OnSessionPayment, now: Date): OnSessi
 export function settleChanges(payment: OnSessionPayment, result: ApprovalResult, now: Date): OnSessionChanges {
   const contract = ownContract(payment);
   if (result.ok) {
-    const activated = contract && transitionContract(transitionContract(contract, ContractStatus.APPROVED, now), ContractStatus.ACTIVATED, now);
+    const activated =
+      contract &&
+      transitionContract(transitionContract(contract, ContractStatus.APPROVED, now), ContractStatus.ACTIVATED, now);
     const events: EventType[] = [];
     if (payment.charge) events.push(EventType.CHARGE_SUCCESS);
     if (activated) events.push(EventType.CONTRACT_ACTIVATED);
@@ -79,7 +92,12 @@ export function settleChanges(payment: OnSessionPayment, result: ApprovalResult,
   }
   return {
     linkState: "failed",
-    charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType: result.errorType, message: result.message }),
+    charge:
+      payment.charge &&
+      transitionCharge(payment.charge, ChargeStatus.FAILURE, now, {
+        errorType: result.errorType,
+        message: result.message,
+      }),
     contract: contract && transitionContract(contract, ContractStatus.CANCELLED, now),
     events: payment.charge ? [EventType.CHARGE_FAIL] : [],
   };
@@ -95,7 +113,12 @@ export function triggeredFailureChanges(payment: OnSessionPayment, errorType: Er
   const contract = ownContract(payment);
   return {
     linkState: "failed",
-    charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType, message: triggeredErrorMessage(errorType) }),
+    charge:
+      payment.charge &&
+      transitionCharge(payment.charge, ChargeStatus.FAILURE, now, {
+        errorType,
+        message: triggeredErrorMessage(errorType),
+      }),
     contract: contract && transitionContract(contract, ContractStatus.CANCELLED, now),
     events: payment.charge ? [EventType.TEST_CHARGE_CREATED, EventType.TEST_CHARGE_FAIL] : [],
   };
@@ -106,7 +129,9 @@ export function expiryChanges(payment: OnSessionPayment, now: Date): OnSessionCh
   const contract = ownContract(payment);
   return {
     linkState: "expired",
-    charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType: ErrorType.PAYMENT_LINK_EXPIRED }),
+    charge:
+      payment.charge &&
+      transitionCharge(payment.charge, ChargeStatus.FAILURE, now, { errorType: ErrorType.PAYMENT_LINK_EXPIRED }),
     contract: contract && transitionContract(contract, ContractStatus.EXPIRED, now),
     events: payment.charge ? [EventType.CHARGE_FAIL] : [],
   };

@@ -1,4 +1,9 @@
-import { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ErrorType,
+  OnSessionPaymentErrorCode,
+  PaymentErrorCode,
+  PaymentWorkflow,
+} from "../../gen/payments/v1/enums_pb.js";
 import { PaymentFailure, errorTypeMessages, type CataloguedCode } from "./payment-failure.js";
 
 /** What CreateOnSessionPayment knows once it has looked the customer up. */
@@ -13,7 +18,11 @@ export interface OnSessionFacts {
   merchantOnboardingComplete: boolean;
 }
 
-function rejection(code: keyof typeof OnSessionPaymentErrorCode, paymentErrorCode: PaymentErrorCode, message: string): PaymentFailure {
+function rejection(
+  code: keyof typeof OnSessionPaymentErrorCode,
+  paymentErrorCode: PaymentErrorCode,
+  message: string,
+): PaymentFailure {
   return new PaymentFailure(paymentErrorCode, message, `ON_SESSION_PAYMENT_ERROR_CODE_${code}` as CataloguedCode);
 }
 
@@ -35,13 +44,25 @@ function rejection(code: keyof typeof OnSessionPaymentErrorCode, paymentErrorCod
 export function chooseOnSessionWorkflow(facts: OnSessionFacts): PaymentWorkflow {
   const hasPrice = facts.price !== undefined;
   if ((facts.byCustomerId || facts.oneOff) && !hasPrice) {
-    throw rejection("MISSING_CHARGE", PaymentErrorCode.BAD_REQUEST, "charge.price is required when charging an existing customer or a one-off charge");
+    throw rejection(
+      "MISSING_CHARGE",
+      PaymentErrorCode.BAD_REQUEST,
+      "charge.price is required when charging an existing customer or a one-off charge",
+    );
   }
   if (facts.byCustomerId && !facts.customer) {
-    throw rejection("CUSTOMER_NOT_FOUND", PaymentErrorCode.CUSTOMER_NOT_FOUND, errorTypeMessages[ErrorType.PAYMENT_CUSTOMER_NOT_FOUND]);
+    throw rejection(
+      "CUSTOMER_NOT_FOUND",
+      PaymentErrorCode.CUSTOMER_NOT_FOUND,
+      errorTypeMessages[ErrorType.PAYMENT_CUSTOMER_NOT_FOUND],
+    );
   }
   if (facts.byCustomerId && !facts.oneOff && !facts.customer?.activeContract) {
-    throw rejection("CUSTOMER_INACTIVE", PaymentErrorCode.CUSTOMER_INACTIVE, errorTypeMessages[ErrorType.PAYMENT_CUSTOMER_INACTIVE]);
+    throw rejection(
+      "CUSTOMER_INACTIVE",
+      PaymentErrorCode.CUSTOMER_INACTIVE,
+      errorTypeMessages[ErrorType.PAYMENT_CUSTOMER_INACTIVE],
+    );
   }
   if (!facts.merchantOnboardingComplete) {
     throw rejection(
@@ -57,7 +78,11 @@ export function chooseOnSessionWorkflow(facts: OnSessionFacts): PaymentWorkflow 
 
 /** The unexpected, reported with its catalogued code (spec: often temporary, retry with backoff). */
 export function onSessionInternalError(cause: unknown): PaymentFailure {
-  const failure = rejection("INTERNAL_ERROR", PaymentErrorCode.INTERNAL, "internal error while creating the payment; retry with backoff");
+  const failure = rejection(
+    "INTERNAL_ERROR",
+    PaymentErrorCode.INTERNAL,
+    "internal error while creating the payment; retry with backoff",
+  );
   (failure as Error).cause = cause;
   return failure;
 }

@@ -1,9 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { codeMatches, codeUnusableReason, hashOneTimeCode, newOneTimeCode, resendAvailableAt } from "./one-time-code.js";
+import {
+  codeMatches,
+  codeUnusableReason,
+  hashOneTimeCode,
+  newOneTimeCode,
+  resendAvailableAt,
+} from "./one-time-code.js";
 
 describe("one-time codes", () => {
   const now = new Date("2025-01-01T00:00:00Z");
-  const record = (overrides = {}) => ({ id: "otc-1", codeHash: hashOneTimeCode("otc-1", "123456"), attempts: 0, expiresAt: new Date(now.getTime() + 600_000), usedAt: null, createdAt: now, ...overrides });
+  const record = (overrides = {}) => ({
+    id: "otc-1",
+    codeHash: hashOneTimeCode("otc-1", "123456"),
+    attempts: 0,
+    expiresAt: new Date(now.getTime() + 600_000),
+    usedAt: null,
+    createdAt: now,
+    ...overrides,
+  });
 
   it("are six digits, matched by hash only", () => {
     expect(newOneTimeCode()).toMatch(/^[0-9]{6}$/);

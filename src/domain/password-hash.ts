@@ -21,7 +21,9 @@ function derive(password: string, salt: Buffer, options: { N: number; r: number;
   // scrypt needs 128·N·r bytes; allow twice that.
   const scryptOptions: ScryptOptions = { ...options, maxmem: 256 * options.N * options.r };
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize("NFC"), salt, keyLength, scryptOptions, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(password.normalize("NFC"), salt, keyLength, scryptOptions, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }
 

@@ -43,5 +43,10 @@ export function errorTypeName(errorType: ErrorType): CataloguedCode {
 
 /** A field the rules declared in the .proto let through but the domain refuses: VALIDATION_FAILED naming it. */
 export function validationFailure(field: string, reason: string): PaymentFailure {
-  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`, errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED), field);
+  return new PaymentFailure(
+    PaymentErrorCode.BAD_REQUEST,
+    `${field}: ${reason}`,
+    errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
+    field,
+  );
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ChargeStatus, ErrorType, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
-import { hasLapsed, linkExpiresAt, maskEmail, outcomeOfLink, redirectUrlFor, tokenOfPaymentLinkUrl } from "./payment-link.js";
+import {
+  hasLapsed,
+  linkExpiresAt,
+  maskEmail,
+  outcomeOfLink,
+  redirectUrlFor,
+  tokenOfPaymentLinkUrl,
+} from "./payment-link.js";
 
 const link = {
   id: "chg-1",
@@ -22,10 +29,18 @@ describe("payment links", () => {
   });
 
   it("redirect to success_url with the ids, keeping the merchant's query", () => {
-    const url = new URL(redirectUrlFor(link, { chargeStatus: ChargeStatus.SUCCESS, errorType: ErrorType.UNSPECIFIED, errorMessage: "" }));
+    const url = new URL(
+      redirectUrlFor(link, { chargeStatus: ChargeStatus.SUCCESS, errorType: ErrorType.UNSPECIFIED, errorMessage: "" }),
+    );
     expect(url.pathname).toBe("/ok");
     expect(url.hash).toBe("#top");
-    expect(Object.fromEntries(url.searchParams)).toEqual({ order: "7", charge_id: "chg-1", transaction_id: "trx-1", contract_id: "con-1", status: "CHARGE_STATUS_SUCCESS" });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      order: "7",
+      charge_id: "chg-1",
+      transaction_id: "trx-1",
+      contract_id: "con-1",
+      status: "CHARGE_STATUS_SUCCESS",
+    });
   });
 
   it("redirect a failure to failure_url with the error code", () => {

@@ -79,7 +79,9 @@ export function workflowNeedsBankLink(workflow: PaymentWorkflow): boolean {
 }
 
 /** Why ApprovePayment cannot start yet, or undefined when it can. */
-export function approvalBlocker(link: Pick<PaymentLinkRecord, "twoFactorVerified" | "bankLinked" | "workflow">): string | undefined {
+export function approvalBlocker(
+  link: Pick<PaymentLinkRecord, "twoFactorVerified" | "bankLinked" | "workflow">,
+): string | undefined {
   if (!link.twoFactorVerified) return "two-factor verification is required before approving";
   if (workflowNeedsBankLink(link.workflow) && !link.bankLinked) return "link a bank account before approving";
   return undefined;
@@ -94,14 +96,22 @@ export interface LinkOutcome {
 }
 
 /** spec: a link is settled by approval (SUCCESS/FAILURE), a KYC hold, or expiry. */
-export function outcomeOfLink(state: LinkState, charge: { status: ChargeStatus; errorType: ErrorType; errorMessage: string } | undefined): LinkOutcome {
-  if (state === "expired") return { chargeStatus: ChargeStatus.FAILURE, errorType: ErrorType.PAYMENT_LINK_EXPIRED, errorMessage: "" };
-  if (charge?.status === ChargeStatus.FAILURE) return { chargeStatus: charge.status, errorType: charge.errorType, errorMessage: charge.errorMessage };
+export function outcomeOfLink(
+  state: LinkState,
+  charge: { status: ChargeStatus; errorType: ErrorType; errorMessage: string } | undefined,
+): LinkOutcome {
+  if (state === "expired")
+    return { chargeStatus: ChargeStatus.FAILURE, errorType: ErrorType.PAYMENT_LINK_EXPIRED, errorMessage: "" };
+  if (charge?.status === ChargeStatus.FAILURE)
+    return { chargeStatus: charge.status, errorType: charge.errorType, errorMessage: charge.errorMessage };
   if (charge) return { chargeStatus: charge.status, errorType: ErrorType.UNSPECIFIED, errorMessage: "" };
   // A contract-only link has no charge: its state says it all.
-  if (state === "completed") return { chargeStatus: ChargeStatus.SUCCESS, errorType: ErrorType.UNSPECIFIED, errorMessage: "" };
-  if (state === "waiting_kyc") return { chargeStatus: ChargeStatus.WAITING_EKYC, errorType: ErrorType.UNSPECIFIED, errorMessage: "" };
-  if (state === "failed") return { chargeStatus: ChargeStatus.FAILURE, errorType: ErrorType.PAYMENT_CHARGE_REJECTED, errorMessage: "" };
+  if (state === "completed")
+    return { chargeStatus: ChargeStatus.SUCCESS, errorType: ErrorType.UNSPECIFIED, errorMessage: "" };
+  if (state === "waiting_kyc")
+    return { chargeStatus: ChargeStatus.WAITING_EKYC, errorType: ErrorType.UNSPECIFIED, errorMessage: "" };
+  if (state === "failed")
+    return { chargeStatus: ChargeStatus.FAILURE, errorType: ErrorType.PAYMENT_CHARGE_REJECTED, errorMessage: "" };
   return { chargeStatus: ChargeStatus.PENDING, errorType: ErrorType.UNSPECIFIED, errorMessage: "" };
 }
 
@@ -112,7 +122,10 @@ export function outcomeOfLink(state: LinkState, charge: { status: ChargeStatus; 
  * when the link sets up a contract), status (CHARGE_STATUS_*) and, on failure, error_code
  * (ERROR_TYPE_*) appended to the merchant's own query string.
  */
-export function redirectUrlFor(link: Pick<PaymentLinkRecord, "id" | "chargeId" | "contractId" | "workflow" | "successUrl" | "failureUrl">, outcome: LinkOutcome): string {
+export function redirectUrlFor(
+  link: Pick<PaymentLinkRecord, "id" | "chargeId" | "contractId" | "workflow" | "successUrl" | "failureUrl">,
+  outcome: LinkOutcome,
+): string {
   const failed = outcome.chargeStatus === ChargeStatus.FAILURE;
   const url = new URL(failed ? link.failureUrl : link.successUrl);
   url.searchParams.set("charge_id", link.id);

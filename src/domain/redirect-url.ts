@@ -8,9 +8,17 @@ import { PaymentFailure, type CataloguedCode } from "./payment-failure.js";
  */
 export function checkRedirectUrls(redirect: { successUrl: string; failureUrl: string }, mode: Mode): void {
   if (mode !== "production") return;
-  for (const [field, url] of [["redirect.success_url", redirect.successUrl], ["redirect.failure_url", redirect.failureUrl]] as const) {
+  for (const [field, url] of [
+    ["redirect.success_url", redirect.successUrl],
+    ["redirect.failure_url", redirect.failureUrl],
+  ] as const) {
     if (!url.startsWith("https://")) {
-      throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: must be an https URL in production`, "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED" as CataloguedCode, field);
+      throw new PaymentFailure(
+        PaymentErrorCode.BAD_REQUEST,
+        `${field}: must be an https URL in production`,
+        "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED" as CataloguedCode,
+        field,
+      );
     }
   }
 }

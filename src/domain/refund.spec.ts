@@ -51,10 +51,20 @@ const refusal = (fn: () => unknown) => {
 
 describe("decideRefund", () => {
   it("cancels a full refund before the bank's 15:00 JST cutoff and transfers from it on, settling the next business morning", () => {
-    expect(decideRefund(charge(), undefined, new Date("2026-03-10T05:59:59.999Z"), bank)).toEqual({ kind: "cancellation", amount: 1000 });
-    expect(decideRefund(charge(), 1000, new Date("2026-03-10T05:59:59.999Z"), bank)).toEqual({ kind: "cancellation", amount: 1000 });
+    expect(decideRefund(charge(), undefined, new Date("2026-03-10T05:59:59.999Z"), bank)).toEqual({
+      kind: "cancellation",
+      amount: 1000,
+    });
+    expect(decideRefund(charge(), 1000, new Date("2026-03-10T05:59:59.999Z"), bank)).toEqual({
+      kind: "cancellation",
+      amount: 1000,
+    });
     const at = new Date("2026-03-10T06:00:00Z");
-    expect(decideRefund(charge(), undefined, at, bank)).toEqual({ kind: "transfer", amount: 1000, settleAfter: new Date("2026-03-11T00:00:00Z") });
+    expect(decideRefund(charge(), undefined, at, bank)).toEqual({
+      kind: "transfer",
+      amount: 1000,
+      settleAfter: new Date("2026-03-11T00:00:00Z"),
+    });
   });
 
   it("transfers a partial refund even on the same day", () => {
@@ -63,13 +73,24 @@ describe("decideRefund", () => {
 
   it("refuses with the spec's messages", () => {
     for (const status of [ChargeStatus.FAILURE, ChargeStatus.PENDING, ChargeStatus.CANCELLED, ChargeStatus.REFUNDED]) {
-      expect(refusal(() => decideRefund(charge({ status }), 1, succeededAt, bank))).toBe(refundRefusalMessages.notCancellable);
+      expect(refusal(() => decideRefund(charge({ status }), 1, succeededAt, bank))).toBe(
+        refundRefusalMessages.notCancellable,
+      );
     }
-    expect(refusal(() => decideRefund(charge({ pendingRefundAmount: 1000 }), 1, succeededAt, bank))).toBe(refundRefusalMessages.notCancellable);
-    expect(refusal(() => decideRefund(charge({ refundedAmount: 300, pendingRefundAmount: 200 }), 501, succeededAt, bank))).toBe(refundRefusalMessages.exceedsRefundable);
-    expect(refusal(() => decideRefund(charge({ refundedAmount: 300 }), undefined, succeededAt, bank))).toBe(refundRefusalMessages.alreadyPartiallyRefunded);
+    expect(refusal(() => decideRefund(charge({ pendingRefundAmount: 1000 }), 1, succeededAt, bank))).toBe(
+      refundRefusalMessages.notCancellable,
+    );
+    expect(
+      refusal(() => decideRefund(charge({ refundedAmount: 300, pendingRefundAmount: 200 }), 501, succeededAt, bank)),
+    ).toBe(refundRefusalMessages.exceedsRefundable);
+    expect(refusal(() => decideRefund(charge({ refundedAmount: 300 }), undefined, succeededAt, bank))).toBe(
+      refundRefusalMessages.alreadyPartiallyRefunded,
+    );
     // The remainder as an amount after a partial refund is a partial refund, settled by transfer.
-    expect(decideRefund(charge({ refundedAmount: 300 }), 700, succeededAt, bank)).toMatchObject({ kind: "transfer", amount: 700 });
+    expect(decideRefund(charge({ refundedAmount: 300 }), 700, succeededAt, bank)).toMatchObject({
+      kind: "transfer",
+      amount: 700,
+    });
   });
 });
 
@@ -83,7 +104,11 @@ describe("settlement arithmetic", () => {
     const refund = newRefund({ id: "rfd-1", charge: accepted, decision, reason: "", metadata: {}, now });
     expect(refund.status).toBe(RefundStatus.PENDING);
     const settled = settleRefund(accepted, refund, now);
-    expect(settled.charge).toMatchObject({ pendingRefundAmount: 0, refundedAmount: 1000, status: ChargeStatus.REFUNDED });
+    expect(settled.charge).toMatchObject({
+      pendingRefundAmount: 0,
+      refundedAmount: 1000,
+      status: ChargeStatus.REFUNDED,
+    });
     expect(settled.refund.status).toBe(RefundStatus.SUCCEEDED);
   });
 
@@ -98,6 +123,10 @@ describe("settlement arithmetic", () => {
 
   it("cancels the charge for a same-day full refund, with the whole amount refunded", () => {
     const decision = decideRefund(charge(), undefined, succeededAt, bank);
-    expect(chargeAfterAcceptance(charge(), decision, succeededAt)).toMatchObject({ status: ChargeStatus.CANCELLED, refundedAmount: 1000, pendingRefundAmount: 0 });
+    expect(chargeAfterAcceptance(charge(), decision, succeededAt)).toMatchObject({
+      status: ChargeStatus.CANCELLED,
+      refundedAmount: 1000,
+      pendingRefundAmount: 0,
+    });
   });
 });

@@ -62,7 +62,12 @@ export type RefundDecision =
  * replaces decisions.md's JST midnight); anything else is a transfer that settles on the bank's
  * business days (bank-cutoff.ts). Throws the spec's business-rule failures.
  */
-export function decideRefund(charge: ChargeRecord, amount: number | undefined, now: Date, bank: BankRules): RefundDecision {
+export function decideRefund(
+  charge: ChargeRecord,
+  amount: number | undefined,
+  now: Date,
+  bank: BankRules,
+): RefundDecision {
   const remainder = refundableRemainder(charge);
   // Failed, pending, cancelled and refunded charges, and charges whose refunds already cover them.
   if (remainder <= 0) throw refundRefused("notCancellable");
@@ -71,7 +76,8 @@ export function decideRefund(charge: ChargeRecord, amount: number | undefined, n
   const refundAmount = amount ?? remainder;
   if (refundAmount > remainder) throw refundRefused("exceedsRefundable");
   const full = !earlierRefunds && refundAmount === charge.amount;
-  if (full && charge.succeededAt && now < cancellationDeadline(bank, charge.succeededAt)) return { kind: "cancellation", amount: refundAmount };
+  if (full && charge.succeededAt && now < cancellationDeadline(bank, charge.succeededAt))
+    return { kind: "cancellation", amount: refundAmount };
   return { kind: "transfer", amount: refundAmount, settleAfter: refundSettlesAt(bank, now) };
 }
 
@@ -104,13 +110,20 @@ export function newRefund(input: {
 /** The charge once a refund is accepted: cancelled at once, or the amount held as pending. */
 export function chargeAfterAcceptance(charge: ChargeRecord, decision: RefundDecision, now: Date): ChargeRecord {
   if (decision.kind === "cancellation") {
-    return { ...transitionCharge(charge, ChargeStatus.CANCELLED, now), refundedAmount: charge.refundedAmount + decision.amount };
+    return {
+      ...transitionCharge(charge, ChargeStatus.CANCELLED, now),
+      refundedAmount: charge.refundedAmount + decision.amount,
+    };
   }
   return { ...charge, pendingRefundAmount: charge.pendingRefundAmount + decision.amount, updatedAt: now };
 }
 
 /** A pending refund settled by the bank: the charge is REFUNDED once refunds reach its amount. */
-export function settleRefund(charge: ChargeRecord, refund: RefundRecord, now: Date): { charge: ChargeRecord; refund: RefundRecord } {
+export function settleRefund(
+  charge: ChargeRecord,
+  refund: RefundRecord,
+  now: Date,
+): { charge: ChargeRecord; refund: RefundRecord } {
   const moved: ChargeRecord = {
     ...charge,
     pendingRefundAmount: charge.pendingRefundAmount - refund.amount,
@@ -122,7 +135,12 @@ export function settleRefund(charge: ChargeRecord, refund: RefundRecord, now: Da
 }
 
 /** A pending refund the bank did not carry out: the amount is refundable again, the charge unchanged. */
-export function failRefund(charge: ChargeRecord, refund: RefundRecord, rootCause: string, now: Date): { charge: ChargeRecord; refund: RefundRecord } {
+export function failRefund(
+  charge: ChargeRecord,
+  refund: RefundRecord,
+  rootCause: string,
+  now: Date,
+): { charge: ChargeRecord; refund: RefundRecord } {
   return {
     charge: { ...charge, pendingRefundAmount: charge.pendingRefundAmount - refund.amount, updatedAt: now },
     refund: { ...refund, status: RefundStatus.FAILED, errorMessage: rootCause, updatedAt: now },

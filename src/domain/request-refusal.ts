@@ -1,5 +1,12 @@
 /** Refusals that are not payment errors: the protocol status is all a client needs. */
-export type RefusalKind = "unauthenticated" | "conflict" | "in_flight" | "not_found" | "rate_limited" | "precondition" | "invalid";
+export type RefusalKind =
+  | "unauthenticated"
+  | "conflict"
+  | "in_flight"
+  | "not_found"
+  | "rate_limited"
+  | "precondition"
+  | "invalid";
 
 export class RequestRefusal extends Error {
   constructor(

@@ -12,7 +12,10 @@ const retryable: ReadonlySet<string> = new Set([
   "ASYNC_STATUS_FAILED_TO_START",
 ]);
 
-const conditional: ReadonlySet<string> = new Set(["ERROR_TYPE_PAYMENT_CHARGE_FAILED", "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED"]);
+const conditional: ReadonlySet<string> = new Set([
+  "ERROR_TYPE_PAYMENT_CHARGE_FAILED",
+  "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
+]);
 
 /** The class of a catalogued code; every code the table does not name is terminal. */
 export function retryClassOf(code: string): RetryClass {

@@ -1,7 +1,19 @@
-import { ApiSource, ChargeStatus, ContractStatus, ErrorType, EventType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ApiSource,
+  ChargeStatus,
+  ContractStatus,
+  ErrorType,
+  EventType,
+  RefundStatus,
+} from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "./ids.js";
 import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
-import { chargeEventContent, contractEventContent, refundFailedContent, refundSucceededContent } from "./webhook-content.js";
+import {
+  chargeEventContent,
+  contractEventContent,
+  refundFailedContent,
+  refundSucceededContent,
+} from "./webhook-content.js";
 
 /**
  * The content of a test event of any type (SandboxService.SendTestEvent): the same shape a real
@@ -30,7 +42,12 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     createdAt: now,
     updatedAt: now,
   };
-  const failed: ChargeRecord = { ...charge, status: ChargeStatus.FAILURE, succeededAt: null, errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS };
+  const failed: ChargeRecord = {
+    ...charge,
+    status: ChargeStatus.FAILURE,
+    succeededAt: null,
+    errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS,
+  };
   const refund: RefundRecord = {
     id: newId("rfd"),
     merchantId,
@@ -52,11 +69,27 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     case EventType.TEST_CHARGE_CREATED:
       return chargeEventContent({ ...charge, status: ChargeStatus.PENDING, succeededAt: null }, merchantName);
     case EventType.REFUND_SUCCEEDED:
-      return refundSucceededContent({ ...charge, status: ChargeStatus.REFUNDED, refundedAmount: charge.amount }, refund, now);
+      return refundSucceededContent(
+        { ...charge, status: ChargeStatus.REFUNDED, refundedAmount: charge.amount },
+        refund,
+        now,
+      );
     case EventType.REFUND_FAILED:
-      return refundFailedContent(charge, { ...refund, status: RefundStatus.FAILED, errorMessage: "the bank refused the transfer back (test event)" }, merchantName);
+      return refundFailedContent(
+        charge,
+        { ...refund, status: RefundStatus.FAILED, errorMessage: "the bank refused the transfer back (test event)" },
+        merchantName,
+      );
     case EventType.CONTRACT_ACTIVATED: {
-      const contract: ContractRecord = { id: charge.contractId!, merchantId, customerId, status: ContractStatus.ACTIVATED, metadata: { test: "true" }, createdAt: now, updatedAt: now };
+      const contract: ContractRecord = {
+        id: charge.contractId!,
+        merchantId,
+        customerId,
+        status: ContractStatus.ACTIVATED,
+        metadata: { test: "true" },
+        createdAt: now,
+        updatedAt: now,
+      };
       return contractEventContent(contract, merchantName);
     }
     default:

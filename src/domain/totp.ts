@@ -11,7 +11,14 @@ export function newTotpSecret(): string {
 
 /** The otpauth:// URI an authenticator app scans (as a QR code) or takes typed in. */
 export function totpUri(secret: string, account: string, issuer = "furikomi"): string {
-  return new TOTP({ issuer, label: account, secret: Secret.fromBase32(secret), algorithm: "SHA1", digits, period: periodSeconds }).toString();
+  return new TOTP({
+    issuer,
+    label: account,
+    secret: Secret.fromBase32(secret),
+    algorithm: "SHA1",
+    digits,
+    period: periodSeconds,
+  }).toString();
 }
 
 export type TotpVerdict = { accepted: true; step: number } | { accepted: false; replayed: boolean };
@@ -23,7 +30,15 @@ export type TotpVerdict = { accepted: true; step: number } | { accepted: false; 
  */
 export function verifyTotpCode(secret: string, code: string, now: Date, lastStep: number): TotpVerdict {
   const timestamp = now.getTime();
-  const delta = TOTP.validate({ token: code, secret: Secret.fromBase32(secret), algorithm: "SHA1", digits, period: periodSeconds, timestamp, window: 1 });
+  const delta = TOTP.validate({
+    token: code,
+    secret: Secret.fromBase32(secret),
+    algorithm: "SHA1",
+    digits,
+    period: periodSeconds,
+    timestamp,
+    window: 1,
+  });
   if (delta === null) return { accepted: false, replayed: false };
   const step = TOTP.counter({ period: periodSeconds, timestamp }) + delta;
   if (step <= lastStep) return { accepted: false, replayed: true };

@@ -27,7 +27,9 @@ export function chargeEventContent(charge: ChargeRecord, merchantName: string): 
     currency: "JPY",
     createdAt: charge.createdAt.toISOString(),
     updatedAt: charge.updatedAt.toISOString(),
-    error: failed ? { code: charge.errorType, message: charge.errorMessage || errorTypeMessages[charge.errorType] } : undefined,
+    error: failed
+      ? { code: charge.errorType, message: charge.errorMessage || errorTypeMessages[charge.errorType] }
+      : undefined,
     metadata: charge.metadata,
     apiSource: charge.apiSource,
     onSessionChargeId: charge.onSessionId ?? "",
@@ -76,7 +78,11 @@ export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, 
         createdAt: charge.createdAt.toISOString(),
         updatedAt: charge.updatedAt.toISOString(),
       },
-      refund: { refundId: refund.id, error: { code: "refund_failed", message: refund.errorMessage }, amount: refund.amount },
+      refund: {
+        refundId: refund.id,
+        error: { code: "refund_failed", message: refund.errorMessage },
+        amount: refund.amount,
+      },
     }),
     asWebhookJson,
   ) as object;

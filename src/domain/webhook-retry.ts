@@ -22,7 +22,12 @@ export function retryCeilingMs(failedAttempts: number): number {
  * When to try again after a failed attempt, or undefined when the retry window is over.
  * `random` is a number in [0, 1) (Math.random in production; fixed in tests).
  */
-export function nextRetryAt(input: { failedAttempts: number; windowStartedAt: Date; failedAt: Date; random: number }): Date | undefined {
+export function nextRetryAt(input: {
+  failedAttempts: number;
+  windowStartedAt: Date;
+  failedAt: Date;
+  random: number;
+}): Date | undefined {
   if (input.failedAt.getTime() - input.windowStartedAt.getTime() >= retryWindowMs) return undefined;
   const waitMs = Math.max(minimumWaitMs, Math.floor(input.random * retryCeilingMs(input.failedAttempts)));
   return new Date(input.failedAt.getTime() + waitMs);

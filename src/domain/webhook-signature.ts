@@ -18,7 +18,10 @@ export function signingKey(secret: string): Buffer {
  * The envelope's `signature`: "sha256=" + hex HMAC-SHA256 over
  * `id + "." + created_at + "." + <content JSON exactly as in the body>`.
  */
-export function envelopeSignature(secret: string, parts: Pick<EnvelopeParts, "id" | "createdAt" | "contentJson">): string {
+export function envelopeSignature(
+  secret: string,
+  parts: Pick<EnvelopeParts, "id" | "createdAt" | "contentJson">,
+): string {
   const hmac = createHmac("sha256", signingKey(secret)).update(`${parts.id}.${parts.createdAt}.${parts.contentJson}`);
   return `sha256=${hmac.digest("hex")}`;
 }
@@ -40,7 +43,12 @@ export function envelopeBody(secret: string, parts: EnvelopeParts): string {
  * The Standard Webhooks headers of one attempt (webhook-id = the envelope id, the attempt's
  * timestamp in seconds, `v1,<base64>` over `id.timestamp.body`), signed with the same key.
  */
-export function standardWebhookHeaders(secret: string, id: string, body: string, attemptedAt: Date): Record<string, string> {
+export function standardWebhookHeaders(
+  secret: string,
+  id: string,
+  body: string,
+  attemptedAt: Date,
+): Record<string, string> {
   return {
     "webhook-id": id,
     "webhook-timestamp": String(Math.floor(attemptedAt.getTime() / 1000)),

@@ -44,12 +44,19 @@ describe("forbiddenAddress", () => {
     expect(forbiddenAddress(address)).toBe(reason);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "169.253.255.255", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"])(
-    "accepts the public address %s",
-    (address) => {
-      expect(forbiddenAddress(address)).toBeUndefined();
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "100.128.0.1",
+    "169.253.255.255",
+    "2606:4700:4700::1111",
+    "2a00:1450:4001:80b::200e",
+    "::ffff:8.8.8.8",
+    "64:ff9b::8.8.8.8",
+  ])("accepts the public address %s", (address) => {
+    expect(forbiddenAddress(address)).toBeUndefined();
+  });
 });
 
 describe("webhookUrlRefusal", () => {

@@ -110,7 +110,7 @@ function rangeOf(bytes: Uint8Array, ranges: readonly Range[]): string | undefine
 
 function samePrefix(a: Uint8Array, b: Uint8Array, bits: number): boolean {
   for (let i = 0; i < bits; i++) {
-    const mask = 0x80 >> i % 8;
+    const mask = 0x80 >> (i % 8);
     if ((a[i >> 3] & mask) !== (b[i >> 3] & mask)) return false;
   }
   return true;
@@ -123,7 +123,8 @@ function embeddedIpv4(bytes: Uint8Array): Uint8Array | undefined {
   if (zero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12);
   if (zero(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zero(10, 12)) return bytes.slice(12);
   // 64:ff9b::/96 (NAT64 well-known prefix)
-  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12)) return bytes.slice(12);
+  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12))
+    return bytes.slice(12);
   // 2002::/16 (6to4)
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return bytes.slice(2, 6);
   return undefined;
@@ -144,7 +145,10 @@ function ipv6Bytes(ip: string): Uint8Array {
   const [head, rest] = text.split("::");
   const headGroups = head ? head.split(":") : [];
   const restGroups = rest ? rest.split(":") : [];
-  const groups = rest === undefined ? headGroups : [...headGroups, ...Array(8 - headGroups.length - restGroups.length).fill("0"), ...restGroups];
+  const groups =
+    rest === undefined
+      ? headGroups
+      : [...headGroups, ...Array(8 - headGroups.length - restGroups.length).fill("0"), ...restGroups];
   const bytes = new Uint8Array(16);
   groups.forEach((group, i) => {
     const value = parseInt(group, 16);

@@ -5,9 +5,15 @@ import { zenginFailureMessage, zenginResultOfAccount } from "./zengin-result.js"
 describe("zenginResultOfAccount", () => {
   it("maps the magic account numbers 999999N to Zengin result N", () => {
     expect(zenginResultOfAccount("9999991")?.errorType).toBe(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS);
-    expect(zenginResultOfAccount("9999992")).toMatchObject({ errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE, relink: true });
+    expect(zenginResultOfAccount("9999992")).toMatchObject({
+      errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE,
+      relink: true,
+    });
     expect(zenginResultOfAccount("9999993")?.errorType).toBe(ErrorType.PAYMENT_GATEWAY_FAILED);
-    expect(zenginResultOfAccount("9999994")).toMatchObject({ errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE, relink: true });
+    expect(zenginResultOfAccount("9999994")).toMatchObject({
+      errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE,
+      relink: true,
+    });
     expect(zenginResultOfAccount("9999999")?.errorType).toBe(ErrorType.PAYMENT_GATEWAY_FAILED);
   });
 
@@ -17,6 +23,8 @@ describe("zenginResultOfAccount", () => {
   });
 
   it("says the code in the message after the ErrorType's default", () => {
-    expect(zenginFailureMessage(zenginResultOfAccount("9999991")!)).toBe("Customer has insufficient funds (Zengin result 1: insufficient funds, 資金不足)");
+    expect(zenginFailureMessage(zenginResultOfAccount("9999991")!)).toBe(
+      "Customer has insufficient funds (Zengin result 1: insufficient funds, 資金不足)",
+    );
   });
 });

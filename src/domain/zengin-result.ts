@@ -15,10 +15,34 @@ export interface ZenginResult {
 }
 
 export const zenginResults: readonly ZenginResult[] = Object.freeze([
-  { code: 1, japanese: "資金不足", meaning: "insufficient funds", errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, relink: false },
-  { code: 2, japanese: "取引なし", meaning: "account closed", errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE, relink: true },
-  { code: 3, japanese: "預金者の都合による振替停止", meaning: "stopped by the account holder", errorType: ErrorType.PAYMENT_GATEWAY_FAILED, relink: false },
-  { code: 4, japanese: "振替依頼書なし", meaning: "no debit authorisation", errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE, relink: true },
+  {
+    code: 1,
+    japanese: "資金不足",
+    meaning: "insufficient funds",
+    errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS,
+    relink: false,
+  },
+  {
+    code: 2,
+    japanese: "取引なし",
+    meaning: "account closed",
+    errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE,
+    relink: true,
+  },
+  {
+    code: 3,
+    japanese: "預金者の都合による振替停止",
+    meaning: "stopped by the account holder",
+    errorType: ErrorType.PAYMENT_GATEWAY_FAILED,
+    relink: false,
+  },
+  {
+    code: 4,
+    japanese: "振替依頼書なし",
+    meaning: "no debit authorisation",
+    errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE,
+    relink: true,
+  },
   { code: 9, japanese: "その他", meaning: "other", errorType: ErrorType.PAYMENT_GATEWAY_FAILED, relink: false },
 ]);
 

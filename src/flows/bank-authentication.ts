@@ -27,7 +27,16 @@ export async function authenticateAtBank(ctx: FlowContext, credentials: BankCred
     if (judged.kind === "wrong") await recordWrongEntry(trx, key, day);
     return judged;
   });
-  if (verdict.kind === "missing") throw validationFailure("pin", "this bank asks for the account's PIN and its one-time password");
-  if (verdict.kind === "wrong") throw validationFailure("pin", `the PIN or the one-time password is wrong; ${verdict.attemptsLeft} attempt(s) left today`);
-  if (verdict.kind === "locked") throw new RequestRefusal("rate_limited", "too many wrong entries: the bank has locked this account until 00:00 JST");
+  if (verdict.kind === "missing")
+    throw validationFailure("pin", "this bank asks for the account's PIN and its one-time password");
+  if (verdict.kind === "wrong")
+    throw validationFailure(
+      "pin",
+      `the PIN or the one-time password is wrong; ${verdict.attemptsLeft} attempt(s) left today`,
+    );
+  if (verdict.kind === "locked")
+    throw new RequestRefusal(
+      "rate_limited",
+      "too many wrong entries: the bank has locked this account until 00:00 JST",
+    );
 }

@@ -15,6 +15,8 @@ export function calendarOf(config: Config): BankCalendar {
 
 /** The rules of the bank a customer's account is at (the default bank when none is linked). */
 export async function bankRulesOfCustomer(db: Tx, config: Config, customerId: string | null): Promise<BankRules> {
-  const account = customerId ? await db.selectFrom("bank_accounts").select("bank_code").where("customer_id", "=", customerId).executeTakeFirst() : undefined;
+  const account = customerId
+    ? await db.selectFrom("bank_accounts").select("bank_code").where("customer_id", "=", customerId).executeTakeFirst()
+    : undefined;
   return { profile: bankProfileOf(account?.bank_code), calendar: calendarOf(config) };
 }

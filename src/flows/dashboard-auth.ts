@@ -52,7 +52,8 @@ export async function createDashboardUser(
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new RequestRefusal("invalid", `${input.email} is not an e-mail address`);
   const problem = passwordProblem(input.password);
   if (problem) throw new RequestRefusal("invalid", problem);
-  if (!(await findMerchant(ctx.tx.db, input.merchantId))) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${input.merchantId} not found`);
+  if (!(await findMerchant(ctx.tx.db, input.merchantId)))
+    throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${input.merchantId} not found`);
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock.now().toISOString();
   const id = newId("usr");
@@ -76,7 +77,8 @@ export async function createDashboardUser(
       }),
     );
   } catch (error) {
-    if (isUniqueViolation(error)) throw new RequestRefusal("conflict", `a dashboard user with e-mail ${email} already exists`);
+    if (isUniqueViolation(error))
+      throw new RequestRefusal("conflict", `a dashboard user with e-mail ${email} already exists`);
     throw error;
   }
   return { user_id: id, merchant_id: input.merchantId, email };
@@ -100,14 +102,29 @@ export async function signIn(
   }
   const now = ctx.clock.now();
   if (isLocked({ lockedUntil: user.sign_in_locked_until ? new Date(user.sign_in_locked_until) : null }, now)) {
-    throw new RequestRefusal("rate_limited", `too many wrong passwords: sign-in is locked until ${user.sign_in_locked_until}`, "SIGN_IN_LOCKED");
+    throw new RequestRefusal(
+      "rate_limited",
+      `too many wrong passwords: sign-in is locked until ${user.sign_in_locked_until}`,
+      "SIGN_IN_LOCKED",
+    );
   }
   if (!(await verifyPassword(input.password, user.password_hash))) {
     await ctx.tx.write(async (trx) => {
       const current = await lockDashboardUser(ctx.tx, trx, user.id);
       if (!current) return;
-      const next = afterFailure({ failures: current.failed_sign_ins, lockedUntil: current.sign_in_locked_until ? new Date(current.sign_in_locked_until) : null }, now, signInLimits);
-      await updateDashboardUser(trx, user.id, { failed_sign_ins: next.failures, sign_in_locked_until: next.lockedUntil?.toISOString() ?? null, updated_at: now.toISOString() });
+      const next = afterFailure(
+        {
+          failures: current.failed_sign_ins,
+          lockedUntil: current.sign_in_locked_until ? new Date(current.sign_in_locked_until) : null,
+        },
+        now,
+        signInLimits,
+      );
+      await updateDashboardUser(trx, user.id, {
+        failed_sign_ins: next.failures,
+        sign_in_locked_until: next.lockedUntil?.toISOString() ?? null,
+        updated_at: now.toISOString(),
+      });
     });
     throw wrongCredentials();
   }
@@ -118,7 +135,11 @@ export async function signIn(
   const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
   if (!merchant) throw wrongCredentials();
   await ctx.tx.write(async (trx) => {
-    await updateDashboardUser(trx, user.id, { failed_sign_ins: 0, sign_in_locked_until: null, updated_at: now.toISOString() });
+    await updateDashboardUser(trx, user.id, {
+      failed_sign_ins: 0,
+      sign_in_locked_until: null,
+      updated_at: now.toISOString(),
+    });
     await deleteExpiredSessionsOfUser(trx, user.id, now.toISOString());
     await insertDashboardSession(trx, {
       id_hash: sessionHash,
@@ -147,12 +168,19 @@ export async function signIn(
  * The user of a session cookie, checking the CSRF token the page sends (x-csrf-token): an
  * unknown, expired or idle session, or a token that does not match, is refused.
  */
-export async function authenticateSession(ctx: FlowContext, sessionToken: string, csrfToken: string): Promise<DashboardPrincipal> {
+export async function authenticateSession(
+  ctx: FlowContext,
+  sessionToken: string,
+  csrfToken: string,
+): Promise<DashboardPrincipal> {
   const sessionHash = hashSessionToken(sessionToken);
   const session = await findDashboardSession(ctx.tx.db, sessionHash);
   if (!session) throw signedOut();
   const now = ctx.clock.now();
-  const times = { idleExpiresAt: new Date(session.idle_expires_at), absoluteExpiresAt: new Date(session.absolute_expires_at) };
+  const times = {
+    idleExpiresAt: new Date(session.idle_expires_at),
+    absoluteExpiresAt: new Date(session.absolute_expires_at),
+  };
   if (!sessionIsLive(times, now)) {
     await ctx.tx.write((trx) => deleteDashboardSession(trx, sessionHash));
     throw signedOut();
@@ -176,10 +204,14 @@ export async function signOut(ctx: FlowContext, principal: DashboardPrincipal): 
   await ctx.tx.write((trx) => deleteDashboardSession(trx, principal.sessionHash));
 }
 
-const totpAlreadyEnabled = () => new RequestRefusal("precondition", "TOTP is already enabled for this user", "TOTP_ALREADY_ENABLED");
+const totpAlreadyEnabled = () =>
+  new RequestRefusal("precondition", "TOTP is already enabled for this user", "TOTP_ALREADY_ENABLED");
 
 /** Starts TOTP enrolment: a new secret, kept until a first code confirms it. */
-export async function beginTotpEnrollment(ctx: FlowContext, principal: DashboardPrincipal): Promise<{ secret: string; uri: string }> {
+export async function beginTotpEnrollment(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+): Promise<{ secret: string; uri: string }> {
   const secret = newTotpSecret();
   const now = ctx.clock.now().toISOString();
   await ctx.tx.write(async (trx) => {
@@ -192,15 +224,29 @@ export async function beginTotpEnrollment(ctx: FlowContext, principal: Dashboard
 }
 
 /** Confirms enrolment with a first code from the app; that code's time-step is then used up. */
-export async function confirmTotpEnrollment(ctx: FlowContext, principal: DashboardPrincipal, code: string): Promise<void> {
+export async function confirmTotpEnrollment(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  code: string,
+): Promise<void> {
   const now = ctx.clock.now();
   await ctx.tx.write(async (trx) => {
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
     if (!user) throw signedOut();
     if (user.totp_enabled === 1) throw totpAlreadyEnabled();
-    if (!user.totp_secret) throw new RequestRefusal("precondition", "start the enrolment first (BeginTotpEnrollment)", "TOTP_ENROLLMENT_NOT_STARTED");
+    if (!user.totp_secret)
+      throw new RequestRefusal(
+        "precondition",
+        "start the enrolment first (BeginTotpEnrollment)",
+        "TOTP_ENROLLMENT_NOT_STARTED",
+      );
     const verdict = verifyTotpCode(user.totp_secret, code, now, user.totp_last_step);
     if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", "TOTP_CODE_INVALID");
-    await updateDashboardUser(trx, user.id, { totp_enabled: 1, totp_last_step: verdict.step, totp_failures: 0, updated_at: now.toISOString() });
+    await updateDashboardUser(trx, user.id, {
+      totp_enabled: 1,
+      totp_last_step: verdict.step,
+      totp_failures: 0,
+      updated_at: now.toISOString(),
+    });
   });
 }

@@ -61,7 +61,11 @@ export interface UploadedCsvBatch {
  * and nothing is stored; otherwise the batch and its rows (invalid ones with their reasons) are
  * stored with a TOTP challenge bound to the file's content. Nothing is charged before confirmation.
  */
-export async function uploadCsvBatch(ctx: FlowContext, principal: DashboardPrincipal, file: { fileName: string; content: Uint8Array }): Promise<UploadedCsvBatch> {
+export async function uploadCsvBatch(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  file: { fileName: string; content: Uint8Array },
+): Promise<UploadedCsvBatch> {
   if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
   const upload = readCsvUpload(file.content);
   const checks = checkCsvRows(upload.rows, upload.header.length);
@@ -101,10 +105,20 @@ export async function uploadCsvBatch(ctx: FlowContext, principal: DashboardPrinc
     );
     await insertChallenge(trx, principal, batch, challenge, now);
   });
-  return { batch: await getCsvBatch(ctx, principal, batch.id), invalidRowCount: checks.filter((c) => !c.valid).length, challenge };
+  return {
+    batch: await getCsvBatch(ctx, principal, batch.id),
+    invalidRowCount: checks.filter((c) => !c.valid).length,
+    challenge,
+  };
 }
 
-function insertChallenge(trx: Tx, principal: DashboardPrincipal, batch: CsvBatchRow, challenge: { id: string; expiresAt: Date }, now: Date) {
+function insertChallenge(
+  trx: Tx,
+  principal: DashboardPrincipal,
+  batch: CsvBatchRow,
+  challenge: { id: string; expiresAt: Date },
+  now: Date,
+) {
   return insertTotpChallenge(trx, {
     id: challenge.id,
     user_id: principal.userId,
@@ -118,14 +132,19 @@ function insertChallenge(trx: Tx, principal: DashboardPrincipal, batch: CsvBatch
 }
 
 /** A new challenge for a batch still waiting for confirmation (its first one expired). */
-export async function newCsvBatchChallenge(ctx: FlowContext, principal: DashboardPrincipal, batchId: string): Promise<{ id: string; expiresAt: Date }> {
+export async function newCsvBatchChallenge(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  batchId: string,
+): Promise<{ id: string; expiresAt: Date }> {
   if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
   const now = ctx.clock.now();
   const challenge = { id: newId("tch"), expiresAt: new Date(now.getTime() + csvConfirmationLimits.challengeMs) };
   await ctx.tx.write(async (trx) => {
     const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, batchId);
     if (!batch) throw csvBatchRefusals.batchNotFound();
-    if (batch.status !== "uploaded") throw new RequestRefusal("precondition", "the batch is already confirmed", "CSV_BATCH_CONFIRMED");
+    if (batch.status !== "uploaded")
+      throw new RequestRefusal("precondition", "the batch is already confirmed", "CSV_BATCH_CONFIRMED");
     if (now >= new Date(batch.expires_at)) throw csvBatchRefusals.batchExpired();
     await insertChallenge(trx, principal, batch, challenge, now);
   });
@@ -138,7 +157,11 @@ export async function newCsvBatchChallenge(ctx: FlowContext, principal: Dashboar
  * marks the code's time-step used, resolves every row's customer and queues a csv-row job per
  * chargeable row. A refusal is thrown after its count is committed.
  */
-export async function confirmCsvBatch(ctx: FlowContext, principal: DashboardPrincipal, input: { batchId: string; challengeId: string; code: string }): Promise<CsvBatchView> {
+export async function confirmCsvBatch(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  input: { batchId: string; challengeId: string; code: string },
+): Promise<CsvBatchView> {
   const now = ctx.clock.now();
   const refusal = await ctx.tx.write(async (trx): Promise<RequestRefusal | undefined> => {
     const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, input.batchId);
@@ -148,8 +171,16 @@ export async function confirmCsvBatch(ctx: FlowContext, principal: DashboardPrin
     const lockedUntil = user.totp_locked_until ? new Date(user.totp_locked_until) : null;
     const refused = confirmationRefusal(
       {
-        batch: batch && { status: batch.status, expiresAt: new Date(batch.expires_at), contentHash: batch.content_hash },
-        challenge: challenge && { expiresAt: new Date(challenge.expires_at), usedAt: challenge.used_at ? new Date(challenge.used_at) : null, contentHash: challenge.content_hash },
+        batch: batch && {
+          status: batch.status,
+          expiresAt: new Date(batch.expires_at),
+          contentHash: batch.content_hash,
+        },
+        challenge: challenge && {
+          expiresAt: new Date(challenge.expires_at),
+          usedAt: challenge.used_at ? new Date(challenge.used_at) : null,
+          contentHash: challenge.content_hash,
+        },
         user: { totpEnabled: user.totp_enabled === 1, lockedUntil },
       },
       now,
@@ -160,13 +191,22 @@ export async function confirmCsvBatch(ctx: FlowContext, principal: DashboardPrin
     const verdict = verifyTotpCode(user.totp_secret, input.code, now, user.totp_last_step);
     if (!verdict.accepted) {
       const next = afterFailure({ failures: user.totp_failures, lockedUntil }, now, csvConfirmationLimits.lock);
-      await updateDashboardUser(trx, user.id, { totp_failures: next.failures, totp_locked_until: next.lockedUntil?.toISOString() ?? null, updated_at: now.toISOString() });
+      await updateDashboardUser(trx, user.id, {
+        totp_failures: next.failures,
+        totp_locked_until: next.lockedUntil?.toISOString() ?? null,
+        updated_at: now.toISOString(),
+      });
       await updateTotpChallenge(trx, challenge!.id, { failures: challenge!.failures + 1 });
       return next.lockedUntil && isLocked(next, now)
         ? csvBatchRefusals.locked(next.lockedUntil)
         : csvBatchRefusals.invalidCode(csvConfirmationLimits.lock.max - next.failures, verdict.replayed);
     }
-    await updateDashboardUser(trx, user.id, { totp_last_step: verdict.step, totp_failures: 0, totp_locked_until: null, updated_at: now.toISOString() });
+    await updateDashboardUser(trx, user.id, {
+      totp_last_step: verdict.step,
+      totp_failures: 0,
+      totp_locked_until: null,
+      updated_at: now.toISOString(),
+    });
     await updateTotpChallenge(trx, challenge!.id, { used_at: now.toISOString() });
     await markCsvBatchConfirmed(trx, batch!.id, now.toISOString());
     await resolveAndQueueRows(trx, batch!, now);
@@ -201,8 +241,13 @@ async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Prom
   const failures = new Map<number, string>();
   wanted.forEach((w, index) => {
     const customer: CustomerRecord | undefined = w.customerId ? byId.get(w.customerId) : byEmail.get(w.email);
-    const refusal = offSessionRefusal({ customer, activatedContract: customer && activatedContract.get(customer.id), forceKyc: false });
-    if (refusal === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND) failures.set(index, w.customerId ? csvRowReasons.customerIdNotFound : csvRowReasons.emailNotLinked);
+    const refusal = offSessionRefusal({
+      customer,
+      activatedContract: customer && activatedContract.get(customer.id),
+      forceKyc: false,
+    });
+    if (refusal === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND)
+      failures.set(index, w.customerId ? csvRowReasons.customerIdNotFound : csvRowReasons.emailNotLinked);
     else if (refusal !== undefined) failures.set(index, csvRowReasons.customerInactive);
     else if (customer) resolved.push({ index, customerId: customer.id });
   });
@@ -214,8 +259,14 @@ async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Prom
     const failure = failures.get(index);
     const customerId = customerOfRow.get(index) ?? null;
     const state: CsvRowState = failure ? "failed" : "queued";
-    await updateCsvRow(trx, batch.id, row.row_number, { state, reason: failure ?? "", customer_id: customerId, updated_at: updatedAt });
-    if (!failure) await enqueueJob(trx, { kind: "csv-row", refId: csvRowJobRef(batch.id, row.row_number), runAt: now, now });
+    await updateCsvRow(trx, batch.id, row.row_number, {
+      state,
+      reason: failure ?? "",
+      customer_id: customerId,
+      updated_at: updatedAt,
+    });
+    if (!failure)
+      await enqueueJob(trx, { kind: "csv-row", refId: csvRowJobRef(batch.id, row.row_number), runAt: now, now });
   }
 }
 
@@ -224,36 +275,63 @@ export function csvRowJobRef(batchId: string, rowNumber: number): string {
   return `${batchId}:${rowNumber}`;
 }
 
-export async function getCsvBatch(ctx: FlowContext, principal: DashboardPrincipal, batchId: string): Promise<CsvBatchView> {
+export async function getCsvBatch(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  batchId: string,
+): Promise<CsvBatchView> {
   const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
   if (!batch) throw csvBatchRefusals.batchNotFound();
   return (await batchWithRows(ctx, batch)).view;
 }
 
-export async function listRecentCsvBatches(ctx: FlowContext, principal: DashboardPrincipal, limit: number): Promise<CsvBatchView[]> {
+export async function listRecentCsvBatches(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  limit: number,
+): Promise<CsvBatchView[]> {
   const batches = await listCsvBatches(ctx.tx.db, principal.merchant.id, limit);
   return Promise.all(batches.map(async (batch) => (await batchWithRows(ctx, batch)).view));
 }
 
 /** The result CSV (README, "CSV batch payments"); rows not final yet say "Payment is still processing". */
-export async function csvBatchResult(ctx: FlowContext, principal: DashboardPrincipal, batchId: string): Promise<{ fileName: string; content: string }> {
+export async function csvBatchResult(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  batchId: string,
+): Promise<{ fileName: string; content: string }> {
   const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
   if (!batch) throw csvBatchRefusals.batchNotFound();
-  if (batch.status === "uploaded") throw new RequestRefusal("precondition", "the batch has not been confirmed yet", "CSV_BATCH_NOT_CONFIRMED");
+  if (batch.status === "uploaded")
+    throw new RequestRefusal("precondition", "the batch has not been confirmed yet", "CSV_BATCH_NOT_CONFIRMED");
   const { rows } = await batchWithRows(ctx, batch);
   const baseName = batch.file_name.replace(/\.csv$/i, "");
   return { fileName: `${baseName}-result.csv`, content: resultCsv(JSON.parse(batch.header_json), rows) };
 }
 
-async function batchWithRows(ctx: FlowContext, batch: CsvBatchRow): Promise<{ view: CsvBatchView; rows: Array<{ cells: string[]; outcome: CsvRowOutcome }> }> {
+async function batchWithRows(
+  ctx: FlowContext,
+  batch: CsvBatchRow,
+): Promise<{ view: CsvBatchView; rows: Array<{ cells: string[]; outcome: CsvRowOutcome }> }> {
   const stored = await csvRowsWithCharges(ctx.tx.db, batch.id);
   const rows = stored.map((row) => ({
     cells: JSON.parse(row.cells_json) as string[],
-    outcome: csvRowOutcome(row, row.charge_status === null ? undefined : { status: row.charge_status, errorType: row.charge_error_type ?? ErrorType.UNSPECIFIED }),
+    outcome: csvRowOutcome(
+      row,
+      row.charge_status === null
+        ? undefined
+        : { status: row.charge_status, errorType: row.charge_error_type ?? ErrorType.UNSPECIFIED },
+    ),
   }));
-  const progress = csvBatchProgress(batch.status !== "uploaded", rows.map((r) => r.outcome));
+  const progress = csvBatchProgress(
+    batch.status !== "uploaded",
+    rows.map((r) => r.outcome),
+  );
   // Completed when the last row became final: the latest time a row or its charge changed.
-  const lastChange = stored.reduce((latest, row) => [latest, row.updated_at, row.charge_updated_at ?? ""].sort().at(-1)!, batch.confirmed_at ?? "");
+  const lastChange = stored.reduce(
+    (latest, row) => [latest, row.updated_at, row.charge_updated_at ?? ""].sort().at(-1)!,
+    batch.confirmed_at ?? "",
+  );
   return {
     rows,
     view: {

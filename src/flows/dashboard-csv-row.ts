@@ -42,7 +42,13 @@ export async function runCsvRowJob(ctx: FlowContext, ref: string, attempt: numbe
   const check = batch && checkCsvRow(JSON.parse(row.cells_json), JSON.parse(batch.header_json).length);
   if (!merchant || !check?.valid) return { done: true };
 
-  const input: OffSessionInput = { customerId: row.customer_id, price: check.row.price, description: check.row.description, metadata: check.row.metadata, forceKyc: false };
+  const input: OffSessionInput = {
+    customerId: row.customer_id,
+    price: check.row.price,
+    description: check.row.description,
+    metadata: check.row.metadata,
+    forceKyc: false,
+  };
   let started: StartedCharge;
   try {
     started = await startChargeOnce(ctx, { id: merchant.id, name: merchant.name }, row.idempotency_key, input);
@@ -59,7 +65,9 @@ export async function runCsvRowJob(ctx: FlowContext, ref: string, attempt: numbe
       trx,
       batchId,
       row.row_number,
-      "chargeId" in started ? { state: "submitted", charge_id: started.chargeId, updated_at: updatedAt } : { state: "failed", reason: started.reason, updated_at: updatedAt },
+      "chargeId" in started
+        ? { state: "submitted", charge_id: started.chargeId, updated_at: updatedAt }
+        : { state: "failed", reason: started.reason, updated_at: updatedAt },
     ),
   );
   return { done: true };
@@ -75,7 +83,12 @@ const jsonOptions = { alwaysEmitImplicit: true } as const;
  * answer (a re-uploaded file, a job run again); the same key with another request fails the row.
  * Unexpected errors free the key and are thrown, for the job to try again.
  */
-async function startChargeOnce(ctx: FlowContext, merchant: MerchantPrincipal, key: string, input: OffSessionInput): Promise<StartedCharge> {
+async function startChargeOnce(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  key: string,
+  input: OffSessionInput,
+): Promise<StartedCharge> {
   const message = create(CreateOffSessionPaymentAsyncRequestSchema, {
     customerId: input.customerId,
     charge: { price: input.price, description: input.description, metadata: input.metadata },
@@ -95,8 +108,15 @@ async function startChargeOnce(ctx: FlowContext, merchant: MerchantPrincipal, ke
   if ("replay" in start) return storedAnswer(start.replay);
   try {
     const request = await createOffSessionPaymentAsync(ctx, merchant, input, start.run);
-    const response = create(CreateOffSessionPaymentAsyncResponseSchema, { requestId: request.id, status: request.status, chargeId: request.chargeId });
-    await finishIdempotentRequest(ctx, start.run, { json: JSON.stringify(toJson(CreateOffSessionPaymentAsyncResponseSchema, response, jsonOptions)), httpStatus: 200 });
+    const response = create(CreateOffSessionPaymentAsyncResponseSchema, {
+      requestId: request.id,
+      status: request.status,
+      chargeId: request.chargeId,
+    });
+    await finishIdempotentRequest(ctx, start.run, {
+      json: JSON.stringify(toJson(CreateOffSessionPaymentAsyncResponseSchema, response, jsonOptions)),
+      httpStatus: 200,
+    });
     return { chargeId: request.chargeId };
   } catch (error) {
     const connectError = toConnectError(error);
@@ -104,7 +124,10 @@ async function startChargeOnce(ctx: FlowContext, merchant: MerchantPrincipal, ke
       await releaseIdempotentRequest(ctx, start.run).catch(() => {});
       throw error;
     }
-    await finishIdempotentRequest(ctx, start.run, { json: JSON.stringify(errorToJson(connectError, jsonOptions)), httpStatus: httpStatusOf[connectError.code] });
+    await finishIdempotentRequest(ctx, start.run, {
+      json: JSON.stringify(errorToJson(connectError, jsonOptions)),
+      httpStatus: httpStatusOf[connectError.code],
+    });
     return { reason: reasonOfError(connectError) };
   }
 }
@@ -112,7 +135,9 @@ async function startChargeOnce(ctx: FlowContext, merchant: MerchantPrincipal, ke
 function storedAnswer(record: IdempotencyRecord): StartedCharge {
   const stored = JSON.parse(record.responseJson);
   if (record.httpStatus === 200) return { chargeId: String(stored.chargeId ?? "") };
-  return { reason: reasonOfError(errorFromJson(stored, undefined, new ConnectError("unreadable stored error", Code.Internal))) };
+  return {
+    reason: reasonOfError(errorFromJson(stored, undefined, new ConnectError("unreadable stored error", Code.Internal))),
+  };
 }
 
 /**
@@ -123,5 +148,7 @@ function reasonOfError(error: ConnectError): string {
   const code = error.findDetails(ErrorInfoSchema).find((info) => info.reason.startsWith("ERROR_TYPE_"))?.reason;
   const errorType = code ? ErrorType[code.slice("ERROR_TYPE_".length) as keyof typeof ErrorType] : undefined;
   if (errorType !== undefined) return chargeFailureReason(errorType);
-  return error.code === Code.InvalidArgument ? errorTypeMessages[ErrorType.PAYMENT_VALIDATION_FAILED] : csvChargeReasons.initiateFailed;
+  return error.code === Code.InvalidArgument
+    ? errorTypeMessages[ErrorType.PAYMENT_VALIDATION_FAILED]
+    : csvChargeReasons.initiateFailed;
 }

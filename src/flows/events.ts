@@ -30,14 +30,21 @@ export async function searchEvents(
   // The cursor's second key is the event's recording order (seq), which breaks created_at ties.
   const cursor = decodePageToken(query.pageToken);
   const after = cursor && { createdAt: cursor.createdAt, seq: Number(cursor.id) };
-  if (after && !Number.isSafeInteger(after.seq)) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, "page_token: not a token this API returned");
+  if (after && !Number.isSafeInteger(after.seq))
+    throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, "page_token: not a token this API returned");
   const rows = await listEvents(ctx.tx.db, merchant.id, { ...query, limit: limit + 1, after });
   const page = rows.slice(0, limit);
-  const attempts = await attemptsOfEvents(ctx.tx.db, page.map((e) => e.id));
+  const attempts = await attemptsOfEvents(
+    ctx.tx.db,
+    page.map((e) => e.id),
+  );
   const last = page[page.length - 1];
   return {
     events: page.map((event) => ({ event, attempts: attempts.get(event.id) ?? [] })),
-    nextPageToken: rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: String(last.seq) }) : "",
+    nextPageToken:
+      rows.length > limit && last
+        ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: String(last.seq) })
+        : "",
   };
 }
 
@@ -45,7 +52,11 @@ export async function searchEvents(
  * Queues an event for delivery again now, whatever its state: same id, a new 3-day retry cycle,
  * its earlier attempts kept.
  */
-export async function redeliverEvent(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<EventWithAttempts> {
+export async function redeliverEvent(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  id: string,
+): Promise<EventWithAttempts> {
   const now = ctx.clock.now().toISOString();
   const found = await ctx.tx.write((trx) => requeueEvent(trx, merchant.id, id, now));
   if (!found) throw notFound(id);

@@ -4,8 +4,23 @@ import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { newId } from "../domain/ids.js";
 import { requireBankAccountHolder } from "../domain/kana.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
-import { codeMatches, codeUnusableReason, hashOneTimeCode, newOneTimeCode, oneTimeCodeMessage, oneTimeCodeRules, resendAvailableAt } from "../domain/one-time-code.js";
-import { errorTriggerOf, invalidTriggerMessage, onSessionTriggerSource, triggeredErrorMessage, type ErrorTrigger, type TriggerPoint } from "../domain/error-trigger.js";
+import {
+  codeMatches,
+  codeUnusableReason,
+  hashOneTimeCode,
+  newOneTimeCode,
+  oneTimeCodeMessage,
+  oneTimeCodeRules,
+  resendAvailableAt,
+} from "../domain/one-time-code.js";
+import {
+  errorTriggerOf,
+  invalidTriggerMessage,
+  onSessionTriggerSource,
+  triggeredErrorMessage,
+  type ErrorTrigger,
+  type TriggerPoint,
+} from "../domain/error-trigger.js";
 import { errorTypeMessages, PaymentFailure, validationFailure } from "../domain/payment-failure.js";
 import {
   approvalBlocker,
@@ -25,13 +40,23 @@ import { upsertBankAccount } from "../storage/bank-accounts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
 import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
-import { findPaymentLinkById, findPaymentLinkByToken, lockPaymentLink, markPaymentLinkStep } from "../storage/payment-links.js";
+import {
+  findPaymentLinkById,
+  findPaymentLinkByToken,
+  lockPaymentLink,
+  markPaymentLinkStep,
+} from "../storage/payment-links.js";
 import { authenticateAtBank } from "./bank-authentication.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
-import { claimApproval, executeClaimedApproval, failTriggeredApproval, reclaimStaleApproval } from "./on-session-approval.js";
+import {
+  claimApproval,
+  executeClaimedApproval,
+  failTriggeredApproval,
+  reclaimStaleApproval,
+} from "./on-session-approval.js";
 import { currentOutcome } from "./on-session-payment.js";
 
 /** The merchant as the page shows it, with the way back. */
@@ -83,7 +108,10 @@ export type ApproveAnswer = { success: ApprovalOutcome } | { error: HostedRefusa
 
 const linkNotFoundMessage = "payment link not found";
 const linkNotFound = () => new PaymentFailure(PaymentErrorCode.NOT_FOUND, linkNotFoundMessage);
-const unknownLink: HostedRefusal = Object.freeze({ paymentErrorCode: PaymentErrorCode.NOT_FOUND, message: linkNotFoundMessage });
+const unknownLink: HostedRefusal = Object.freeze({
+  paymentErrorCode: PaymentErrorCode.NOT_FOUND,
+  message: linkNotFoundMessage,
+});
 
 /** The link of a token; a lapsed link is expired first (before its job runs), so it never pays late. */
 async function findPaymentLink(ctx: FlowContext, token: string): Promise<PaymentLinkRecord | undefined> {
@@ -99,17 +127,29 @@ async function openStep(ctx: FlowContext, token: string, needs: { verified: bool
   if (!link) throw linkNotFound();
   if (link.state === "expired") throw chargeFailure(ErrorType.PAYMENT_LINK_EXPIRED);
   if (link.state !== "open") throw new RequestRefusal("precondition", "this payment has already been approved");
-  if (needs.verified && !link.twoFactorVerified) throw new RequestRefusal("precondition", "verify the two-factor code first");
+  if (needs.verified && !link.twoFactorVerified)
+    throw new RequestRefusal("precondition", "verify the two-factor code first");
   return link;
 }
 
 async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<HostedMerchantView> {
   const merchant = await findMerchant(ctx.tx.db, link.merchantId);
-  return { token: link.token, name: merchant?.name ?? "", logoUrl: merchant?.logo_url ?? "", successUrl: link.successUrl, failureUrl: link.failureUrl };
+  return {
+    token: link.token,
+    name: merchant?.name ?? "",
+    logoUrl: merchant?.logo_url ?? "",
+    successUrl: link.successUrl,
+    failureUrl: link.failureUrl,
+  };
 }
 
 function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): HostedRefusal {
-  return { paymentErrorCode: PaymentErrorCode.EXPIRED, message: errorTypeMessages[ErrorType.PAYMENT_LINK_EXPIRED], merchant, redirectUrl };
+  return {
+    paymentErrorCode: PaymentErrorCode.EXPIRED,
+    message: errorTypeMessages[ErrorType.PAYMENT_LINK_EXPIRED],
+    merchant,
+    redirectUrl,
+  };
 }
 
 /**
@@ -119,7 +159,9 @@ function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): Host
 async function linkTrigger(ctx: FlowContext, link: PaymentLinkRecord, point: TriggerPoint): Promise<ErrorTrigger> {
   const sandbox = ctx.config.mode === "sandbox";
   const fromCustomer = sandbox && onSessionTriggerSource(link.workflow) === "customer";
-  const metadata = fromCustomer ? ((await findCustomerById(ctx.tx.db, link.customerId))?.metadata ?? {}) : link.metadata;
+  const metadata = fromCustomer
+    ? ((await findCustomerById(ctx.tx.db, link.customerId))?.metadata ?? {})
+    : link.metadata;
   return errorTriggerOf(metadata, point, sandbox);
 }
 
@@ -127,7 +169,10 @@ async function linkTrigger(ctx: FlowContext, link: PaymentLinkRecord, point: Tri
  * The outcome of a settled link. A contract-only link has no charge to hold its error, so one
  * failed by a triggerError (the customer's metadata) shows that ErrorType rather than the default.
  */
-export async function settledOutcome(ctx: FlowContext, linkId: string): Promise<{ link: PaymentLinkRecord; outcome: LinkOutcome; redirectUrl: string }> {
+export async function settledOutcome(
+  ctx: FlowContext,
+  linkId: string,
+): Promise<{ link: PaymentLinkRecord; outcome: LinkOutcome; redirectUrl: string }> {
   const current = await currentOutcome(ctx, linkId);
   const { link } = current;
   if (link.state !== "failed" || link.chargeId) return current;
@@ -138,7 +183,11 @@ export async function settledOutcome(ctx: FlowContext, linkId: string): Promise<
 }
 
 function triggeredRefusal(errorType: ErrorType, extra: Pick<HostedRefusal, "merchant" | "redirectUrl">): HostedRefusal {
-  return { paymentErrorCode: paymentErrorCodeOfTriggeredErrorType[errorType], message: triggeredErrorMessage(errorType), ...extra };
+  return {
+    paymentErrorCode: paymentErrorCodeOfTriggeredErrorType[errorType],
+    message: triggeredErrorMessage(errorType),
+    ...extra,
+  };
 }
 
 /** InitiatePayment: what is paid, to whom, and which steps remain; an unknown or expired link is result.error. */
@@ -181,7 +230,10 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
  * Sends a 6-digit code to the customer's e-mail through the notifier. Only the hash is stored;
  * a new code replaces the previous one; one send per 30 seconds, at most 10 per link.
  */
-export async function sendTwoFactorCode(ctx: FlowContext, token: string): Promise<{ emailHint: string; expiresAt: Date; resendAvailableAt: Date }> {
+export async function sendTwoFactorCode(
+  ctx: FlowContext,
+  token: string,
+): Promise<{ emailHint: string; expiresAt: Date; resendAvailableAt: Date }> {
   const link = await openStep(ctx, token, { verified: false });
   if (link.twoFactorVerified) throw new RequestRefusal("precondition", "the two-factor code has already been verified");
   const code = newOneTimeCode();
@@ -190,26 +242,52 @@ export async function sendTwoFactorCode(ctx: FlowContext, token: string): Promis
     await lockPaymentLink(ctx.tx, trx, link.id);
     const codes = await lockCodesOfLink(ctx.tx, trx, link.id);
     const availableAt = resendAvailableAt(codes[0]?.createdAt, now);
-    if (availableAt > now) throw new RequestRefusal("rate_limited", `a code was just sent; ask for a new one after ${availableAt.toISOString()}`);
-    if (codes.length >= oneTimeCodeRules.maxCodesPerLink) throw new RequestRefusal("rate_limited", "too many codes were sent for this payment link");
+    if (availableAt > now)
+      throw new RequestRefusal(
+        "rate_limited",
+        `a code was just sent; ask for a new one after ${availableAt.toISOString()}`,
+      );
+    if (codes.length >= oneTimeCodeRules.maxCodesPerLink)
+      throw new RequestRefusal("rate_limited", "too many codes were sent for this payment link");
     const id = newId("otc");
-    const record = { id, codeHash: hashOneTimeCode(id, code), attempts: 0, expiresAt: new Date(now.getTime() + oneTimeCodeRules.validityMs), usedAt: null, createdAt: now };
+    const record = {
+      id,
+      codeHash: hashOneTimeCode(id, code),
+      attempts: 0,
+      expiresAt: new Date(now.getTime() + oneTimeCodeRules.validityMs),
+      usedAt: null,
+      createdAt: now,
+    };
     await insertOneTimeCode(trx, link.id, record);
     return record;
   });
   const merchant = await findMerchant(ctx.tx.db, link.merchantId);
   try {
-    await ctx.notifier.send({ merchantId: link.merchantId, to: link.email, ...oneTimeCodeMessage(merchant?.name ?? "", code), code, sentAt: stored.createdAt });
+    await ctx.notifier.send({
+      merchantId: link.merchantId,
+      to: link.email,
+      ...oneTimeCodeMessage(merchant?.name ?? "", code),
+      code,
+      sentAt: stored.createdAt,
+    });
   } catch (error) {
     // Not delivered: forget it, so the customer may ask again at once.
     await ctx.tx.write((trx) => trx.deleteFrom("one_time_codes").where("id", "=", stored.id).execute());
     throw error;
   }
-  return { emailHint: maskEmail(link.email), expiresAt: stored.expiresAt, resendAvailableAt: resendAvailableAt(stored.createdAt, stored.createdAt) };
+  return {
+    emailHint: maskEmail(link.email),
+    expiresAt: stored.expiresAt,
+    resendAvailableAt: resendAvailableAt(stored.createdAt, stored.createdAt),
+  };
 }
 
 /** Checks the newest code: 10 minutes, 5 attempts, accepted once. */
-export async function verifyTwoFactorCode(ctx: FlowContext, token: string, code: string): Promise<{ verified: boolean; attemptsLeft: number }> {
+export async function verifyTwoFactorCode(
+  ctx: FlowContext,
+  token: string,
+  code: string,
+): Promise<{ verified: boolean; attemptsLeft: number }> {
   const link = await openStep(ctx, token, { verified: false });
   if (link.twoFactorVerified) throw new RequestRefusal("precondition", "the two-factor code has already been verified");
   return ctx.tx.write(async (trx) => {
@@ -244,7 +322,8 @@ interface BankAccountDetails {
 export async function linkBankAccount(ctx: FlowContext, token: string, account: BankAccountDetails): Promise<void> {
   const accountHolder = requireBankAccountHolder(account.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
-  if (!workflowNeedsBankLink(link.workflow)) throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
+  if (!workflowNeedsBankLink(link.workflow))
+    throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
   await authenticateAtBank(ctx, { ...account, pin: account.pin ?? "", oneTimePassword: account.oneTimePassword ?? "" });
   await ctx.tx.write(async (trx) => {
     const now = ctx.clock.now();
@@ -269,7 +348,12 @@ export async function linkBankAccount(ctx: FlowContext, token: string, account: 
  * domain/ekyc.ts); SandboxService.CompletePayment decides it itself. Photo-based methods are
  * refused from 2027-04-01.
  */
-export async function submitKyc(ctx: FlowContext, token: string, form: CustomerProfile, options: { decide: boolean; method?: KycMethod }): Promise<KycStatus> {
+export async function submitKyc(
+  ctx: FlowContext,
+  token: string,
+  form: CustomerProfile,
+  options: { decide: boolean; method?: KycMethod },
+): Promise<KycStatus> {
   const method = options.method ?? KycMethod.UNSPECIFIED;
   const methodRefusal = kycMethodRefusal(method, ctx.clock.now());
   if (methodRefusal) throw validationFailure("method", methodRefusal);
@@ -283,7 +367,8 @@ export async function submitKyc(ctx: FlowContext, token: string, form: CustomerP
     await saveCustomer(trx, submitted);
     await markPaymentLinkStep(trx, link.id, "kyc_submitted", now);
     const automatic = options.decide && ctx.config.mode === "sandbox" && submitted.kycStatus === KycStatus.IN_REVIEW;
-    const reviewedAt = method === KycMethod.UNSPECIFIED ? undefined : kycReviewDueAt(method, calendarOf(ctx.config), now);
+    const reviewedAt =
+      method === KycMethod.UNSPECIFIED ? undefined : kycReviewDueAt(method, calendarOf(ctx.config), now);
     return automatic ? scheduleKycReview(ctx, trx, link.merchantId, link.customerId, now, reviewedAt) : "manual";
   });
   if (review === "now") await decideAutomatically(ctx, link.merchantId, link.customerId);
@@ -308,7 +393,10 @@ export async function approvePayment(ctx: FlowContext, token: string): Promise<A
     if (link.state === "open") {
       const blocker = approvalBlocker(link);
       if (blocker) return { error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: blocker } };
-      if (trigger.kind === "invalid") return { error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: invalidTriggerMessage(trigger.value) } };
+      if (trigger.kind === "invalid")
+        return {
+          error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: invalidTriggerMessage(trigger.value) },
+        };
       if (hasLapsed(link, ctx.clock.now())) await expirePaymentLink(ctx, link.id);
       else if (trigger.kind === "error") await failTriggeredApproval(ctx, link.id, trigger.errorType);
       else if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
@@ -321,11 +409,17 @@ export async function approvePayment(ctx: FlowContext, token: string): Promise<A
     link = current.link;
     if (link.state === "expired") return { error: expiredRefusal(await merchantView(ctx, link), current.redirectUrl) };
     // A triggered failure answers result.error, also to a repeated approval.
-    if (trigger.kind === "error" && link.state === "failed") return { error: triggeredRefusal(trigger.errorType, { redirectUrl: current.redirectUrl }) };
+    if (trigger.kind === "error" && link.state === "failed")
+      return { error: triggeredRefusal(trigger.errorType, { redirectUrl: current.redirectUrl }) };
     if (isLinkSettled(link.state)) {
       const { outcome, redirectUrl } = current;
       return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "" } };
     }
   }
-  return { error: { paymentErrorCode: PaymentErrorCode.INTERNAL, message: "the payment is still being processed; reload the page to see its outcome" } };
+  return {
+    error: {
+      paymentErrorCode: PaymentErrorCode.INTERNAL,
+      message: "the payment is still being processed; reload the page to see its outcome",
+    },
+  };
 }

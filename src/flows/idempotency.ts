@@ -1,5 +1,10 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
-import { decideIdempotency, idempotencyLeaseMs, idempotencyRetentionMs, type IdempotencyRecord } from "../domain/idempotency.js";
+import {
+  decideIdempotency,
+  idempotencyLeaseMs,
+  idempotencyRetentionMs,
+  type IdempotencyRecord,
+} from "../domain/idempotency.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import {
@@ -66,12 +71,16 @@ export async function beginIdempotentRequest(
         else if (!(await insertIdempotencyRecord(trx, claim))) continue;
       }
       if (decided.kind === "take_over") {
-        await updateInFlightIdempotencyRecord(trx, request.merchantId, request.key, { lease_until: leaseUntil.toISOString() });
+        await updateInFlightIdempotencyRecord(trx, request.merchantId, request.key, {
+          lease_until: leaseUntil.toISOString(),
+        });
       }
       return decided;
     }
   });
-  const scope = (resumeResourceId: string): IdempotentStart => ({ run: { merchantId: request.merchantId, key: request.key, resumeResourceId } });
+  const scope = (resumeResourceId: string): IdempotentStart => ({
+    run: { merchantId: request.merchantId, key: request.key, resumeResourceId },
+  });
   switch (decision.kind) {
     case "claim":
       return scope("");
@@ -85,7 +94,10 @@ export async function beginIdempotentRequest(
         `idempotency key ${request.key} was already used with a different request (${decision.record.method}); use a new key for a new request`,
       );
     case "in_flight":
-      throw new RequestRefusal("in_flight", `a request with idempotency key ${request.key} is still in flight; retry it later`);
+      throw new RequestRefusal(
+        "in_flight",
+        `a request with idempotency key ${request.key} is still in flight; retry it later`,
+      );
   }
 }
 
@@ -93,21 +105,36 @@ export async function beginIdempotentRequest(
  * Ties what a flow created to the key, inside the flow's own transaction: if the process dies
  * before the response is stored, the attempt that takes the key over resumes this resource.
  */
-export async function bindIdempotentResource(trx: Tx, scope: IdempotencyScope | undefined, resourceId: string): Promise<void> {
+export async function bindIdempotentResource(
+  trx: Tx,
+  scope: IdempotencyScope | undefined,
+  resourceId: string,
+): Promise<void> {
   if (scope) await updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { resource_id: resourceId });
 }
 
 /** Stores the first response (message JSON or Connect error JSON): later duplicates replay it. */
-export async function finishIdempotentRequest(ctx: FlowContext, scope: IdempotencyScope, response: { json: string; httpStatus: number }): Promise<void> {
+export async function finishIdempotentRequest(
+  ctx: FlowContext,
+  scope: IdempotencyScope,
+  response: { json: string; httpStatus: number },
+): Promise<void> {
   await ctx.tx.write((trx) =>
-    updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { state: "completed", response_json: response.json, http_status: response.httpStatus, lease_until: null }),
+    updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, {
+      state: "completed",
+      response_json: response.json,
+      http_status: response.httpStatus,
+      lease_until: null,
+    }),
   );
 }
 
 /** Keeps the claim while the request runs (a slow bank must not look like a dead process). */
 export async function renewIdempotentRequest(ctx: FlowContext, scope: IdempotencyScope): Promise<void> {
   const leaseUntil = new Date(ctx.clock.now().getTime() + idempotencyLeaseMs).toISOString();
-  await ctx.tx.write((trx) => updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { lease_until: leaseUntil }));
+  await ctx.tx.write((trx) =>
+    updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { lease_until: leaseUntil }),
+  );
 }
 
 /**
@@ -120,9 +147,14 @@ export async function releaseIdempotentRequest(ctx: FlowContext, scope: Idempote
 }
 
 /** GetIdempotencyRecord: what became of a request sent with this key (expired keys are gone). */
-export async function getIdempotencyRecord(ctx: FlowContext, merchant: MerchantPrincipal, key: string): Promise<IdempotencyRecord> {
+export async function getIdempotencyRecord(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  key: string,
+): Promise<IdempotencyRecord> {
   const record = await findIdempotencyRecord(ctx.tx.db, merchant.id, key);
-  if (!record || record.expiresAt <= ctx.clock.now()) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `idempotency key ${key} not found`);
+  if (!record || record.expiresAt <= ctx.clock.now())
+    throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `idempotency key ${key} not found`);
   return record;
 }
 

@@ -51,7 +51,13 @@ export async function scheduleKycReview(
   const settings = await findKycReviewSettings(trx, merchantId);
   if (automaticKycDecision(settings.mode) === undefined) return "manual";
   if (settings.delaySeconds === 0 && !reviewedAt) return "now";
-  const pending = await trx.selectFrom("jobs").select("id").where("kind", "=", "kyc-review").where("ref_id", "=", customerId).where("state", "=", "pending").executeTakeFirst();
+  const pending = await trx
+    .selectFrom("jobs")
+    .select("id")
+    .where("kind", "=", "kyc-review")
+    .where("ref_id", "=", customerId)
+    .where("state", "=", "pending")
+    .executeTakeFirst();
   const runAt = reviewedAt ?? new Date(now.getTime() + settings.delaySeconds * 1000);
   if (!pending) await enqueueJob(trx, { kind: "kyc-review", refId: customerId, runAt, now });
   return "later";
@@ -62,12 +68,16 @@ export async function scheduleKycReview(
  * a customer e-mail kyc-<reason>@… is denied with that rejection reason (sandbox magic value).
  */
 export async function decideAutomatically(ctx: FlowContext, merchantId: string, customerId: string): Promise<void> {
-  const [settings, customer] = await Promise.all([findKycReviewSettings(ctx.tx.db, merchantId), findCustomerById(ctx.tx.db, customerId)]);
+  const [settings, customer] = await Promise.all([
+    findKycReviewSettings(ctx.tx.db, merchantId),
+    findCustomerById(ctx.tx.db, customerId),
+  ]);
   const automatic = automaticKycDecision(settings.mode);
   if (!automatic || customer?.kycStatus !== KycStatus.IN_REVIEW) return;
   const magicRejection = magicKycRejection(customer.email);
   const decision = magicRejection ? KycStatus.DENIED : automatic;
-  const reason = magicRejection ?? (decision === KycStatus.DENIED ? "denied automatically (sandbox KYC review mode)" : "");
+  const reason =
+    magicRejection ?? (decision === KycStatus.DENIED ? "denied automatically (sandbox KYC review mode)" : "");
   await decideKyc(ctx, merchantId, customerId, decision, reason);
 }
 
@@ -78,7 +88,11 @@ export async function runKycReviewJob(ctx: FlowContext, customerId: string): Pro
   return { done: true };
 }
 
-export async function configureKycReview(ctx: FlowContext, merchantId: string, settings: KycReviewSettings): Promise<KycReviewSettings> {
+export async function configureKycReview(
+  ctx: FlowContext,
+  merchantId: string,
+  settings: KycReviewSettings,
+): Promise<KycReviewSettings> {
   await ctx.tx.write((trx) => saveKycReviewSettings(trx, merchantId, settings));
   return settings;
 }

@@ -3,7 +3,14 @@ import { newId } from "../domain/ids.js";
 import { hashApiKey, newApiKey, newWebhookSecret } from "../domain/api-key.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { webhookUrlRefusal } from "../domain/webhook-url.js";
-import { findMerchantByKeyHash, insertApiKey, insertMerchant, listMerchants, revokeApiKeys, updateWebhookUrl } from "../storage/merchants.js";
+import {
+  findMerchantByKeyHash,
+  insertApiKey,
+  insertMerchant,
+  listMerchants,
+  revokeApiKeys,
+  updateWebhookUrl,
+} from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { resumeDeliveries } from "./webhook-delivery.js";
 
@@ -37,9 +44,21 @@ export async function createMerchant(
       webhook_failing_reason: "",
       created_at: now,
     });
-    await insertApiKey(trx, { id: newId("key"), merchant_id: merchantId, key_hash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), created_at: now });
+    await insertApiKey(trx, {
+      id: newId("key"),
+      merchant_id: merchantId,
+      key_hash: hashApiKey(apiKey),
+      prefix: apiKey.slice(0, 12),
+      created_at: now,
+    });
   });
-  return { merchant_id: merchantId, name: input.name, api_key: apiKey, webhook_url: input.webhookUrl ?? "", webhook_secret: webhookSecret };
+  return {
+    merchant_id: merchantId,
+    name: input.name,
+    api_key: apiKey,
+    webhook_url: input.webhookUrl ?? "",
+    webhook_secret: webhookSecret,
+  };
 }
 
 /** Refuses a webhook URL the deployment's mode does not allow (production: public https only). */
@@ -52,7 +71,11 @@ function checkWebhookUrl(ctx: FlowContext, url: string): void {
  * Sets (or, with "", removes) the merchant's webhook URL. Pending events start a new retry cycle
  * at once, so a fixed endpoint receives them now; the failing mark clears on the next success.
  */
-export async function setWebhookUrl(ctx: FlowContext, merchantId: string, url: string): Promise<{ merchant_id: string; webhook_url: string }> {
+export async function setWebhookUrl(
+  ctx: FlowContext,
+  merchantId: string,
+  url: string,
+): Promise<{ merchant_id: string; webhook_url: string }> {
   if (url) checkWebhookUrl(ctx, url);
   const found = await ctx.tx.write(async (trx) => {
     if (!(await updateWebhookUrl(trx, merchantId, url))) return false;
@@ -65,12 +88,21 @@ export async function setWebhookUrl(ctx: FlowContext, merchantId: string, url: s
 }
 
 /** Revokes every key of the merchant and issues a new one. */
-export async function rotateApiKey(ctx: FlowContext, merchantId: string): Promise<{ merchant_id: string; api_key: string }> {
+export async function rotateApiKey(
+  ctx: FlowContext,
+  merchantId: string,
+): Promise<{ merchant_id: string; api_key: string }> {
   const now = ctx.clock.now().toISOString();
   const apiKey = newApiKey(ctx.config.mode);
   await ctx.tx.write(async (trx) => {
     await revokeApiKeys(trx, merchantId, now);
-    await insertApiKey(trx, { id: newId("key"), merchant_id: merchantId, key_hash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12), created_at: now });
+    await insertApiKey(trx, {
+      id: newId("key"),
+      merchant_id: merchantId,
+      key_hash: hashApiKey(apiKey),
+      prefix: apiKey.slice(0, 12),
+      created_at: now,
+    });
   });
   return { merchant_id: merchantId, api_key: apiKey };
 }

@@ -1,8 +1,25 @@
-import { ApiSource, AsyncStatus, ChargeStatus, EventType, PaymentErrorCode, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
-import { isAsyncRequestFinal, newAsyncRequest, transitionAsyncRequest, type AsyncRequestRecord } from "../domain/async-request.js";
+import {
+  ApiSource,
+  AsyncStatus,
+  ChargeStatus,
+  EventType,
+  PaymentErrorCode,
+  type ErrorType,
+} from "../../gen/payments/v1/enums_pb.js";
+import {
+  isAsyncRequestFinal,
+  newAsyncRequest,
+  transitionAsyncRequest,
+  type AsyncRequestRecord,
+} from "../domain/async-request.js";
 import { transitionCharge } from "../domain/charge.js";
 import { newId } from "../domain/ids.js";
-import { afterBankAnswer, newOffSessionCharge, settlementOf, type ChargeSettlement } from "../domain/off-session-charge.js";
+import {
+  afterBankAnswer,
+  newOffSessionCharge,
+  settlementOf,
+  type ChargeSettlement,
+} from "../domain/off-session-charge.js";
 import { offSessionRefusal } from "../domain/off-session-eligibility.js";
 import { errorTriggerOf, triggeredErrorMessage } from "../domain/error-trigger.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
@@ -11,7 +28,12 @@ import { chargeEventContent } from "../domain/webhook-content.js";
 import { chargeFailure, invalidTriggerFailure, triggeredFailure } from "../errors.js";
 import { enqueueJob } from "../jobs/job-queue.js";
 import type { JobOutcome } from "../jobs/job-runner.js";
-import { findAsyncRequest, insertAsyncRequest, lockAsyncRequest, saveAsyncRequestStatus } from "../storage/async-requests.js";
+import {
+  findAsyncRequest,
+  insertAsyncRequest,
+  lockAsyncRequest,
+  saveAsyncRequestStatus,
+} from "../storage/async-requests.js";
 import { insertCharge, lockCharge, saveChargeStatus } from "../storage/charges.js";
 import { findActivatedContracts } from "../storage/contracts.js";
 import { findMerchant } from "../storage/merchants.js";
@@ -50,18 +72,31 @@ export async function createOffSessionPaymentAsync(
 ): Promise<AsyncRequestRecord> {
   const triggered = offSessionTrigger(ctx, input);
   const resumed = await resumedCharge(ctx, merchant, idempotency);
-  const resumedRequest = resumed?.requestId ? await findAsyncRequest(ctx.tx.db, merchant.id, resumed.requestId) : undefined;
+  const resumedRequest = resumed?.requestId
+    ? await findAsyncRequest(ctx.tx.db, merchant.id, resumed.requestId)
+    : undefined;
   if (resumed && triggered !== undefined) throw triggeredFailure(triggered, idsOf(resumed));
   if (resumedRequest) return resumedRequest;
 
   const now = ctx.clock.now();
   const requestId = newId("pwf");
   const request = await ctx.tx.write(async (trx) => {
-    const charge = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_ASYNC, requestId, triggered }, now);
+    const charge = await startCharge(
+      ctx,
+      trx,
+      merchant,
+      input,
+      { apiSource: ApiSource.OFF_SESSION_ASYNC, requestId, triggered },
+      now,
+    );
     const refusal = charge.status === ChargeStatus.FAILURE ? charge.errorType : undefined;
-    const created = newAsyncRequest({ id: requestId, merchantId: merchant.id, chargeId: charge.id, forceKyc: input.forceKyc, refusal, triggered }, now);
+    const created = newAsyncRequest(
+      { id: requestId, merchantId: merchant.id, chargeId: charge.id, forceKyc: input.forceKyc, refusal, triggered },
+      now,
+    );
     await insertAsyncRequest(trx, created);
-    if (created.status === AsyncStatus.PENDING) await enqueueJob(trx, { kind: "async-charge", refId: charge.id, runAt: now, now });
+    if (created.status === AsyncStatus.PENDING)
+      await enqueueJob(trx, { kind: "async-charge", refId: charge.id, runAt: now, now });
     await bindIdempotentResource(trx, idempotency, charge.id);
     return created;
   });
@@ -88,12 +123,37 @@ export async function createOffSessionPayment(
     charge = await ctx.tx.write(async (trx) => {
       // A triggered failure gets its payment workflow record (pwf-*) too (spec: Error triggers).
       const requestId = triggered === undefined ? null : newId("pwf");
-      const started = await startCharge(ctx, trx, merchant, input, { apiSource: ApiSource.OFF_SESSION_SYNC, requestId, triggered }, now);
+      const started = await startCharge(
+        ctx,
+        trx,
+        merchant,
+        input,
+        { apiSource: ApiSource.OFF_SESSION_SYNC, requestId, triggered },
+        now,
+      );
       if (requestId) {
-        await insertAsyncRequest(trx, newAsyncRequest({ id: requestId, merchantId: merchant.id, chargeId: started.id, forceKyc: input.forceKyc, refusal: undefined, triggered }, now));
+        await insertAsyncRequest(
+          trx,
+          newAsyncRequest(
+            {
+              id: requestId,
+              merchantId: merchant.id,
+              chargeId: started.id,
+              forceKyc: input.forceKyc,
+              refusal: undefined,
+              triggered,
+            },
+            now,
+          ),
+        );
       }
       if (started.status === ChargeStatus.PENDING) {
-        await enqueueJob(trx, { kind: "async-charge", refId: started.id, runAt: new Date(now.getTime() + syncRecoveryDelayMs), now });
+        await enqueueJob(trx, {
+          kind: "async-charge",
+          refId: started.id,
+          runAt: new Date(now.getTime() + syncRecoveryDelayMs),
+          now,
+        });
       }
       await bindIdempotentResource(trx, idempotency, started.id);
       return started;
@@ -122,7 +182,10 @@ export async function runOffSessionCharge(ctx: FlowContext, chargeId: string, at
     if (locked?.status !== ChargeStatus.PENDING) return undefined;
     const request = await lockedAsyncRequestOf(ctx, trx, locked);
     if (request && !isAsyncRequestFinal(request.status)) {
-      await saveAsyncRequestStatus(trx, transitionAsyncRequest(request, AsyncStatus.RUNNING, ctx.clock.now(), { attempts: attempt }));
+      await saveAsyncRequestStatus(
+        trx,
+        transitionAsyncRequest(request, AsyncStatus.RUNNING, ctx.clock.now(), { attempts: attempt }),
+      );
     }
     return locked;
   });
@@ -134,14 +197,22 @@ export async function runOffSessionCharge(ctx: FlowContext, chargeId: string, at
 }
 
 /** GetAsyncPaymentRequest: poll a request by its pwf-* id. */
-export async function getAsyncPaymentRequest(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<AsyncRequestRecord> {
+export async function getAsyncPaymentRequest(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  id: string,
+): Promise<AsyncRequestRecord> {
   const request = await findAsyncRequest(ctx.tx.db, merchant.id, id);
   if (!request) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `async request ${id} not found`);
   return request;
 }
 
 /** The charge an earlier attempt under the same idempotency key created before its process died. */
-async function resumedCharge(ctx: FlowContext, merchant: MerchantPrincipal, idempotency: IdempotencyScope | undefined): Promise<ChargeRecord | undefined> {
+async function resumedCharge(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  idempotency: IdempotencyScope | undefined,
+): Promise<ChargeRecord | undefined> {
   if (!idempotency?.resumeResourceId) return undefined;
   return findCharge(ctx.tx.db, merchant.id, idempotency.resumeResourceId);
 }
@@ -155,7 +226,11 @@ async function startCharge(
   trx: Tx,
   merchant: MerchantPrincipal,
   input: OffSessionInput,
-  source: { apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC; requestId: string | null; triggered: ErrorType | undefined },
+  source: {
+    apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC;
+    requestId: string | null;
+    triggered: ErrorType | undefined;
+  },
   now: Date,
 ): Promise<ChargeRecord> {
   const customer = await findCustomer(trx, merchant.id, input.customerId);
@@ -177,7 +252,10 @@ async function startCharge(
     now,
   );
   const message = source.triggered === undefined ? undefined : triggeredErrorMessage(source.triggered);
-  const charge = refusal === undefined ? pending : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal, message });
+  const charge =
+    refusal === undefined
+      ? pending
+      : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal, message });
   await insertCharge(trx, charge);
   if (source.triggered !== undefined) await recordTriggeredEvents(trx, pending, charge, merchant.name, now);
   else if (charge.status === ChargeStatus.FAILURE) await recordChargeEvent(trx, charge, merchant.name, now);
@@ -197,7 +275,13 @@ function idsOf(charge: ChargeRecord): Record<string, string> {
 }
 
 function debit(ctx: FlowContext, charge: ChargeRecord) {
-  return ctx.bank.debit({ merchantId: charge.merchantId, customerId: charge.customerId ?? "", amount: charge.amount, reference: charge.id, at: ctx.clock.now() });
+  return ctx.bank.debit({
+    merchantId: charge.merchantId,
+    customerId: charge.customerId ?? "",
+    amount: charge.amount,
+    reference: charge.id,
+    at: ctx.clock.now(),
+  });
 }
 
 /**
@@ -210,12 +294,16 @@ async function settleCharge(ctx: FlowContext, chargeId: string, settlement: Char
     const locked = await lockCharge(ctx.tx, trx, chargeId);
     if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
     if (locked.status !== ChargeStatus.PENDING) return { charge: locked, settled: false };
-    const failure = settlement.status === ChargeStatus.FAILURE ? { errorType: settlement.errorType, message: settlement.message } : undefined;
+    const failure =
+      settlement.status === ChargeStatus.FAILURE
+        ? { errorType: settlement.errorType, message: settlement.message }
+        : undefined;
     const next = transitionCharge(locked, settlement.status, now, failure);
     await saveChargeStatus(trx, next);
     const request = await lockedAsyncRequestOf(ctx, trx, next);
     if (request && !isAsyncRequestFinal(request.status)) {
-      const running = request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
+      const running =
+        request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
       const final = failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED;
       await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, final, now, { failure }));
     }
@@ -227,18 +315,46 @@ async function settleCharge(ctx: FlowContext, chargeId: string, settlement: Char
   return charge;
 }
 
-async function lockedAsyncRequestOf(ctx: FlowContext, trx: Tx, charge: ChargeRecord): Promise<AsyncRequestRecord | undefined> {
+async function lockedAsyncRequestOf(
+  ctx: FlowContext,
+  trx: Tx,
+  charge: ChargeRecord,
+): Promise<AsyncRequestRecord | undefined> {
   return charge.requestId ? lockAsyncRequest(ctx.tx, trx, charge.requestId) : undefined;
 }
 
 /** spec: the test-trigger flow sends charge.created (the charge as created), then charge.fail. */
-async function recordTriggeredEvents(trx: Tx, created: ChargeRecord, failed: ChargeRecord, merchantName: string, now: Date): Promise<void> {
-  await recordEvent(trx, { merchantId: failed.merchantId, type: EventType.TEST_CHARGE_CREATED, chargeId: failed.id, content: chargeEventContent(created, merchantName), now });
-  await recordEvent(trx, { merchantId: failed.merchantId, type: EventType.TEST_CHARGE_FAIL, chargeId: failed.id, content: chargeEventContent(failed, merchantName), now });
+async function recordTriggeredEvents(
+  trx: Tx,
+  created: ChargeRecord,
+  failed: ChargeRecord,
+  merchantName: string,
+  now: Date,
+): Promise<void> {
+  await recordEvent(trx, {
+    merchantId: failed.merchantId,
+    type: EventType.TEST_CHARGE_CREATED,
+    chargeId: failed.id,
+    content: chargeEventContent(created, merchantName),
+    now,
+  });
+  await recordEvent(trx, {
+    merchantId: failed.merchantId,
+    type: EventType.TEST_CHARGE_FAIL,
+    chargeId: failed.id,
+    content: chargeEventContent(failed, merchantName),
+    now,
+  });
 }
 
 /** CHARGE_SUCCESS or CHARGE_FAIL with the charge body, in the transaction that settled the charge. */
 async function recordChargeEvent(trx: Tx, charge: ChargeRecord, merchantName: string, now: Date): Promise<void> {
   const type = charge.status === ChargeStatus.SUCCESS ? EventType.CHARGE_SUCCESS : EventType.CHARGE_FAIL;
-  await recordEvent(trx, { merchantId: charge.merchantId, type, chargeId: charge.id, content: chargeEventContent(charge, merchantName), now });
+  await recordEvent(trx, {
+    merchantId: charge.merchantId,
+    type,
+    chargeId: charge.id,
+    content: chargeEventContent(charge, merchantName),
+    now,
+  });
 }

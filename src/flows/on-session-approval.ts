@@ -1,6 +1,13 @@
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { kycGate } from "../domain/kyc.js";
-import { claimChanges, holdForKycChanges, settleChanges, triggeredFailureChanges, type ApprovalResult, type OnSessionPayment } from "../domain/on-session-settlement.js";
+import {
+  claimChanges,
+  holdForKycChanges,
+  settleChanges,
+  triggeredFailureChanges,
+  type ApprovalResult,
+  type OnSessionPayment,
+} from "../domain/on-session-settlement.js";
 import { isApprovalClaimStale } from "../domain/payment-link.js";
 import { findLinksWaitingForKyc, findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
@@ -49,14 +56,21 @@ export async function executeClaimedApproval(ctx: FlowContext, linkId: string): 
     const gate = kycGate(link.forceKyc, payment.customer.kycStatus);
     if (gate === "in_review") {
       const held = await changeOnSessionPayment(ctx, linkId, ["approving"], (current, now) =>
-        kycGate(current.link.forceKyc, current.customer.kycStatus) === "in_review" ? holdForKycChanges(current, now) : undefined,
+        kycGate(current.link.forceKyc, current.customer.kycStatus) === "in_review"
+          ? holdForKycChanges(current, now)
+          : undefined,
       );
       if (held) return;
       continue;
     }
-    const result: ApprovalResult = gate === "rejected" ? { ok: false, errorType: ErrorType.PAYMENT_CHARGE_REJECTED } : await executePayment(ctx, payment);
+    const result: ApprovalResult =
+      gate === "rejected"
+        ? { ok: false, errorType: ErrorType.PAYMENT_CHARGE_REJECTED }
+        : await executePayment(ctx, payment);
     const settled = await changeOnSessionPayment(ctx, linkId, ["approving"], (current, now) =>
-      gate === "rejected" && kycGate(current.link.forceKyc, current.customer.kycStatus) !== "rejected" ? undefined : settleChanges(current, result, now),
+      gate === "rejected" && kycGate(current.link.forceKyc, current.customer.kycStatus) !== "rejected"
+        ? undefined
+        : settleChanges(current, result, now),
     );
     if (settled) return;
   }
@@ -77,7 +91,10 @@ async function executePayment(ctx: FlowContext, payment: OnSessionPayment): Prom
 /** After a KYC decision: the customer's approvals held in WAITING_EKYC go on (debit) or fail (denied). */
 export async function resumeApprovalsWaitingForKyc(ctx: FlowContext, customerId: string): Promise<void> {
   for (const link of await findLinksWaitingForKyc(ctx.tx.db, customerId)) {
-    const resumed = await changeOnSessionPayment(ctx, link.id, ["waiting_kyc"], () => ({ linkState: "approving", events: [] }));
+    const resumed = await changeOnSessionPayment(ctx, link.id, ["waiting_kyc"], () => ({
+      linkState: "approving",
+      events: [],
+    }));
     if (resumed) await executeClaimedApproval(ctx, link.id);
   }
 }

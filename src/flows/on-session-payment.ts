@@ -1,7 +1,13 @@
 import { ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { transitionContract } from "../domain/contract.js";
 import type { OnSessionChanges, OnSessionPayment } from "../domain/on-session-settlement.js";
-import { outcomeOfLink, redirectUrlFor, type LinkOutcome, type LinkState, type PaymentLinkRecord } from "../domain/payment-link.js";
+import {
+  outcomeOfLink,
+  redirectUrlFor,
+  type LinkOutcome,
+  type LinkState,
+  type PaymentLinkRecord,
+} from "../domain/payment-link.js";
 import { chargeEventContent, contractEventContent } from "../domain/webhook-content.js";
 import { lockCharge, saveChargeStatus } from "../storage/charges.js";
 import { findActivatedContracts, findContractById, lockContract, saveContractStatus } from "../storage/contracts.js";
@@ -61,21 +67,33 @@ export async function changeOnSessionPayment(
   return changed;
 }
 
-async function applyChanges(ctx: FlowContext, trx: Tx, payment: OnSessionPayment, changes: OnSessionChanges, now: Date): Promise<void> {
+async function applyChanges(
+  ctx: FlowContext,
+  trx: Tx,
+  payment: OnSessionPayment,
+  changes: OnSessionChanges,
+  now: Date,
+): Promise<void> {
   if (changes.charge) await saveChargeStatus(trx, changes.charge);
   if (changes.contract) await saveContractStatus(trx, changes.contract);
   if (changes.customer) await saveCustomer(trx, changes.customer);
   if (changes.contract?.status === ContractStatus.ACTIVATED) {
     // One activated contract per customer: the newer one replaces the older (a re-linked account).
     for (const older of await findActivatedContracts(trx, changes.contract.customerId)) {
-      if (older.id !== changes.contract.id) await saveContractStatus(trx, transitionContract(older, ContractStatus.DEACTIVATED, now));
+      if (older.id !== changes.contract.id)
+        await saveContractStatus(trx, transitionContract(older, ContractStatus.DEACTIVATED, now));
     }
   }
   if (changes.events.length === 0) return;
   const merchantName = (await findMerchant(trx, payment.link.merchantId))?.name ?? "";
   for (const type of changes.events) {
     if (type === EventType.CONTRACT_ACTIVATED && changes.contract) {
-      await recordEvent(trx, { merchantId: payment.link.merchantId, type, content: contractEventContent(changes.contract, merchantName), now });
+      await recordEvent(trx, {
+        merchantId: payment.link.merchantId,
+        type,
+        content: contractEventContent(changes.contract, merchantName),
+        now,
+      });
     } else if (changes.charge) {
       const body = type === EventType.TEST_CHARGE_CREATED && payment.charge ? payment.charge : changes.charge;
       await recordEvent(trx, {
@@ -90,7 +108,10 @@ async function applyChanges(ctx: FlowContext, trx: Tx, payment: OnSessionPayment
 }
 
 /** The link as it stands now, and its outcome and redirect. */
-export async function currentOutcome(ctx: FlowContext, linkId: string): Promise<{ link: PaymentLinkRecord; outcome: LinkOutcome; redirectUrl: string }> {
+export async function currentOutcome(
+  ctx: FlowContext,
+  linkId: string,
+): Promise<{ link: PaymentLinkRecord; outcome: LinkOutcome; redirectUrl: string }> {
   const link = await findPaymentLinkById(ctx.tx.db, linkId);
   if (!link) throw new Error(`payment link ${linkId} not found`);
   const charge = link.chargeId ? await findCharge(ctx.tx.db, link.merchantId, link.chargeId) : undefined;

@@ -1,9 +1,22 @@
-import { ApiSource, ChargeStatus, ContractStatus, ErrorType, KycStatus, PaymentAuthorizationStatus, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ApiSource,
+  ChargeStatus,
+  ContractStatus,
+  ErrorType,
+  KycStatus,
+  PaymentAuthorizationStatus,
+  PaymentWorkflow,
+} from "../../gen/payments/v1/enums_pb.js";
 import { withSuppliedFields, type CustomerProfile } from "../domain/customer.js";
 import { newId, randomToken } from "../domain/ids.js";
 import { chooseOnSessionWorkflow, onSessionInternalError } from "../domain/on-session-workflow.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
-import { linkExpiresAt, workflowCharges, workflowCreatesContract, type PaymentLinkRecord } from "../domain/payment-link.js";
+import {
+  linkExpiresAt,
+  workflowCharges,
+  workflowCreatesContract,
+  type PaymentLinkRecord,
+} from "../domain/payment-link.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, Metadata } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { checkRedirectUrls } from "../domain/redirect-url.js";
@@ -39,7 +52,11 @@ const tokenLength = 32;
  * trx-* charge in PENDING (workflows with a price), the payment link, and the "link-expiry" job
  * due when the link lapses (90 minutes).
  */
-export async function createOnSessionPayment(ctx: FlowContext, principal: MerchantPrincipal, request: OnSessionRequest): Promise<OnSessionPaymentCreated> {
+export async function createOnSessionPayment(
+  ctx: FlowContext,
+  principal: MerchantPrincipal,
+  request: OnSessionRequest,
+): Promise<OnSessionPaymentCreated> {
   checkRedirectUrls(request.redirect, ctx.config.mode);
   try {
     const merchant = await findMerchant(ctx.tx.db, principal.id);
@@ -90,7 +107,15 @@ async function createInOneTransaction(
 
     let contract: ContractRecord | undefined;
     if (workflowCreatesContract(workflow)) {
-      contract = { id: newId("con"), merchantId: merchant.id, customerId: customer.id, status: ContractStatus.INITIAL, metadata: customer.metadata, createdAt: now, updatedAt: now };
+      contract = {
+        id: newId("con"),
+        merchantId: merchant.id,
+        customerId: customer.id,
+        status: ContractStatus.INITIAL,
+        metadata: customer.metadata,
+        createdAt: now,
+        updatedAt: now,
+      };
       await insertContract(trx, contract);
     } else if (workflow === PaymentWorkflow.CHARGE) {
       contract = activeContract;

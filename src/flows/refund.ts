@@ -54,21 +54,46 @@ export interface RefundOutcome {
  * key the refund is bound to the key in the same transaction, so a retry after a crash answers
  * that refund instead of refunding again.
  */
-export async function refundCharge(ctx: FlowContext, merchant: MerchantPrincipal, input: RefundRequestInput, idempotency?: IdempotencyScope): Promise<RefundOutcome> {
-  const resumed = idempotency?.resumeResourceId ? await findRefund(ctx.tx.db, idempotency.resumeResourceId, merchant.id) : undefined;
+export async function refundCharge(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  input: RefundRequestInput,
+  idempotency?: IdempotencyScope,
+): Promise<RefundOutcome> {
+  const resumed = idempotency?.resumeResourceId
+    ? await findRefund(ctx.tx.db, idempotency.resumeResourceId, merchant.id)
+    : undefined;
   const resumedCharge = resumed && (await findChargeById(ctx.tx.db, resumed.chargeId));
   if (resumed && resumedCharge) return { refund: resumed, charge: resumedCharge };
 
   const now = ctx.clock.now();
   const outcome = await ctx.tx.write(async (trx) => {
     const charge = requireOwnedCharge(await lockChargeOfMerchant(ctx.tx, trx, merchant.id, input.chargeId));
-    const decision = decideRefund(charge, input.amount, now, await bankRulesOfCustomer(trx, ctx.config, charge.customerId));
-    const refund = newRefund({ id: newId("rfd"), charge, decision, reason: input.reason, metadata: input.metadata, now });
+    const decision = decideRefund(
+      charge,
+      input.amount,
+      now,
+      await bankRulesOfCustomer(trx, ctx.config, charge.customerId),
+    );
+    const refund = newRefund({
+      id: newId("rfd"),
+      charge,
+      decision,
+      reason: input.reason,
+      metadata: input.metadata,
+      now,
+    });
     const next = chargeAfterAcceptance(charge, decision, now);
     await saveChargeRefundState(trx, next);
     await insertRefund(trx, refund);
     if (decision.kind === "cancellation") {
-      await recordEvent(trx, { merchantId: merchant.id, type: EventType.REFUND_SUCCEEDED, chargeId: charge.id, content: refundSucceededContent(next, refund, now), now });
+      await recordEvent(trx, {
+        merchantId: merchant.id,
+        type: EventType.REFUND_SUCCEEDED,
+        chargeId: charge.id,
+        content: refundSucceededContent(next, refund, now),
+        now,
+      });
     } else {
       await enqueueJob(trx, { kind: "refund-settlement", refId: refund.id, runAt: decision.settleAfter, now });
     }
@@ -96,7 +121,12 @@ type BankVerdict = { ok: true } | { ok: false; rootCause: string } | { retryAt: 
  * event. A refund no longer pending is left as it is. Returns when to try again if the bank was
  * under maintenance. `forcedFailure` (sandbox) fails it with that root cause without the bank.
  */
-export async function settlePendingRefund(ctx: FlowContext, refundId: string, attempt = 1, forcedFailure?: string): Promise<JobOutcome> {
+export async function settlePendingRefund(
+  ctx: FlowContext,
+  refundId: string,
+  attempt = 1,
+  forcedFailure?: string,
+): Promise<JobOutcome> {
   const refund = await findRefund(ctx.tx.db, refundId);
   if (!refund || refund.status !== RefundStatus.PENDING) return { done: true };
   const charge = await findChargeById(ctx.tx.db, refund.chargeId);
@@ -111,14 +141,18 @@ export async function settlePendingRefund(ctx: FlowContext, refundId: string, at
     const current = await findRefund(trx, refund.id);
     // Settled meanwhile (a sandbox SettleRefunds and the job raced): the first outcome stands.
     if (!locked || current?.status !== RefundStatus.PENDING) return false;
-    const result = verdict.ok ? settleRefund(locked, current, now) : failRefund(locked, current, verdict.rootCause, now);
+    const result = verdict.ok
+      ? settleRefund(locked, current, now)
+      : failRefund(locked, current, verdict.rootCause, now);
     await saveChargeRefundState(trx, result.charge);
     await saveRefundOutcome(trx, result.refund);
     await recordEvent(trx, {
       merchantId: refund.merchantId,
       type: verdict.ok ? EventType.REFUND_SUCCEEDED : EventType.REFUND_FAILED,
       chargeId: locked.id,
-      content: verdict.ok ? refundSucceededContent(result.charge, result.refund, now) : refundFailedContent(result.charge, result.refund, merchantName),
+      content: verdict.ok
+        ? refundSucceededContent(result.charge, result.refund, now)
+        : refundFailedContent(result.charge, result.refund, merchantName),
       now,
     });
     return true;
@@ -127,9 +161,16 @@ export async function settlePendingRefund(ctx: FlowContext, refundId: string, at
   return { done: true };
 }
 
-async function askBank(ctx: FlowContext, charge: ChargeRecord, refund: RefundRecord, attempt: number, forcedFailure?: string): Promise<BankVerdict> {
+async function askBank(
+  ctx: FlowContext,
+  charge: ChargeRecord,
+  refund: RefundRecord,
+  attempt: number,
+  forcedFailure?: string,
+): Promise<BankVerdict> {
   if (forcedFailure !== undefined) return { ok: false, rootCause: forcedFailure };
-  if (ctx.config.mode === "sandbox" && sandboxForcesRefundFailure(refund.metadata)) return { ok: false, rootCause: sandboxRefundFailureMessage };
+  if (ctx.config.mode === "sandbox" && sandboxForcesRefundFailure(refund.metadata))
+    return { ok: false, rootCause: sandboxRefundFailureMessage };
   if (!charge.customerId) return { ok: false, rootCause: "the charge has no customer bank account to refund to" };
   const result = await ctx.bank.refund({
     merchantId: charge.merchantId,
@@ -153,7 +194,9 @@ export async function settleRefundsNow(
   merchant: MerchantPrincipal,
   request: { refundId: string; fail: boolean; failureMessage: string },
 ): Promise<RefundRecord[]> {
-  const ids = request.refundId ? [(await getRefund(ctx, merchant, request.refundId)).id] : await pendingRefundIdsOfMerchant(ctx.tx.db, merchant.id);
+  const ids = request.refundId
+    ? [(await getRefund(ctx, merchant, request.refundId)).id]
+    : await pendingRefundIdsOfMerchant(ctx.tx.db, merchant.id);
   const forcedFailure = request.fail ? request.failureMessage || sandboxRefundFailureMessage : undefined;
   const settled: RefundRecord[] = [];
   for (const id of ids) {

@@ -12,9 +12,20 @@ import { recordEvent } from "./outbox.js";
  */
 export async function sendTestEvent(ctx: FlowContext, merchant: MerchantPrincipal, type: EventType): Promise<string> {
   const row = await findMerchant(ctx.tx.db, merchant.id);
-  if (!row?.webhook_url) throw new RequestRefusal("precondition", "the merchant has no webhook URL; set one first (furikomi merchants set-webhook, or the dashboard)");
+  if (!row?.webhook_url)
+    throw new RequestRefusal(
+      "precondition",
+      "the merchant has no webhook URL; set one first (furikomi merchants set-webhook, or the dashboard)",
+    );
   const now = ctx.clock.now();
-  const id = await ctx.tx.write((trx) => recordEvent(trx, { merchantId: merchant.id, type, content: sampleEventContent(type, merchant.id, merchant.name, now), now }));
+  const id = await ctx.tx.write((trx) =>
+    recordEvent(trx, {
+      merchantId: merchant.id,
+      type,
+      content: sampleEventContent(type, merchant.id, merchant.name, now),
+      now,
+    }),
+  );
   ctx.wake("events");
   return id;
 }
@@ -25,7 +36,10 @@ export async function sendTestEvent(ctx: FlowContext, merchant: MerchantPrincipa
  */
 export function advanceClock(ctx: FlowContext, seconds: number): Date {
   if (ctx.config.sandboxClock !== "manual" || !(ctx.clock instanceof ManualClock)) {
-    throw new RequestRefusal("precondition", "the clock can only be moved on a server started with SANDBOX_CLOCK=manual");
+    throw new RequestRefusal(
+      "precondition",
+      "the clock can only be moved on a server started with SANDBOX_CLOCK=manual",
+    );
   }
   const now = ctx.clock.advance(seconds * 1000);
   ctx.wake("jobs");

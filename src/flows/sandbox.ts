@@ -1,9 +1,20 @@
-import { ChargeStatus, ContractStatus, KycStatus, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ContractStatus,
+  KycStatus,
+  PaymentErrorCode,
+  PaymentWorkflow,
+} from "../../gen/payments/v1/enums_pb.js";
 import { KycOutcome } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { randomInt } from "node:crypto";
 import { bankAuthenticationRules } from "../domain/bank-authentication.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
-import { outcomeOfLink, tokenOfPaymentLinkUrl, type LinkOutcome, type PaymentLinkRecord } from "../domain/payment-link.js";
+import {
+  outcomeOfLink,
+  tokenOfPaymentLinkUrl,
+  type LinkOutcome,
+  type PaymentLinkRecord,
+} from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { findBankAccount, ledgerOf, upsertBankAccount } from "../storage/bank-accounts.js";
 import { findContractById } from "../storage/contracts.js";
@@ -14,7 +25,16 @@ import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.
 import type { BankAccountTable, BankLedgerTable } from "../storage/schema.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { FlowContext } from "./flow-context.js";
-import { approvePayment, initiatePayment, linkBankAccount, sendTwoFactorCode, settledOutcome, submitKyc, verifyTwoFactorCode, type HostedRefusal } from "./hosted-page.js";
+import {
+  approvePayment,
+  initiatePayment,
+  linkBankAccount,
+  sendTwoFactorCode,
+  settledOutcome,
+  submitKyc,
+  verifyTwoFactorCode,
+  type HostedRefusal,
+} from "./hosted-page.js";
 import { decideKyc } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
 
@@ -26,7 +46,12 @@ async function merchantLink(ctx: FlowContext, merchantId: string, paymentLinkUrl
   try {
     token = tokenOfPaymentLinkUrl(paymentLinkUrl);
   } catch {
-    throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, "payment_link_url: not a URL", undefined, "payment_link_url");
+    throw new PaymentFailure(
+      PaymentErrorCode.BAD_REQUEST,
+      "payment_link_url: not a URL",
+      undefined,
+      "payment_link_url",
+    );
   }
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link || link.merchantId !== merchantId) throw notFound("payment link");
@@ -43,7 +68,11 @@ export interface SimulatedAccount {
   ledger: Omit<BankLedgerTable, "id">[];
 }
 
-export async function getBankAccount(ctx: FlowContext, merchantId: string, customerId: string): Promise<SimulatedAccount> {
+export async function getBankAccount(
+  ctx: FlowContext,
+  merchantId: string,
+  customerId: string,
+): Promise<SimulatedAccount> {
   const account = await findBankAccount(ctx.tx.db, merchantId, customerId);
   if (!account) throw notFound(`bank account of ${customerId}`);
   return {
@@ -63,13 +92,24 @@ export interface BankAccountSettings {
 }
 
 /** Sets a customer's simulated account; opens one (¥1,000,000) when the customer has none yet. */
-export async function configureBankAccount(ctx: FlowContext, merchantId: string, customerId: string, settings: BankAccountSettings): Promise<SimulatedAccount> {
+export async function configureBankAccount(
+  ctx: FlowContext,
+  merchantId: string,
+  customerId: string,
+  settings: BankAccountSettings,
+): Promise<SimulatedAccount> {
   const customer = await findCustomer(ctx.tx.db, merchantId, customerId);
   if (!customer) throw notFound(`customer ${customerId}`);
   await ctx.tx.write(async (trx) => {
     const now = ctx.clock.now();
     if (!(await findBankAccount(trx, merchantId, customerId))) {
-      await upsertBankAccount(trx, { ...simulatedAccountDetails(customer.katakanaLastName), customer_id: customerId, merchant_id: merchantId, balance: 1_000_000, created_at: now.toISOString() });
+      await upsertBankAccount(trx, {
+        ...simulatedAccountDetails(customer.katakanaLastName),
+        customer_id: customerId,
+        merchant_id: merchantId,
+        balance: 1_000_000,
+        created_at: now.toISOString(),
+      });
     }
     const maintenance =
       settings.maintenanceUntil !== undefined
@@ -93,12 +133,24 @@ export async function configureBankAccount(ctx: FlowContext, merchantId: string,
 }
 
 /** Details of an account opened by the sandbox itself (not through the page). */
-function simulatedAccountDetails(holder: string): Pick<BankAccountTable, "bank_code" | "branch_code" | "account_number" | "account_holder"> {
-  return { bank_code: "0001", branch_code: "001", account_number: randomInt(0, 10_000_000).toString().padStart(7, "0"), account_holder: holder || "テスト" };
+function simulatedAccountDetails(
+  holder: string,
+): Pick<BankAccountTable, "bank_code" | "branch_code" | "account_number" | "account_holder"> {
+  return {
+    bank_code: "0001",
+    branch_code: "001",
+    account_number: randomInt(0, 10_000_000).toString().padStart(7, "0"),
+    account_holder: holder || "テスト",
+  };
 }
 
 /** The merchant's whole simulated bank under maintenance (until a time), or back. */
-export async function setBankMaintenance(ctx: FlowContext, merchantId: string, underMaintenance: boolean, until: Date | undefined): Promise<boolean> {
+export async function setBankMaintenance(
+  ctx: FlowContext,
+  merchantId: string,
+  underMaintenance: boolean,
+  until: Date | undefined,
+): Promise<boolean> {
   await ctx.tx.write((trx) =>
     saveBankSettings(trx, {
       merchant_id: merchantId,
@@ -111,7 +163,11 @@ export async function setBankMaintenance(ctx: FlowContext, merchantId: string, u
 }
 
 /** Expires an open link now (as if 90 minutes had passed); an expired one is left as it is. */
-export async function expirePaymentLinkNow(ctx: FlowContext, merchantId: string, paymentLinkUrl: string): Promise<{ chargeStatus: ChargeStatus; contractStatus: ContractStatus }> {
+export async function expirePaymentLinkNow(
+  ctx: FlowContext,
+  merchantId: string,
+  paymentLinkUrl: string,
+): Promise<{ chargeStatus: ChargeStatus; contractStatus: ContractStatus }> {
   const link = await merchantLink(ctx, merchantId, paymentLinkUrl);
   if (link.state === "open") await expirePaymentLink(ctx, link.id, { now: true });
   const [charge, contract, current] = await Promise.all([
@@ -119,8 +175,12 @@ export async function expirePaymentLinkNow(ctx: FlowContext, merchantId: string,
     link.contractId ? findContractById(ctx.tx.db, link.contractId) : undefined,
     findPaymentLinkByToken(ctx.tx.db, link.token),
   ]);
-  if (current?.state !== "expired") throw new RequestRefusal("precondition", "the payment link has already been approved; it can no longer expire");
-  return { chargeStatus: charge?.status ?? ChargeStatus.UNSPECIFIED, contractStatus: contract?.status ?? ContractStatus.UNSPECIFIED };
+  if (current?.state !== "expired")
+    throw new RequestRefusal("precondition", "the payment link has already been approved; it can no longer expire");
+  return {
+    chargeStatus: charge?.status ?? ChargeStatus.UNSPECIFIED,
+    contractStatus: contract?.status ?? ContractStatus.UNSPECIFIED,
+  };
 }
 
 export function readMailbox(ctx: FlowContext, merchantId: string, email: string): Promise<MailboxMessageRow[]> {
@@ -153,7 +213,12 @@ export interface CompletedPayment {
  * same flows as the page — send the code, read it from the sandbox mailbox, verify it, link the
  * bank account, submit KYC when asked (decided as requested), approve.
  */
-export async function completePayment(ctx: FlowContext, merchantId: string, paymentLinkUrl: string, options: CompletePaymentOptions): Promise<CompletedPayment> {
+export async function completePayment(
+  ctx: FlowContext,
+  merchantId: string,
+  paymentLinkUrl: string,
+  options: CompletePaymentOptions,
+): Promise<CompletedPayment> {
   const link = await merchantLink(ctx, merchantId, paymentLinkUrl);
   const answer = (fields: Partial<CompletedPayment>): CompletedPayment => ({
     outcome: outcomeOfLink("open", undefined),
@@ -189,7 +254,8 @@ export async function completePayment(ctx: FlowContext, merchantId: string, paym
         pin: bankAuthenticationRules.sandboxPin,
         oneTimePassword: bankAuthenticationRules.sandboxOneTimePassword,
       });
-      if (options.initialBalance !== undefined) await configureBankAccount(ctx, merchantId, link.customerId, { balance: options.initialBalance });
+      if (options.initialBalance !== undefined)
+        await configureBankAccount(ctx, merchantId, link.customerId, { balance: options.initialBalance });
     }
     if (session.needsKyc) await passKyc(ctx, link, session.kycSubmitted, options.kyc);
     if (!options.approve) return answer({});
@@ -212,7 +278,12 @@ async function passTwoFactor(ctx: FlowContext, link: PaymentLinkRecord): Promise
 }
 
 /** Submits the KYC form with what the customer record holds, then decides it as asked (approve by default). */
-async function passKyc(ctx: FlowContext, link: PaymentLinkRecord, submitted: boolean, outcome: KycOutcome): Promise<void> {
+async function passKyc(
+  ctx: FlowContext,
+  link: PaymentLinkRecord,
+  submitted: boolean,
+  outcome: KycOutcome,
+): Promise<void> {
   if (!submitted) {
     const customer = await findCustomerById(ctx.tx.db, link.customerId);
     await submitKyc(
@@ -230,5 +301,11 @@ async function passKyc(ctx: FlowContext, link: PaymentLinkRecord, submitted: boo
     );
   }
   if (outcome === KycOutcome.PENDING) return;
-  await decideKyc(ctx, link.merchantId, link.customerId, outcome === KycOutcome.DENY ? KycStatus.DENIED : KycStatus.APPROVED, outcome === KycOutcome.DENY ? "denied by SandboxService.CompletePayment" : "");
+  await decideKyc(
+    ctx,
+    link.merchantId,
+    link.customerId,
+    outcome === KycOutcome.DENY ? KycStatus.DENIED : KycStatus.APPROVED,
+    outcome === KycOutcome.DENY ? "denied by SandboxService.CompletePayment" : "",
+  );
 }

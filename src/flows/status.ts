@@ -3,12 +3,23 @@ import { normalizeEmail } from "../domain/customer.js";
 import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
-import { findCharge, findContract, findCustomer, findRefundsOfCharge, listCustomers } from "../storage/status-queries.js";
+import {
+  findCharge,
+  findContract,
+  findCustomer,
+  findRefundsOfCharge,
+  listCustomers,
+} from "../storage/status-queries.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 
-const notFound = (what: string, id: string) => new PaymentFailure(PaymentErrorCode.NOT_FOUND, `${what} ${id} not found`);
+const notFound = (what: string, id: string) =>
+  new PaymentFailure(PaymentErrorCode.NOT_FOUND, `${what} ${id} not found`);
 
-export async function getCharge(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<{ charge: ChargeRecord; refunds: RefundRecord[] }> {
+export async function getCharge(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  id: string,
+): Promise<{ charge: ChargeRecord; refunds: RefundRecord[] }> {
   const charge = await findCharge(ctx.tx.db, merchant.id, id);
   if (!charge) throw notFound("charge", id);
   return { charge, refunds: await findRefundsOfCharge(ctx.tx.db, charge.id) };
@@ -42,6 +53,7 @@ export async function searchCustomers(
   const last = page[page.length - 1];
   return {
     customers: page,
-    nextPageToken: rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "",
+    nextPageToken:
+      rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "",
   };
 }

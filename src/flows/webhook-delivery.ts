@@ -60,7 +60,10 @@ export async function claimDueEvents(
   return ctx.tx.write(async (trx) => {
     const claimed: ClaimedEvent[] = [];
     for (const merchant of await merchantsWithDueEvents(trx, nowIso)) {
-      const free = Math.min(request.perMerchant - (request.busy.get(merchant.id) ?? 0), request.capacity - claimed.length);
+      const free = Math.min(
+        request.perMerchant - (request.busy.get(merchant.id) ?? 0),
+        request.capacity - claimed.length,
+      );
       if (free <= 0) continue;
       const rows = await dueEventsOfMerchant(trx, ctx.tx.dialect, merchant.id, nowIso, free);
       for (const row of rows) {
@@ -79,7 +82,13 @@ export async function claimDueEvents(
       }
       if (claimed.length >= request.capacity) break;
     }
-    if (claimed.length > 0) await leaseEvents(trx, claimed.map((e) => e.id), leaseUntil, nowIso);
+    if (claimed.length > 0)
+      await leaseEvents(
+        trx,
+        claimed.map((e) => e.id),
+        leaseUntil,
+        nowIso,
+      );
     return claimed;
   });
 }
@@ -93,7 +102,12 @@ export interface AttemptResult {
 }
 
 /** One delivery attempt of a leased event: sign and POST it. Records nothing (see `recordAttempts`). */
-export async function attemptDelivery(ctx: FlowContext, deps: DeliveryDeps, event: ClaimedEvent, signal?: AbortSignal): Promise<AttemptResult> {
+export async function attemptDelivery(
+  ctx: FlowContext,
+  deps: DeliveryDeps,
+  event: ClaimedEvent,
+  signal?: AbortSignal,
+): Promise<AttemptResult> {
   const attemptedAt = ctx.clock.now();
   const answer = await send(ctx, deps, event, signal);
   return { event, answer, attemptedAt, settledAt: ctx.clock.now() };
@@ -105,7 +119,11 @@ export async function attemptDelivery(ctx: FlowContext, deps: DeliveryDeps, even
  * on the schedule until the 3-day window is over, then the event is FAILED and the merchant marked
  * failing. An attempt cut short by shutdown is not counted: its lease is released instead.
  */
-export async function recordAttempts(ctx: FlowContext, deps: Pick<DeliveryDeps, "random">, results: AttemptResult[]): Promise<DeliveryOutcome[]> {
+export async function recordAttempts(
+  ctx: FlowContext,
+  deps: Pick<DeliveryDeps, "random">,
+  results: AttemptResult[],
+): Promise<DeliveryOutcome[]> {
   return ctx.tx.write(async (trx) => {
     const outcomes: DeliveryOutcome[] = [];
     for (const result of results) outcomes.push(await recordAttempt(trx, deps, result));
@@ -113,21 +131,42 @@ export async function recordAttempts(ctx: FlowContext, deps: Pick<DeliveryDeps, 
   });
 }
 
-async function recordAttempt(trx: Tx, deps: Pick<DeliveryDeps, "random">, { event, answer, attemptedAt, settledAt }: AttemptResult): Promise<DeliveryOutcome> {
+async function recordAttempt(
+  trx: Tx,
+  deps: Pick<DeliveryDeps, "random">,
+  { event, answer, attemptedAt, settledAt }: AttemptResult,
+): Promise<DeliveryOutcome> {
   if (answer.aborted) {
     await releaseLease(trx, event.id, event.leaseUntil);
     return "aborted";
   }
-  await insertDeliveryAttempt(trx, { eventId: event.id, attemptedAt, httpStatus: answer.httpStatus, error: answer.error, durationMs: answer.durationMs });
+  await insertDeliveryAttempt(trx, {
+    eventId: event.id,
+    attemptedAt,
+    httpStatus: answer.httpStatus,
+    error: answer.error,
+    durationMs: answer.durationMs,
+  });
   if (answer.httpStatus >= 200 && answer.httpStatus < 300) {
-    await settleAttempt(trx, event.id, event.leaseUntil, { status: DeliveryStatus.DELIVERED, deliveredAt: settledAt.toISOString() });
+    await settleAttempt(trx, event.id, event.leaseUntil, {
+      status: DeliveryStatus.DELIVERED,
+      deliveredAt: settledAt.toISOString(),
+    });
     await clearMerchantFailing(trx, event.merchantId);
     return "delivered";
   }
   const failedAttempts = event.attemptCount + 1;
-  const retryAt = nextRetryAt({ failedAttempts, windowStartedAt: event.windowStartedAt, failedAt: settledAt, random: deps.random() });
+  const retryAt = nextRetryAt({
+    failedAttempts,
+    windowStartedAt: event.windowStartedAt,
+    failedAt: settledAt,
+    random: deps.random(),
+  });
   if (retryAt) {
-    await settleAttempt(trx, event.id, event.leaseUntil, { status: DeliveryStatus.PENDING, nextAttemptAt: retryAt.toISOString() });
+    await settleAttempt(trx, event.id, event.leaseUntil, {
+      status: DeliveryStatus.PENDING,
+      nextAttemptAt: retryAt.toISOString(),
+    });
     return "retrying";
   }
   if (await settleAttempt(trx, event.id, event.leaseUntil, { status: DeliveryStatus.FAILED })) {
@@ -136,7 +175,12 @@ async function recordAttempt(trx: Tx, deps: Pick<DeliveryDeps, "random">, { even
   return "failed";
 }
 
-async function send(ctx: FlowContext, deps: DeliveryDeps, event: ClaimedEvent, signal?: AbortSignal): Promise<WebhookAnswer> {
+async function send(
+  ctx: FlowContext,
+  deps: DeliveryDeps,
+  event: ClaimedEvent,
+  signal?: AbortSignal,
+): Promise<WebhookAnswer> {
   // Checked again at delivery: the URL may predate a rule, or the mode may have changed.
   const refusal = webhookUrlRefusal(event.webhookUrl, ctx.config.mode);
   if (refusal) return { httpStatus: 0, error: `webhook URL refused: ${refusal}`, durationMs: 0 };
@@ -146,7 +190,12 @@ async function send(ctx: FlowContext, deps: DeliveryDeps, event: ClaimedEvent, s
     eventType: event.eventTypeName,
     contentJson: event.contentJson,
   });
-  return deps.transport.post(event.webhookUrl, body, standardWebhookHeaders(event.webhookSecret, event.id, body, deps.wallClock.now()), signal);
+  return deps.transport.post(
+    event.webhookUrl,
+    body,
+    standardWebhookHeaders(event.webhookSecret, event.id, body, deps.wallClock.now()),
+    signal,
+  );
 }
 
 function failingReason(event: ClaimedEvent, attempts: number, last: WebhookAnswer): string {

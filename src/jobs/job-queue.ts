@@ -8,7 +8,10 @@ export type JobKind = "async-charge" | "refund-settlement" | "link-expiry" | "cs
  * Queues durable work inside the caller's transaction, so it exists exactly when the state
  * change that needs it does. Call `ctx.wake("jobs")` after the commit to start it at once.
  */
-export async function enqueueJob(trx: Tx, job: { kind: JobKind; refId: string; runAt: Date; now: Date }): Promise<void> {
+export async function enqueueJob(
+  trx: Tx,
+  job: { kind: JobKind; refId: string; runAt: Date; now: Date },
+): Promise<void> {
   await trx
     .insertInto("jobs")
     .values({

@@ -29,7 +29,11 @@ export class JobRunner {
     private readonly logger: Logger,
     private readonly options: { pollMs?: number; concurrency?: number; leaseMs?: number } = {},
   ) {
-    this.#loop = new WakeLoop(() => this.#tick(), (error) => this.logger.error({ err: error }, "job runner tick failed"), options.pollMs ?? 1000);
+    this.#loop = new WakeLoop(
+      () => this.#tick(),
+      (error) => this.logger.error({ err: error }, "job runner tick failed"),
+      options.pollMs ?? 1000,
+    );
   }
 
   register(kind: JobKind, handler: JobHandler): void {
@@ -99,7 +103,11 @@ export class JobRunner {
       await trx
         .updateTable("jobs")
         .set((eb) => ({ lease_until: leaseUntil, attempts: eb("attempts", "+", 1) }))
-        .where("id", "in", due.map((j) => j.id))
+        .where(
+          "id",
+          "in",
+          due.map((j) => j.id),
+        )
         .execute();
       return due.map((j) => ({ ...j, attempts: j.attempts + 1, leaseUntil }));
     });
@@ -118,14 +126,18 @@ export class JobRunner {
     }
     await this.#record(job, outcome).catch((error) =>
       // Unrecorded, the lease lapses and the job runs again: handlers are idempotent.
-      this.logger.error({ err: error, job: job.id, kind: job.kind }, "job outcome could not be recorded; it runs again after its lease"),
+      this.logger.error(
+        { err: error, job: job.id, kind: job.kind },
+        "job outcome could not be recorded; it runs again after its lease",
+      ),
     );
   }
 
   /** Only while our lease holds: a worker that took the job over after it lapsed owns the outcome now. */
   #record(job: { id: string; leaseUntil: string }, outcome: JobOutcome): Promise<void> {
     return this.ctx.tx.write(async (trx) => {
-      if ("done" in outcome) await trx.deleteFrom("jobs").where("id", "=", job.id).where("lease_until", "=", job.leaseUntil).execute();
+      if ("done" in outcome)
+        await trx.deleteFrom("jobs").where("id", "=", job.id).where("lease_until", "=", job.leaseUntil).execute();
       else {
         await trx
           .updateTable("jobs")

@@ -129,7 +129,11 @@ export class WebhookDispatcher {
 
   #flush(): void {
     const batch = this.#unrecorded.splice(0);
-    const outcomes = recordAttempts(this.ctx, this.#deps, batch.map((b) => b.result));
+    const outcomes = recordAttempts(
+      this.ctx,
+      this.#deps,
+      batch.map((b) => b.result),
+    );
     batch.forEach((b, i) => b.settle(outcomes.then((all) => all[i])));
   }
 
@@ -140,9 +144,17 @@ export class WebhookDispatcher {
       .then((result) => this.#record(result))
       .then(
         (outcome) => {
-          if (outcome === "failed") this.logger.warn({ event: event.id, merchant: event.merchantId }, "webhook event failed after the retry window");
+          if (outcome === "failed")
+            this.logger.warn(
+              { event: event.id, merchant: event.merchantId },
+              "webhook event failed after the retry window",
+            );
         },
-        (error) => this.logger.error({ err: error, event: event.id }, "webhook delivery could not be recorded; the lease will lapse and it is retried"),
+        (error) =>
+          this.logger.error(
+            { err: error, event: event.id },
+            "webhook delivery could not be recorded; the lease will lapse and it is retried",
+          ),
       )
       .finally(() => {
         this.#settled++;

@@ -4,7 +4,9 @@ import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
  * What the bank answered. A refusal names the spec's ErrorType; `retryable` for maintenance, with
  * `retryAfter` when the bank knows when its maintenance window ends.
  */
-export type BankResult = { ok: true } | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
+export type BankResult =
+  | { ok: true }
+  | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
 
 /**
  * The bank behind the gateway. `reference` is the bank-side idempotency key (the trx-* id for a
@@ -13,6 +15,18 @@ export type BankResult = { ok: true } | { ok: false; errorType: ErrorType; messa
  * transactions (it may be slow).
  */
 export interface BankGateway {
-  debit(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }): Promise<BankResult>;
-  refund(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }): Promise<BankResult>;
+  debit(request: {
+    merchantId: string;
+    customerId: string;
+    amount: number;
+    reference: string;
+    at: Date;
+  }): Promise<BankResult>;
+  refund(request: {
+    merchantId: string;
+    customerId: string;
+    amount: number;
+    reference: string;
+    at: Date;
+  }): Promise<BankResult>;
 }

@@ -8,24 +8,43 @@ import type { BankAccountTable } from "../storage/schema.js";
 import type { Tx } from "../storage/transactor.js";
 import type { BankResult } from "./bank-gateway.js";
 
-const limitLabels: Readonly<Record<keyof BankLimits, string>> = Object.freeze({ perPayment: "per payment", perDay: "per day", perMonth: "per month" });
+const limitLabels: Readonly<Record<keyof BankLimits, string>> = Object.freeze({
+  perPayment: "per payment",
+  perDay: "per day",
+  perMonth: "per month",
+});
 
 /**
  * The rules of the account's bank (its profile, by bank code) inside the sandbox bank's booking
  * transaction: its maintenance windows (debits and refunds), then for debits the Zengin result of
  * a magic account number and the contract's limits. Undefined: the bank has no objection.
  */
-export async function japaneseBankRefusal(trx: Tx, account: BankAccountTable, request: { signedAmount: number; at: Date }): Promise<BankResult | undefined> {
+export async function japaneseBankRefusal(
+  trx: Tx,
+  account: BankAccountTable,
+  request: { signedAmount: number; at: Date },
+): Promise<BankResult | undefined> {
   const profile = bankProfileOf(account.bank_code);
   const window = maintenanceAt(profile.maintenance, request.at);
   if (window) {
     const message = `${errorTypeMessages[ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]} (${profile.name} maintenance, ${window.description}, until ${window.end.toISOString()})`;
-    return { ok: false, errorType: ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, message, retryable: true, retryAfter: window.end };
+    return {
+      ok: false,
+      errorType: ErrorType.PAYMENT_GATEWAY_UNAVAILABLE,
+      message,
+      retryable: true,
+      retryAfter: window.end,
+    };
   }
   if (request.signedAmount >= 0) return undefined;
   const zengin = zenginResultOfAccount(account.account_number);
-  if (zengin) return { ok: false, errorType: zengin.errorType, message: zenginFailureMessage(zengin), retryable: false };
-  const exceeded = limitExceeded(profile.limits, -request.signedAmount, await debitedSoFar(trx, account.customer_id, request.at));
+  if (zengin)
+    return { ok: false, errorType: zengin.errorType, message: zenginFailureMessage(zengin), retryable: false };
+  const exceeded = limitExceeded(
+    profile.limits,
+    -request.signedAmount,
+    await debitedSoFar(trx, account.customer_id, request.at),
+  );
   if (!exceeded) return undefined;
   const message = `${errorTypeMessages[ErrorType.PAYMENT_CHARGE_OVER_LIMIT]} (${profile.name}: ¥${profile.limits[exceeded].toLocaleString("en")} ${limitLabels[exceeded]})`;
   return { ok: false, errorType: ErrorType.PAYMENT_CHARGE_OVER_LIMIT, message, retryable: false };

@@ -18,39 +18,85 @@ export const defaultSandboxBalance = 1_000_000;
 export class SandboxBank implements BankGateway {
   constructor(private readonly tx: Transactor) {}
 
-  async debit(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }): Promise<BankResult> {
+  async debit(request: {
+    merchantId: string;
+    customerId: string;
+    amount: number;
+    reference: string;
+    at: Date;
+  }): Promise<BankResult> {
     return this.#book({ ...request, signedAmount: -request.amount });
   }
 
-  async refund(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }): Promise<BankResult> {
+  async refund(request: {
+    merchantId: string;
+    customerId: string;
+    amount: number;
+    reference: string;
+    at: Date;
+  }): Promise<BankResult> {
     return this.#book({ ...request, signedAmount: request.amount });
   }
 
-  async #book(request: { merchantId: string; customerId: string; signedAmount: number; reference: string; at: Date }): Promise<BankResult> {
-    const account = await this.tx.db.selectFrom("bank_accounts").selectAll().where("customer_id", "=", request.customerId).executeTakeFirst();
+  async #book(request: {
+    merchantId: string;
+    customerId: string;
+    signedAmount: number;
+    reference: string;
+    at: Date;
+  }): Promise<BankResult> {
+    const account = await this.tx.db
+      .selectFrom("bank_accounts")
+      .selectAll()
+      .where("customer_id", "=", request.customerId)
+      .executeTakeFirst();
     if (account && account.latency_ms > 0) await new Promise((resolve) => setTimeout(resolve, account.latency_ms));
     const at = request.at.toISOString();
     try {
       return await this.tx.write(async (trx) => {
-        const booked = await trx.selectFrom("bank_ledger").select("id").where("reference", "=", request.reference).executeTakeFirst();
+        const booked = await trx
+          .selectFrom("bank_ledger")
+          .select("id")
+          .where("reference", "=", request.reference)
+          .executeTakeFirst();
         if (booked) return { ok: true } as const; // idempotent: already booked under this reference
-        const bank = await trx.selectFrom("bank_settings").selectAll().where("merchant_id", "=", request.merchantId).executeTakeFirst();
-        if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at)) return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-        const current = await this.tx.lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", request.customerId)).executeTakeFirst();
+        const bank = await trx
+          .selectFrom("bank_settings")
+          .selectAll()
+          .where("merchant_id", "=", request.merchantId)
+          .executeTakeFirst();
+        if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
+          return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
+        const current = await this.tx
+          .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", request.customerId))
+          .executeTakeFirst();
         if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
-        if (underMaintenance(current.under_maintenance, current.maintenance_until, at)) return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
+        if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
+          return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
         const bankRule = await japaneseBankRefusal(trx, current, request);
         if (bankRule) return bankRule;
         if (request.signedAmount < 0) {
           if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
-          if (current.quota > 0 && -request.signedAmount > current.quota) return refusal(ErrorType.PAYMENT_CHARGE_OVER_LIMIT, false);
-          if (current.balance + request.signedAmount < 0) return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
+          if (current.quota > 0 && -request.signedAmount > current.quota)
+            return refusal(ErrorType.PAYMENT_CHARGE_OVER_LIMIT, false);
+          if (current.balance + request.signedAmount < 0)
+            return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
         }
         const balanceAfter = current.balance + request.signedAmount;
-        await trx.updateTable("bank_accounts").set({ balance: balanceAfter }).where("customer_id", "=", request.customerId).execute();
+        await trx
+          .updateTable("bank_accounts")
+          .set({ balance: balanceAfter })
+          .where("customer_id", "=", request.customerId)
+          .execute();
         await trx
           .insertInto("bank_ledger")
-          .values({ customer_id: request.customerId, reference: request.reference, amount: request.signedAmount, balance_after: balanceAfter, at })
+          .values({
+            customer_id: request.customerId,
+            reference: request.reference,
+            amount: request.signedAmount,
+            balance_after: balanceAfter,
+            at,
+          })
           .execute();
         return { ok: true } as const;
       });

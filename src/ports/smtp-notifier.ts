@@ -63,7 +63,10 @@ function heloName(from: string): string {
 
 /** RFC 5322 headers, the subject as an RFC 2047 encoded word, the body base64 in 76-character lines. */
 export function formatMessage(from: string, message: OutgoingMessage): string {
-  const body = Buffer.from(message.body, "utf8").toString("base64").replace(/.{1,76}/g, "$&\r\n").trimEnd();
+  const body = Buffer.from(message.body, "utf8")
+    .toString("base64")
+    .replace(/.{1,76}/g, "$&\r\n")
+    .trimEnd();
   return [
     `From: <${from}>`,
     `To: <${message.to}>`,

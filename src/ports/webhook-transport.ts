@@ -25,17 +25,33 @@ export interface WebhookTransport {
  * refuses the connection unless every address it resolves to is public, and connects to the
  * address it checked (no second lookup an attacker's DNS could answer differently).
  */
-export function createWebhookTransport(options: { timeoutMs: number; publicAddressesOnly: boolean; resolver?: typeof dnsLookup }): WebhookTransport {
+export function createWebhookTransport(options: {
+  timeoutMs: number;
+  publicAddressesOnly: boolean;
+  resolver?: typeof dnsLookup;
+}): WebhookTransport {
   const publicOnlyLookup = publicOnly(options.resolver ?? dnsLookup);
   const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
-  function attempt(url: URL, body: string, headers: Record<string, string>, signal: AbortSignal | undefined, started: number, fresh: boolean) {
+  function attempt(
+    url: URL,
+    body: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    started: number,
+    fresh: boolean,
+  ) {
     return new Promise<WebhookAnswer & { retryFresh?: boolean }>((resolve) => {
       const request = (url.protocol === "https:" ? https : http).request(url, {
         method: "POST",
         agent: fresh ? false : agents[url.protocol as "http:" | "https:"],
         lookup: options.publicAddressesOnly ? publicOnlyLookup : undefined,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "furikomi-webhooks/1", ...headers },
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "user-agent": "furikomi-webhooks/1",
+          ...headers,
+        },
       });
       let httpStatus = 0;
       const elapsed = () => Math.round(performance.now() - started);
@@ -44,12 +60,15 @@ export function createWebhookTransport(options: { timeoutMs: number; publicAddre
         signal?.removeEventListener("abort", onAbort);
         resolve({ ...answer, durationMs: elapsed() });
       };
-      const timer = setTimeout(() => {
-        // An answer whose body does not end in time still counts by its status.
-        if (httpStatus) finish({ httpStatus, error: "" });
-        else finish({ httpStatus: 0, error: `timeout after ${options.timeoutMs} ms` });
-        request.destroy();
-      }, Math.max(0, options.timeoutMs - elapsed()));
+      const timer = setTimeout(
+        () => {
+          // An answer whose body does not end in time still counts by its status.
+          if (httpStatus) finish({ httpStatus, error: "" });
+          else finish({ httpStatus: 0, error: `timeout after ${options.timeoutMs} ms` });
+          request.destroy();
+        },
+        Math.max(0, options.timeoutMs - elapsed()),
+      );
       const onAbort = () => {
         finish({ httpStatus: 0, error: "aborted by shutdown", aborted: true });
         request.destroy();
@@ -93,21 +112,27 @@ export function createWebhookTransport(options: { timeoutMs: number; publicAddre
 }
 
 /** Resolves every address of the host and fails unless all are public; hands on the checked ones. */
-const publicOnly = (resolver: typeof dnsLookup): LookupFunction => (hostname, lookupOptions, callback) => {
-  resolver(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, "", 0);
-    const refused = addresses.find((a) => forbiddenAddress(a.address));
-    if (refused || addresses.length === 0) {
-      const refusal = Object.assign(
-        new Error(refused ? `address refused: ${hostname} resolves to ${refused.address}, ${forbiddenAddress(refused.address)}` : `${hostname} has no address`),
-        { code: "EADDRREFUSED" },
-      );
-      return callback(refusal, "", 0);
-    }
-    if (lookupOptions.all) (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  });
-};
+const publicOnly =
+  (resolver: typeof dnsLookup): LookupFunction =>
+  (hostname, lookupOptions, callback) => {
+    resolver(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 0);
+      const refused = addresses.find((a) => forbiddenAddress(a.address));
+      if (refused || addresses.length === 0) {
+        const refusal = Object.assign(
+          new Error(
+            refused
+              ? `address refused: ${hostname} resolves to ${refused.address}, ${forbiddenAddress(refused.address)}`
+              : `${hostname} has no address`,
+          ),
+          { code: "EADDRREFUSED" },
+        );
+        return callback(refusal, "", 0);
+      }
+      if (lookupOptions.all) (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
+      else callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
 
 function isIpLiteral(hostname: string): boolean {
   return hostname.startsWith("[") || /^\d+\.\d+\.\d+\.\d+$/.test(hostname);

@@ -1,5 +1,10 @@
 import { createConnectRouter, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
-import { universalRequestFromNodeRequest, universalResponseToNodeResponse, compressionGzip, compressionBrotli } from "@connectrpc/connect-node";
+import {
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+  compressionGzip,
+  compressionBrotli,
+} from "@connectrpc/connect-node";
 import type { DescService, FileRegistry } from "@bufbuild/protobuf";
 import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
@@ -34,7 +39,12 @@ export function createApp(options: AppOptions): RequestListener {
   });
   options.routes(router);
   const serviceNames = options.services.map((s) => s.typeName);
-  registerReflection(router, options.registry, [...serviceNames, "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]);
+  registerReflection(router, options.registry, [
+    ...serviceNames,
+    "grpc.health.v1.Health",
+    "grpc.reflection.v1.ServerReflection",
+    "grpc.reflection.v1alpha.ServerReflection",
+  ]);
   registerHealth(router, options.ready);
 
   const handlers = router.handlers.map(withClientFaultCodes);

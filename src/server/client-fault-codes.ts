@@ -33,7 +33,12 @@ async function rewriteConnectError(response: UniversalServerResponse): Promise<U
   const chunks: Uint8Array[] = [];
   for await (const chunk of response.body!) chunks.push(chunk);
   const bytes = Buffer.concat(chunks);
-  const replay = (body: Uint8Array): UniversalServerResponse => ({ ...response, body: (async function* () { yield body; })() });
+  const replay = (body: Uint8Array): UniversalServerResponse => ({
+    ...response,
+    body: (async function* () {
+      yield body;
+    })(),
+  });
   let error: { code?: string; message?: string };
   try {
     error = JSON.parse(bytes.toString("utf8"));

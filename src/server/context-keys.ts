@@ -9,4 +9,6 @@ export const merchantKey = createContextKey<MerchantPrincipal | undefined>(undef
 export const requestIdKey = createContextKey<string>("", { description: "request id" });
 
 /** The idempotency key a create call runs under (set by the idempotency interceptor). */
-export const idempotencyScopeKey = createContextKey<IdempotencyScope | undefined>(undefined, { description: "idempotency scope" });
+export const idempotencyScopeKey = createContextKey<IdempotencyScope | undefined>(undefined, {
+  description: "idempotency scope",
+});

@@ -27,22 +27,29 @@ const securityHeaders: Readonly<Record<string, string>> = Object.freeze({
   "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
 });
 
-const notBuilt = "<!doctype html><title>furikomi</title><p>The dashboard is not built: run <code>npm run build:web</code>.</p>";
+const notBuilt =
+  "<!doctype html><title>furikomi</title><p>The dashboard is not built: run <code>npm run build:web</code>.</p>";
 
 /**
  * The merchant dashboard: `GET /dashboard/` answers the page (one HTML file; routes live in the
  * URL's hash), `GET /dashboard/assets/<file>` its bundle and style. Read once, at startup; when
  * the bundle was never built the page says how to build it. Returns true when it answered.
  */
-export function createDashboardPages(options: { mode: Mode }): (req: NodeRequest, res: NodeResponse) => Promise<boolean> {
+export function createDashboardPages(options: {
+  mode: Mode;
+}): (req: NodeRequest, res: NodeResponse) => Promise<boolean> {
   const built = ["index.html", ...Object.keys(assetTypes)].every((name) => existsSync(new URL(name, buildDirectory)));
   const assets = new Map<string, Asset>();
   let page: Asset | undefined;
   if (built) {
-    for (const [name, contentType] of Object.entries(assetTypes)) assets.set(name, asset(readFileSync(new URL(name, buildDirectory)), contentType));
+    for (const [name, contentType] of Object.entries(assetTypes))
+      assets.set(name, asset(readFileSync(new URL(name, buildDirectory)), contentType));
     const html = readFileSync(new URL("index.html", buildDirectory), "utf8")
       .replace("{{mode}}", options.mode)
-      .replace(/\{\{asset:([a-z.]+)\}\}/g, (_, name: string) => `/dashboard/assets/${name}?v=${assets.get(name)?.version ?? ""}`);
+      .replace(
+        /\{\{asset:([a-z.]+)\}\}/g,
+        (_, name: string) => `/dashboard/assets/${name}?v=${assets.get(name)?.version ?? ""}`,
+      );
     page = asset(Buffer.from(html), "text/html; charset=utf-8");
   }
 

@@ -4,7 +4,9 @@ import type { DashboardPrincipal } from "../flows/dashboard-auth.js";
 import { merchantKey } from "./context-keys.js";
 
 /** The signed-in dashboard user of a DashboardService call. */
-export const dashboardPrincipalKey = createContextKey<DashboardPrincipal | undefined>(undefined, { description: "dashboard user" });
+export const dashboardPrincipalKey = createContextKey<DashboardPrincipal | undefined>(undefined, {
+  description: "dashboard user",
+});
 
 const dashboardService = "payments.v1.DashboardService";
 
@@ -57,9 +59,16 @@ function readCookie(header: string, name: string): string | undefined {
 }
 
 /** Set-Cookie values for a new session (expiring with its absolute deadline), or clearing it. */
-export function sessionCookieHeaders(cookies: DashboardCookies, session: { token: string; csrfToken: string; maxAgeSeconds: number } | undefined): string[] {
+export function sessionCookieHeaders(
+  cookies: DashboardCookies,
+  session: { token: string; csrfToken: string; maxAgeSeconds: number } | undefined,
+): string[] {
   const common = `Path=/; SameSite=Strict${cookies.secure ? "; Secure" : ""}`;
-  if (!session) return [`${cookies.session}=; ${common}; HttpOnly; Max-Age=0`, `${cookies.csrf}=; ${common}; Max-Age=0`];
+  if (!session)
+    return [`${cookies.session}=; ${common}; HttpOnly; Max-Age=0`, `${cookies.csrf}=; ${common}; Max-Age=0`];
   const maxAge = `Max-Age=${session.maxAgeSeconds}`;
-  return [`${cookies.session}=${session.token}; ${common}; HttpOnly; ${maxAge}`, `${cookies.csrf}=${session.csrfToken}; ${common}; ${maxAge}`];
+  return [
+    `${cookies.session}=${session.token}; ${common}; HttpOnly; ${maxAge}`,
+    `${cookies.csrf}=${session.csrfToken}; ${common}; ${maxAge}`,
+  ];
 }

@@ -47,7 +47,12 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
     const method = `${req.service.typeName}/${req.method.name}`;
     const messageJson = toJson(req.method.input, req.message) as Record<string, JsonValue>;
     delete messageJson[field.jsonName];
-    const start = await beginIdempotentRequest(ctx, { merchantId: merchant.id, key, method, requestHash: requestFingerprint(method, messageJson) });
+    const start = await beginIdempotentRequest(ctx, {
+      merchantId: merchant.id,
+      key,
+      method,
+      requestHash: requestFingerprint(method, messageJson),
+    });
     if ("replay" in start) return replay(req, start.replay);
 
     const scope = start.run;
@@ -56,7 +61,10 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
     renewal.unref();
     try {
       const res = await next(req);
-      await finishIdempotentRequest(ctx, scope, { json: JSON.stringify(toJson(req.method.output, res.message as never, jsonOptions)), httpStatus: 200 });
+      await finishIdempotentRequest(ctx, scope, {
+        json: JSON.stringify(toJson(req.method.output, res.message as never, jsonOptions)),
+        httpStatus: 200,
+      });
       return res;
     } catch (error) {
       await settleFailure(ctx, scope, error);
@@ -74,7 +82,12 @@ function keyOf(req: UnaryRequest, field: DescField): string {
   const fromHeader = req.header.get("idempotency-key") ?? "";
   if (fromHeader.length > maxKeyLength) {
     const code = getOption(req.method, validation_error_code) as CataloguedCode | "";
-    throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `idempotency_key: value length must be at most ${maxKeyLength} characters`, code || undefined, "idempotency_key");
+    throw new PaymentFailure(
+      PaymentErrorCode.BAD_REQUEST,
+      `idempotency_key: value length must be at most ${maxKeyLength} characters`,
+      code || undefined,
+      "idempotency_key",
+    );
   }
   return fromHeader;
 }
@@ -86,13 +99,20 @@ async function settleFailure(ctx: FlowContext, scope: IdempotencyScope, error: u
     await releaseIdempotentRequest(ctx, scope).catch(() => {});
     return;
   }
-  await finishIdempotentRequest(ctx, scope, { json: JSON.stringify(errorToJson(connectError, jsonOptions)), httpStatus: httpStatusOf[connectError.code] });
+  await finishIdempotentRequest(ctx, scope, {
+    json: JSON.stringify(errorToJson(connectError, jsonOptions)),
+    httpStatus: httpStatusOf[connectError.code],
+  });
 }
 
 function replay(req: UnaryRequest, record: IdempotencyRecord): UnaryResponse {
   const stored = JSON.parse(record.responseJson) as JsonValue;
   if (record.httpStatus !== 200) {
-    throw errorFromJson(stored, { [replayedHeader]: "true" }, new ConnectError(`stored response of idempotency key ${record.key} is unreadable`, Code.Internal));
+    throw errorFromJson(
+      stored,
+      { [replayedHeader]: "true" },
+      new ConnectError(`stored response of idempotency key ${record.key} is unreadable`, Code.Internal),
+    );
   }
   return {
     stream: false,

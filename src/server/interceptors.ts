@@ -32,7 +32,10 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
         if (req.method.deprecated) connectError.metadata.set("deprecation", "true");
         // A catalogued internal error (e.g. ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR) keeps its cause for the log.
         const cause = error instanceof Error && error.cause !== undefined ? { err: error.cause } : {};
-        logger[cause.err ? "error" : "info"]({ requestId, method: req.url, code: Code[connectError.code], ...cause }, connectError.rawMessage);
+        logger[cause.err ? "error" : "info"](
+          { requestId, method: req.url, code: Code[connectError.code], ...cause },
+          connectError.rawMessage,
+        );
         throw connectError;
       }
       // Unexpected: log it whole, tell the client nothing internal.
@@ -45,12 +48,15 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
 /** Services whose calls need `Authorization: Bearer <API key>`. */
 const keyAuthenticatedServices = new Set(["payments.v1.PaymentService", "payments.v1.SandboxService"]);
 
-export function createAuthInterceptor(authenticate: (apiKey: string) => Promise<MerchantPrincipal | undefined>): Interceptor {
+export function createAuthInterceptor(
+  authenticate: (apiKey: string) => Promise<MerchantPrincipal | undefined>,
+): Interceptor {
   return (next) => async (req) => {
     if (!keyAuthenticatedServices.has(req.service.typeName)) return next(req);
     const match = /^Bearer\s+(\S+)$/i.exec(req.header.get("authorization") ?? "");
     const merchant = match ? await authenticate(match[1]) : undefined;
-    if (!merchant) throw new RequestRefusal("unauthenticated", "missing or invalid API key: send Authorization: Bearer sk_test_…");
+    if (!merchant)
+      throw new RequestRefusal("unauthenticated", "missing or invalid API key: send Authorization: Bearer sk_test_…");
     req.contextValues.set(merchantKey, merchant);
     return next(req);
   };
@@ -64,8 +70,12 @@ export function merchantOf(context: HandlerContext): MerchantPrincipal {
 }
 
 const catalogued = new Set<string>([
-  ...Object.keys(ErrorType).filter((k) => isNaN(Number(k))).map((k) => `ERROR_TYPE_${k}`),
-  ...Object.keys(OnSessionPaymentErrorCode).filter((k) => isNaN(Number(k))).map((k) => `ON_SESSION_PAYMENT_ERROR_CODE_${k}`),
+  ...Object.keys(ErrorType)
+    .filter((k) => isNaN(Number(k)))
+    .map((k) => `ERROR_TYPE_${k}`),
+  ...Object.keys(OnSessionPaymentErrorCode)
+    .filter((k) => isNaN(Number(k)))
+    .map((k) => `ON_SESSION_PAYMENT_ERROR_CODE_${k}`),
 ]);
 
 /**

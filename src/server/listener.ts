@@ -11,7 +11,10 @@ import {
 } from "node:http2";
 import { readFileSync } from "node:fs";
 
-export type RequestListener = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+export type RequestListener = (
+  req: IncomingMessage | Http2ServerRequest,
+  res: ServerResponse | Http2ServerResponse,
+) => void;
 
 const http2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
@@ -84,7 +87,12 @@ export async function listen(
   let server: Server;
   if (options.tlsCertFile && options.tlsKeyFile) {
     // TLS: ALPN picks the protocol; the decrypted stream goes to the same two servers.
-    const tlsOptions = { cert: readFileSync(options.tlsCertFile), key: readFileSync(options.tlsKeyFile), ALPNProtocols: ["h2", "http/1.1"], handshakeTimeout: timeouts.headersMs };
+    const tlsOptions = {
+      cert: readFileSync(options.tlsCertFile),
+      key: readFileSync(options.tlsKeyFile),
+      ALPNProtocols: ["h2", "http/1.1"],
+      handshakeTimeout: timeouts.headersMs,
+    };
     // The handshake timeout starts with the client's first bytes: a connection that never sends
     // any is cut when its handshake has not finished `headersMs` after it opened.
     const secured = new Set<string>();
@@ -107,7 +115,12 @@ export async function listen(
         socket.setTimeout(0);
         const head: Buffer | null = socket.read(http2Preface.length) ?? socket.read();
         if (head) socket.unshift(head);
-        const isHttp2 = head !== null && head.length >= 3 && http2Preface.subarray(0, Math.min(head.length, http2Preface.length)).equals(head.subarray(0, Math.min(head.length, http2Preface.length)));
+        const isHttp2 =
+          head !== null &&
+          head.length >= 3 &&
+          http2Preface
+            .subarray(0, Math.min(head.length, http2Preface.length))
+            .equals(head.subarray(0, Math.min(head.length, http2Preface.length)));
         (isHttp2 ? h2 : h1).emit("connection", socket);
       });
     });

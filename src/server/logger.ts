@@ -7,7 +7,15 @@ import pino, { type DestinationStream, type Logger } from "pino";
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,
-    redact: ["req.headers.authorization", "req.headers.cookie", "*.apiKey", "*.api_key", "*.secret", "*.password", "*.token"],
+    redact: [
+      "req.headers.authorization",
+      "req.headers.cookie",
+      "*.apiKey",
+      "*.api_key",
+      "*.secret",
+      "*.password",
+      "*.token",
+    ],
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -37,9 +37,14 @@ export class Metrics {
     // A scrape reads the gauges in parallel: they share one round of queries.
     let round: Promise<void> | undefined;
     const collect = () => (round ??= refresh().finally(() => (round = undefined)));
-    const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [this.registry], collect });
+    const gauge = (name: string, help: string, labelNames: string[] = []) =>
+      new Gauge({ name, help, labelNames, registers: [this.registry], collect });
     const depth = gauge("furikomi_queue_depth", "Items waiting in each queue", ["queue"]);
-    const age = gauge("furikomi_queue_oldest_age_seconds", "Age of the oldest waiting item of each queue (0 when empty)", ["queue"]);
+    const age = gauge(
+      "furikomi_queue_oldest_age_seconds",
+      "Age of the oldest waiting item of each queue (0 when empty)",
+      ["queue"],
+    );
     const failedEvents = gauge("furikomi_webhook_events_failed", "Events whose delivery retries ran out");
     const up = gauge("furikomi_database_up", "1 when the last scrape could read the queues from the database");
     const refresh = async () => {
@@ -88,7 +93,12 @@ export class Metrics {
       post: async (...args) => {
         const answer = await transport.post(...args);
         if (!answer.aborted) {
-          const outcome = answer.httpStatus >= 200 && answer.httpStatus < 300 ? "delivered" : answer.httpStatus ? "rejected" : "failed";
+          const outcome =
+            answer.httpStatus >= 200 && answer.httpStatus < 300
+              ? "delivered"
+              : answer.httpStatus
+                ? "rejected"
+                : "failed";
           this.deliveries.inc({ outcome });
         }
         return answer;

@@ -76,7 +76,13 @@ export function createPages(options: { mode: Mode }): (req: NodeRequest, res: No
 }
 
 /** Answers a file (or 304 for a matching ETag) with the given security headers (by default the payment page's). */
-export function send(req: NodeRequest, res: NodeResponse, file: Asset, cacheControl: string, pageHeaders: Readonly<Record<string, string>> = securityHeaders): void {
+export function send(
+  req: NodeRequest,
+  res: NodeResponse,
+  file: Asset,
+  cacheControl: string,
+  pageHeaders: Readonly<Record<string, string>> = securityHeaders,
+): void {
   const headers = { ...pageHeaders, "content-type": file.contentType, "cache-control": cacheControl, etag: file.etag };
   if (req.headers["if-none-match"] === file.etag) {
     res.writeHead(304, headers);

@@ -15,11 +15,20 @@ export function createRateLimitInterceptor(limits: { ratePerSecond: number; burs
   return (next) => async (req) => {
     const merchant = req.contextValues.get(merchantKey);
     const token = (req.message as { token?: unknown } | undefined)?.token;
-    const caller = merchant ? `merchant:${merchant.id}` : typeof token === "string" && token ? `page:${token}` : undefined;
+    const caller = merchant
+      ? `merchant:${merchant.id}`
+      : typeof token === "string" && token
+        ? `page:${token}`
+        : undefined;
     if (caller) {
       const retryAfterSeconds = buckets.take(caller, performance.now());
       if (retryAfterSeconds) {
-        throw new RequestRefusal("rate_limited", `rate limit exceeded: retry after ${retryAfterSeconds} s`, "RATE_LIMITED", retryAfterSeconds);
+        throw new RequestRefusal(
+          "rate_limited",
+          `rate limit exceeded: retry after ${retryAfterSeconds} s`,
+          "RATE_LIMITED",
+          retryAfterSeconds,
+        );
       }
     }
     return next(req);

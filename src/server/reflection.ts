@@ -19,7 +19,8 @@ export function registerReflection(router: ConnectRouter, registry: FileRegistry
   });
   router.service(v1alpha.ServerReflection, {
     async *serverReflectionInfo(requests) {
-      for await (const request of requests) yield create(v1alpha.ServerReflectionResponseSchema, answer(request) as never);
+      for await (const request of requests)
+        yield create(v1alpha.ServerReflectionResponseSchema, answer(request) as never);
     },
   });
 }
@@ -33,7 +34,10 @@ function reflect(request: AnyRequest, registry: FileRegistry, serviceNames: stri
   });
   switch (ask.case) {
     case "listServices":
-      return { ...base, messageResponse: { case: "listServicesResponse", value: { service: serviceNames.map((name) => ({ name })) } } };
+      return {
+        ...base,
+        messageResponse: { case: "listServicesResponse", value: { service: serviceNames.map((name) => ({ name })) } },
+      };
     case "fileByFilename": {
       const file = registry.getFile(ask.value);
       return file ? filesResponse(base, file) : notFound(`file ${ask.value}`);
@@ -48,8 +52,15 @@ function reflect(request: AnyRequest, registry: FileRegistry, serviceNames: stri
     }
     case "allExtensionNumbersOfType": {
       const numbers: number[] = [];
-      for (const type of registry) if (type.kind === "extension" && type.extendee.typeName === ask.value) numbers.push(type.number);
-      return { ...base, messageResponse: { case: "allExtensionNumbersResponse", value: { baseTypeName: ask.value, extensionNumber: numbers } } };
+      for (const type of registry)
+        if (type.kind === "extension" && type.extendee.typeName === ask.value) numbers.push(type.number);
+      return {
+        ...base,
+        messageResponse: {
+          case: "allExtensionNumbersResponse",
+          value: { baseTypeName: ask.value, extensionNumber: numbers },
+        },
+      };
     }
     default:
       return notFound("request");

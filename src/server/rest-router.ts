@@ -38,7 +38,14 @@ export function createRestRouter(services: DescService[], handlers: UniversalHan
       const handler = byPath.get(`/${service.typeName}/${method.name}`);
       if (!handler) continue;
       const { pattern, params } = compileTemplate(rule.pattern.value);
-      routes.push({ verb: rule.pattern.case.toUpperCase(), pattern, params, bodyField: rule.body || undefined, method, handler });
+      routes.push({
+        verb: rule.pattern.case.toUpperCase(),
+        pattern,
+        params,
+        bodyField: rule.body || undefined,
+        method,
+        handler,
+      });
     }
   }
 
@@ -49,9 +56,14 @@ export function createRestRouter(services: DescService[], handlers: UniversalHan
     if (candidates.length === 0) return false;
     const found = candidates.find((r) => r.verb === req.method);
     if (!found) {
-      writeError(res, new ConnectError(`method ${req.method} not allowed on ${url.pathname}`, Code.Unimplemented), 405, {
-        allow: candidates.map((r) => r.verb).join(", "),
-      });
+      writeError(
+        res,
+        new ConnectError(`method ${req.method} not allowed on ${url.pathname}`, Code.Unimplemented),
+        405,
+        {
+          allow: candidates.map((r) => r.verb).join(", "),
+        },
+      );
       return true;
     }
     let message: Record<string, unknown>;
@@ -86,10 +98,12 @@ export function createRestRouter(services: DescService[], handlers: UniversalHan
 /** Turns "/v1/charge/{charge}" into a matcher and its parameter names. */
 function compileTemplate(template: string): { pattern: RegExp; params: string[] } {
   const params: string[] = [];
-  const source = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{([a-z_.]+)(=[^}]*)?\}/g, (_m, name: string) => {
-    params.push(name);
-    return "([^/]+)";
-  });
+  const source = template
+    .replace(/[.*+?^$()|[\]\\]/g, "\\$&")
+    .replace(/\\?\{([a-z_.]+)(=[^}]*)?\}/g, (_m, name: string) => {
+      params.push(name);
+      return "([^/]+)";
+    });
   return { pattern: new RegExp(`^${source.replace(/\\\{/g, "{")}$`), params };
 }
 
@@ -120,11 +134,17 @@ async function requestJson(req: NodeRequest, url: URL, route: Route): Promise<Re
   for (const [name, value] of url.searchParams) {
     const field = route.method.input.fields.find((f) => f.name === name || f.jsonName === name);
     if (!field) throw new ConnectError(`unknown query parameter ${name}`, Code.InvalidArgument);
-    message[field.jsonName] = field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL ? value === "true" || value === "1" : value;
+    message[field.jsonName] =
+      field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL ? value === "true" || value === "1" : value;
   }
   const idempotencyKey = req.headers["idempotency-key"];
   const keyField = route.method.input.fields.find((f) => f.name === "idempotency_key");
-  if (keyField && typeof idempotencyKey === "string" && message.idempotency_key === undefined && message.idempotencyKey === undefined) {
+  if (
+    keyField &&
+    typeof idempotencyKey === "string" &&
+    message.idempotency_key === undefined &&
+    message.idempotencyKey === undefined
+  ) {
     message.idempotencyKey = idempotencyKey;
   }
   return message;
@@ -135,14 +155,23 @@ async function readBody(req: NodeRequest): Promise<string> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBodyBytes) throw new ConnectError(`request body larger than ${maxBodyBytes} bytes`, Code.ResourceExhausted);
+    if (size > maxBodyBytes)
+      throw new ConnectError(`request body larger than ${maxBodyBytes} bytes`, Code.ResourceExhausted);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function writeError(res: NodeResponse, error: ConnectError, status = httpStatusOf[error.code], headers: Record<string, string> = {}) {
-  const body = JSON.stringify({ code: Code[error.code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase(), message: error.rawMessage });
+function writeError(
+  res: NodeResponse,
+  error: ConnectError,
+  status = httpStatusOf[error.code],
+  headers: Record<string, string> = {},
+) {
+  const body = JSON.stringify({
+    code: Code[error.code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase(),
+    message: error.rawMessage,
+  });
   (res as ServerResponse).writeHead(status, { "content-type": "application/json", ...headers });
   res.end(body);
 }

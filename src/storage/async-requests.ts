@@ -52,8 +52,17 @@ export async function saveAsyncRequestStatus(trx: Tx, request: AsyncRequestRecor
 }
 
 /** Scoped to one merchant: another merchant's request reads exactly like a missing one. */
-export async function findAsyncRequest(db: Kysely<Database>, merchantId: string, id: string): Promise<AsyncRequestRecord | undefined> {
-  const row = await db.selectFrom("async_requests").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId).executeTakeFirst();
+export async function findAsyncRequest(
+  db: Kysely<Database>,
+  merchantId: string,
+  id: string,
+): Promise<AsyncRequestRecord | undefined> {
+  const row = await db
+    .selectFrom("async_requests")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return row && asyncRequestFromRow(row);
 }
 

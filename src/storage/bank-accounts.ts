@@ -21,10 +21,24 @@ export async function upsertBankAccount(
     .execute();
 }
 
-export async function findBankAccount(db: Kysely<Database>, merchantId: string, customerId: string): Promise<BankAccountTable | undefined> {
-  return db.selectFrom("bank_accounts").selectAll().where("customer_id", "=", customerId).where("merchant_id", "=", merchantId).executeTakeFirst();
+export async function findBankAccount(
+  db: Kysely<Database>,
+  merchantId: string,
+  customerId: string,
+): Promise<BankAccountTable | undefined> {
+  return db
+    .selectFrom("bank_accounts")
+    .selectAll()
+    .where("customer_id", "=", customerId)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
 }
 
 export async function ledgerOf(db: Kysely<Database>, customerId: string): Promise<Omit<BankLedgerTable, "id">[]> {
-  return db.selectFrom("bank_ledger").select(["customer_id", "reference", "amount", "balance_after", "at"]).where("customer_id", "=", customerId).orderBy("id").execute();
+  return db
+    .selectFrom("bank_ledger")
+    .select(["customer_id", "reference", "amount", "balance_after", "at"])
+    .where("customer_id", "=", customerId)
+    .orderBy("id")
+    .execute();
 }

@@ -11,7 +11,11 @@ export async function insertContract(trx: Tx, contract: ContractRecord): Promise
 
 /** Writes a status change made by the contract state machine. */
 export async function saveContractStatus(trx: Tx, contract: ContractRecord): Promise<void> {
-  await trx.updateTable("contracts").set({ status: contract.status, updated_at: contract.updatedAt.toISOString() }).where("id", "=", contract.id).execute();
+  await trx
+    .updateTable("contracts")
+    .set({ status: contract.status, updated_at: contract.updatedAt.toISOString() })
+    .where("id", "=", contract.id)
+    .execute();
 }
 
 export async function findContractById(db: Kysely<Database>, id: string): Promise<ContractRecord | undefined> {

@@ -12,16 +12,39 @@ export async function insertCsvBatch(trx: Tx, batch: CsvBatchRow, rows: CsvRowRo
   await trx.insertInto("csv_rows").values(rows).execute();
 }
 
-export async function findCsvBatch(db: Kysely<Database>, merchantId: string, id: string): Promise<CsvBatchRow | undefined> {
-  return db.selectFrom("csv_batches").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId).executeTakeFirst();
+export async function findCsvBatch(
+  db: Kysely<Database>,
+  merchantId: string,
+  id: string,
+): Promise<CsvBatchRow | undefined> {
+  return db
+    .selectFrom("csv_batches")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
 }
 
-export async function lockCsvBatch(tx: Transactor, trx: Tx, merchantId: string, id: string): Promise<CsvBatchRow | undefined> {
-  return tx.lockRows(trx.selectFrom("csv_batches").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId)).executeTakeFirst();
+export async function lockCsvBatch(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  id: string,
+): Promise<CsvBatchRow | undefined> {
+  return tx
+    .lockRows(trx.selectFrom("csv_batches").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId))
+    .executeTakeFirst();
 }
 
 export async function listCsvBatches(db: Kysely<Database>, merchantId: string, limit: number): Promise<CsvBatchRow[]> {
-  return db.selectFrom("csv_batches").selectAll().where("merchant_id", "=", merchantId).orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+  return db
+    .selectFrom("csv_batches")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
 }
 
 export async function markCsvBatchConfirmed(trx: Tx, id: string, at: string): Promise<void> {
@@ -53,24 +76,58 @@ export async function csvRowsWithCharges(db: Kysely<Database>, batchId: string) 
   return rows.map((row) => ({ ...row, state: row.state as CsvRowState }));
 }
 
-export async function findCsvRow(db: Kysely<Database>, batchId: string, rowNumber: number): Promise<CsvRowRow | undefined> {
-  const row = await db.selectFrom("csv_rows").selectAll().where("batch_id", "=", batchId).where("row_number", "=", rowNumber).executeTakeFirst();
+export async function findCsvRow(
+  db: Kysely<Database>,
+  batchId: string,
+  rowNumber: number,
+): Promise<CsvRowRow | undefined> {
+  const row = await db
+    .selectFrom("csv_rows")
+    .selectAll()
+    .where("batch_id", "=", batchId)
+    .where("row_number", "=", rowNumber)
+    .executeTakeFirst();
   return row && { ...row, state: row.state as CsvRowState };
 }
 
-export async function updateCsvRow(trx: Tx, batchId: string, rowNumber: number, change: Partial<Pick<CsvRowRow, "state" | "reason" | "customer_id" | "charge_id" | "idempotency_key" | "updated_at">>): Promise<void> {
-  await trx.updateTable("csv_rows").set(change).where("batch_id", "=", batchId).where("row_number", "=", rowNumber).execute();
+export async function updateCsvRow(
+  trx: Tx,
+  batchId: string,
+  rowNumber: number,
+  change: Partial<Pick<CsvRowRow, "state" | "reason" | "customer_id" | "charge_id" | "idempotency_key" | "updated_at">>,
+): Promise<void> {
+  await trx
+    .updateTable("csv_rows")
+    .set(change)
+    .where("batch_id", "=", batchId)
+    .where("row_number", "=", rowNumber)
+    .execute();
 }
 
 export async function insertTotpChallenge(trx: Tx, challenge: TotpChallengeTable): Promise<void> {
   await trx.insertInto("totp_challenges").values(challenge).execute();
 }
 
-export async function findTotpChallenge(db: Kysely<Database>, id: string, userId: string, batchId: string): Promise<TotpChallengeTable | undefined> {
-  return db.selectFrom("totp_challenges").selectAll().where("id", "=", id).where("user_id", "=", userId).where("batch_id", "=", batchId).executeTakeFirst();
+export async function findTotpChallenge(
+  db: Kysely<Database>,
+  id: string,
+  userId: string,
+  batchId: string,
+): Promise<TotpChallengeTable | undefined> {
+  return db
+    .selectFrom("totp_challenges")
+    .selectAll()
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("batch_id", "=", batchId)
+    .executeTakeFirst();
 }
 
-export async function updateTotpChallenge(trx: Tx, id: string, change: Partial<Pick<TotpChallengeTable, "failures" | "used_at">>): Promise<void> {
+export async function updateTotpChallenge(
+  trx: Tx,
+  id: string,
+  change: Partial<Pick<TotpChallengeTable, "failures" | "used_at">>,
+): Promise<void> {
   await trx.updateTable("totp_challenges").set(change).where("id", "=", id).execute();
 }
 

@@ -6,7 +6,12 @@ import { customerFromRow, customerToRow } from "./records.js";
 import type { Transactor, Tx } from "./transactor.js";
 
 /** The merchant's live customer with this e-mail (compared trimmed and case-insensitively), locked for update. */
-export async function lockCustomerByEmail(tx: Transactor, trx: Tx, merchantId: string, email: string): Promise<CustomerRecord | undefined> {
+export async function lockCustomerByEmail(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  email: string,
+): Promise<CustomerRecord | undefined> {
   const row = await tx
     .lockRows(
       trx
@@ -21,9 +26,21 @@ export async function lockCustomerByEmail(tx: Transactor, trx: Tx, merchantId: s
 }
 
 /** The merchant's live customer with this id, locked for update. */
-export async function lockCustomer(tx: Transactor, trx: Tx, merchantId: string, id: string): Promise<CustomerRecord | undefined> {
+export async function lockCustomer(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  id: string,
+): Promise<CustomerRecord | undefined> {
   const row = await tx
-    .lockRows(trx.selectFrom("customers").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId).where("deleted_at", "is", null))
+    .lockRows(
+      trx
+        .selectFrom("customers")
+        .selectAll()
+        .where("id", "=", id)
+        .where("merchant_id", "=", merchantId)
+        .where("deleted_at", "is", null),
+    )
     .executeTakeFirst();
   return row && customerFromRow(row);
 }

@@ -8,7 +8,11 @@ import { seal } from "./sealed.js";
 
 /** Reads of the merchant dashboard, each scoped to one merchant. */
 
-export async function contractsOfCustomer(db: Kysely<Database>, merchantId: string, customerId: string): Promise<ContractRecord[]> {
+export async function contractsOfCustomer(
+  db: Kysely<Database>,
+  merchantId: string,
+  customerId: string,
+): Promise<ContractRecord[]> {
   const rows = await db
     .selectFrom("contracts")
     .selectAll()
@@ -29,16 +33,29 @@ export async function listChargesOfMerchant(
   if (options.customerId) query = query.where("customer_id", "=", options.customerId);
   const after = options.after;
   if (after) {
-    query = query.where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]));
+    query = query.where((eb) =>
+      eb.or([
+        eb("created_at", "<", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
+      ]),
+    );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
   return rows.map(chargeFromRow);
 }
 
-export async function refundsOfCharges(db: Kysely<Database>, chargeIds: string[]): Promise<Map<string, RefundRecord[]>> {
+export async function refundsOfCharges(
+  db: Kysely<Database>,
+  chargeIds: string[],
+): Promise<Map<string, RefundRecord[]>> {
   const byCharge = new Map<string, RefundRecord[]>();
   if (chargeIds.length === 0) return byCharge;
-  const rows = await db.selectFrom("refunds").selectAll().where("charge_id", "in", chargeIds).orderBy("created_at").execute();
+  const rows = await db
+    .selectFrom("refunds")
+    .selectAll()
+    .where("charge_id", "in", chargeIds)
+    .orderBy("created_at")
+    .execute();
   for (const row of rows) byCharge.set(row.charge_id, [...(byCharge.get(row.charge_id) ?? []), refundFromRow(row)]);
   return byCharge;
 }
@@ -56,7 +73,12 @@ export async function customersForResolution(
     .selectAll()
     .where("merchant_id", "=", merchantId)
     .where("deleted_at", "is", null)
-    .where((eb) => eb.or([...(ids.length ? [eb("id", "in", ids)] : []), ...(emailsNormalized.length ? [eb("email_normalized", "in", emailsNormalized)] : [])]))
+    .where((eb) =>
+      eb.or([
+        ...(ids.length ? [eb("id", "in", ids)] : []),
+        ...(emailsNormalized.length ? [eb("email_normalized", "in", emailsNormalized)] : []),
+      ]),
+    )
     .execute();
   return rows.map(customerFromRow);
 }
@@ -75,14 +97,29 @@ export async function activatedContractsOf(db: Kysely<Database>, customerIds: st
 }
 
 export async function apiKeysOfMerchant(db: Kysely<Database>, merchantId: string) {
-  return db.selectFrom("api_keys").select(["id", "prefix", "created_at", "revoked_at"]).where("merchant_id", "=", merchantId).orderBy("created_at", "desc").execute();
+  return db
+    .selectFrom("api_keys")
+    .select(["id", "prefix", "created_at", "revoked_at"])
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at", "desc")
+    .execute();
 }
 
 /** Revokes one unrevoked key of the merchant. */
 export async function revokeApiKey(db: Kysely<Database>, merchantId: string, keyId: string, at: string): Promise<void> {
-  await db.updateTable("api_keys").set({ revoked_at: at }).where("merchant_id", "=", merchantId).where("id", "=", keyId).where("revoked_at", "is", null).execute();
+  await db
+    .updateTable("api_keys")
+    .set({ revoked_at: at })
+    .where("merchant_id", "=", merchantId)
+    .where("id", "=", keyId)
+    .where("revoked_at", "is", null)
+    .execute();
 }
 
 export async function setWebhookSecret(db: Kysely<Database>, merchantId: string, secret: string): Promise<void> {
-  await db.updateTable("merchants").set({ webhook_secret: seal(secret) }).where("id", "=", merchantId).execute();
+  await db
+    .updateTable("merchants")
+    .set({ webhook_secret: seal(secret) })
+    .where("id", "=", merchantId)
+    .execute();
 }

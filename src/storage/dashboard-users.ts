@@ -6,7 +6,10 @@ import { seal, unseal } from "./sealed.js";
 export type DashboardUserRow = DashboardUserTable;
 
 export async function insertDashboardUser(db: Kysely<Database>, user: DashboardUserRow): Promise<void> {
-  await db.insertInto("dashboard_users").values({ ...user, totp_secret: seal(user.totp_secret) }).execute();
+  await db
+    .insertInto("dashboard_users")
+    .values({ ...user, totp_secret: seal(user.totp_secret) })
+    .execute();
 }
 
 /** The row with its TOTP seed unsealed. */
@@ -14,15 +17,30 @@ function opened(row: DashboardUserRow | undefined): DashboardUserRow | undefined
   return row && { ...row, totp_secret: unseal(row.totp_secret) };
 }
 
-export async function findDashboardUserByEmail(db: Kysely<Database>, emailNormalized: string): Promise<DashboardUserRow | undefined> {
-  return opened(await db.selectFrom("dashboard_users").selectAll().where("email_normalized", "=", emailNormalized).executeTakeFirst());
+export async function findDashboardUserByEmail(
+  db: Kysely<Database>,
+  emailNormalized: string,
+): Promise<DashboardUserRow | undefined> {
+  return opened(
+    await db
+      .selectFrom("dashboard_users")
+      .selectAll()
+      .where("email_normalized", "=", emailNormalized)
+      .executeTakeFirst(),
+  );
 }
 
 export async function lockDashboardUser(tx: Transactor, trx: Tx, id: string): Promise<DashboardUserRow | undefined> {
-  return opened(await tx.lockRows(trx.selectFrom("dashboard_users").selectAll().where("id", "=", id)).executeTakeFirst());
+  return opened(
+    await tx.lockRows(trx.selectFrom("dashboard_users").selectAll().where("id", "=", id)).executeTakeFirst(),
+  );
 }
 
-export async function updateDashboardUser(db: Kysely<Database>, id: string, change: Partial<Omit<DashboardUserRow, "id" | "merchant_id" | "created_at">>): Promise<void> {
+export async function updateDashboardUser(
+  db: Kysely<Database>,
+  id: string,
+  change: Partial<Omit<DashboardUserRow, "id" | "merchant_id" | "created_at">>,
+): Promise<void> {
   const sealed = change.totp_secret === undefined ? change : { ...change, totp_secret: seal(change.totp_secret) };
   await db.updateTable("dashboard_users").set(sealed).where("id", "=", id).execute();
 }
@@ -53,7 +71,11 @@ export async function findDashboardSession(db: Kysely<Database>, idHash: string)
 }
 
 export async function setSessionIdleExpiry(db: Kysely<Database>, idHash: string, idleExpiresAt: string): Promise<void> {
-  await db.updateTable("dashboard_sessions").set({ idle_expires_at: idleExpiresAt }).where("id_hash", "=", idHash).execute();
+  await db
+    .updateTable("dashboard_sessions")
+    .set({ idle_expires_at: idleExpiresAt })
+    .where("id_hash", "=", idHash)
+    .execute();
 }
 
 export async function deleteDashboardSession(db: Kysely<Database>, idHash: string): Promise<void> {

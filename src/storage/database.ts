@@ -44,7 +44,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
  * Migrations run before it is returned.
  */
 export async function openStorage(url: string): Promise<Storage> {
-  const storage = url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
+  const storage =
+    url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
   await migrate(storage);
   if (storage.dialect === "sqlite") syncDirectoryOf(url);
   return storage;
@@ -130,7 +131,11 @@ async function migrate({ db, schema }: Storage): Promise<void> {
   // On PostgreSQL Kysely holds an advisory lock while it migrates, so instances starting together
   // migrate once; it creates the schema (tolerating a concurrent create) and keeps its own
   // bookkeeping tables there, so another schema's tables are not mistaken for this one's.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableSchema: schema,
+  });
   for (let attempt = 1; ; attempt++) {
     const { error } = await migrator.migrateToLatest();
     if (!error) return;

@@ -39,7 +39,10 @@ function attemptFromRow(row: Selectable<DeliveryAttemptTable>): DeliveryAttemptR
  * Merchants with a webhook URL and at least one event due, oldest due first: a merchant whose
  * endpoint keeps failing has its events pushed into the future and so yields to the others.
  */
-export async function merchantsWithDueEvents(db: Db, now: string): Promise<Array<{ id: string; webhookUrl: string; webhookSecret: string }>> {
+export async function merchantsWithDueEvents(
+  db: Db,
+  now: string,
+): Promise<Array<{ id: string; webhookUrl: string; webhookSecret: string }>> {
   const rows = await db
     .selectFrom("merchants as m")
     .select(["m.id", "m.webhook_url", "m.webhook_secret"])
@@ -68,10 +71,23 @@ export async function merchantsWithDueEvents(db: Db, now: string): Promise<Array
  * of the same charge is still pending (per-charge order). On PostgreSQL the rows are locked
  * with SKIP LOCKED, so instances claiming at the same time take different events.
  */
-export async function dueEventsOfMerchant(db: Db, dialect: DialectName, merchantId: string, now: string, limit: number) {
+export async function dueEventsOfMerchant(
+  db: Db,
+  dialect: DialectName,
+  merchantId: string,
+  now: string,
+  limit: number,
+) {
   let query = db
     .selectFrom("events as e")
-    .select(["e.id", "e.event_type_name", "e.content_json", "e.created_at", "e.attempt_count", "e.retry_window_started_at"])
+    .select([
+      "e.id",
+      "e.event_type_name",
+      "e.content_json",
+      "e.created_at",
+      "e.attempt_count",
+      "e.retry_window_started_at",
+    ])
     .where("e.merchant_id", "=", merchantId)
     .where("e.delivery_status", "=", DeliveryStatus.PENDING)
     .where("e.next_attempt_at", "<=", now)
@@ -103,7 +119,10 @@ export async function dueEventsOfMerchant(db: Db, dialect: DialectName, merchant
 export async function leaseEvents(db: Db, ids: string[], leaseUntil: string, now: string): Promise<void> {
   await db
     .updateTable("events")
-    .set((eb) => ({ lease_until: leaseUntil, retry_window_started_at: eb.fn.coalesce("retry_window_started_at", eb.val(now)) }))
+    .set((eb) => ({
+      lease_until: leaseUntil,
+      retry_window_started_at: eb.fn.coalesce("retry_window_started_at", eb.val(now)),
+    }))
     .where("id", "in", ids)
     .execute();
 }
@@ -148,11 +167,20 @@ export async function settleAttempt(
 
 /** Releases a lease without counting an attempt (shutdown cut it short): the event goes out again at once. */
 export async function releaseLease(db: Db, id: string, leaseUntil: string): Promise<void> {
-  await db.updateTable("events").set({ lease_until: null }).where("id", "=", id).where("lease_until", "=", leaseUntil).execute();
+  await db
+    .updateTable("events")
+    .set({ lease_until: null })
+    .where("id", "=", id)
+    .where("lease_until", "=", leaseUntil)
+    .execute();
 }
 
 export async function setMerchantFailing(db: Db, merchantId: string, reason: string): Promise<void> {
-  await db.updateTable("merchants").set({ webhook_failing: 1, webhook_failing_reason: reason }).where("id", "=", merchantId).execute();
+  await db
+    .updateTable("merchants")
+    .set({ webhook_failing: 1, webhook_failing_reason: reason })
+    .where("id", "=", merchantId)
+    .execute();
 }
 
 export async function clearMerchantFailing(db: Db, merchantId: string): Promise<void> {
@@ -168,7 +196,13 @@ export async function clearMerchantFailing(db: Db, merchantId: string): Promise<
 export async function requeueEvent(db: Db, merchantId: string, id: string, now: string): Promise<boolean> {
   const result = await db
     .updateTable("events")
-    .set({ delivery_status: DeliveryStatus.PENDING, next_attempt_at: now, lease_until: null, attempt_count: 0, retry_window_started_at: null })
+    .set({
+      delivery_status: DeliveryStatus.PENDING,
+      next_attempt_at: now,
+      lease_until: null,
+      attempt_count: 0,
+      retry_window_started_at: null,
+    })
     .where("id", "=", id)
     .where("merchant_id", "=", merchantId)
     .executeTakeFirst();
@@ -187,7 +221,12 @@ export async function requeuePendingEvents(db: Db, merchantId: string, now: stri
 
 /** Scoped to the merchant: another merchant's event reads exactly like a missing one. */
 export async function findEvent(db: Db, merchantId: string, id: string): Promise<EventRecord | undefined> {
-  const row = await db.selectFrom("events").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId).executeTakeFirst();
+  const row = await db
+    .selectFrom("events")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return row && eventFromRow(row);
 }
 
@@ -214,7 +253,10 @@ export async function listEvents(
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("seq", "<", after.seq)])]),
+      eb.or([
+        eb("created_at", "<", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("seq", "<", after.seq)]),
+      ]),
     );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("seq", "desc").limit(options.limit).execute();
@@ -225,7 +267,12 @@ export async function listEvents(
 export async function attemptsOfEvents(db: Db, eventIds: string[]): Promise<Map<string, DeliveryAttemptRecord[]>> {
   const byEvent = new Map<string, DeliveryAttemptRecord[]>(eventIds.map((id) => [id, []]));
   if (eventIds.length === 0) return byEvent;
-  const rows = await db.selectFrom("delivery_attempts").selectAll().where("event_id", "in", eventIds).orderBy("id").execute();
+  const rows = await db
+    .selectFrom("delivery_attempts")
+    .selectAll()
+    .where("event_id", "in", eventIds)
+    .orderBy("id")
+    .execute();
   for (const row of rows) byEvent.get(row.event_id)?.push(attemptFromRow(row));
   return byEvent;
 }

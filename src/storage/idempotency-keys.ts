@@ -35,14 +35,34 @@ function rowFromRecord(record: IdempotencyRecord): IdempotencyKeyTable {
   };
 }
 
-export async function findIdempotencyRecord(db: Kysely<Database>, merchantId: string, key: string): Promise<IdempotencyRecord | undefined> {
-  const row = await db.selectFrom("idempotency_keys").selectAll().where("merchant_id", "=", merchantId).where("idempotency_key", "=", key).executeTakeFirst();
+export async function findIdempotencyRecord(
+  db: Kysely<Database>,
+  merchantId: string,
+  key: string,
+): Promise<IdempotencyRecord | undefined> {
+  const row = await db
+    .selectFrom("idempotency_keys")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .where("idempotency_key", "=", key)
+    .executeTakeFirst();
   return row && recordFromRow(row);
 }
 
-export async function lockIdempotencyRecord(tx: Transactor, trx: Tx, merchantId: string, key: string): Promise<IdempotencyRecord | undefined> {
+export async function lockIdempotencyRecord(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  key: string,
+): Promise<IdempotencyRecord | undefined> {
   const row = await tx
-    .lockRows(trx.selectFrom("idempotency_keys").selectAll().where("merchant_id", "=", merchantId).where("idempotency_key", "=", key))
+    .lockRows(
+      trx
+        .selectFrom("idempotency_keys")
+        .selectAll()
+        .where("merchant_id", "=", merchantId)
+        .where("idempotency_key", "=", key),
+    )
     .executeTakeFirst();
   return row && recordFromRow(row);
 }
@@ -60,7 +80,12 @@ export async function insertIdempotencyRecord(trx: Tx, record: IdempotencyRecord
 /** Overwrites a record (an expired one reused, or a claim taken over). */
 export async function replaceIdempotencyRecord(trx: Tx, record: IdempotencyRecord): Promise<void> {
   const { merchant_id: merchantId, idempotency_key: key, ...fields } = rowFromRecord(record);
-  await trx.updateTable("idempotency_keys").set(fields).where("merchant_id", "=", merchantId).where("idempotency_key", "=", key).execute();
+  await trx
+    .updateTable("idempotency_keys")
+    .set(fields)
+    .where("merchant_id", "=", merchantId)
+    .where("idempotency_key", "=", key)
+    .execute();
 }
 
 /** Changes fields of a key that is still in flight (a completed record is never changed). */

@@ -7,12 +7,22 @@ export type MailboxMessageRow = Omit<MailboxTable, "id">;
 
 export async function insertMailboxMessage(db: Kysely<Database>, message: MailboxMessageRow): Promise<void> {
   // The body and the code carry the one-time code: sealed like every secret read back.
-  await db.insertInto("mailbox").values({ ...message, body: seal(message.body), code: seal(message.code) }).execute();
+  await db
+    .insertInto("mailbox")
+    .values({ ...message, body: seal(message.body), code: seal(message.code) })
+    .execute();
 }
 
 /** The merchant's sandbox mailbox, newest first, optionally only messages to one address. */
-export async function listMailbox(db: Kysely<Database>, merchantId: string, options: { email?: string; limit: number }): Promise<MailboxMessageRow[]> {
-  let query = db.selectFrom("mailbox").select(["merchant_id", "to_email", "subject", "body", "code", "sent_at"]).where("merchant_id", "=", merchantId);
+export async function listMailbox(
+  db: Kysely<Database>,
+  merchantId: string,
+  options: { email?: string; limit: number },
+): Promise<MailboxMessageRow[]> {
+  let query = db
+    .selectFrom("mailbox")
+    .select(["merchant_id", "to_email", "subject", "body", "code", "sent_at"])
+    .where("merchant_id", "=", merchantId);
   if (options.email) query = query.where("to_email", "=", normalizeEmail(options.email));
   const rows = await query.orderBy("id", "desc").limit(options.limit).execute();
   return rows.map((row) => ({ ...row, body: unseal(row.body), code: unseal(row.code) }));

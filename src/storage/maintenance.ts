@@ -7,7 +7,10 @@ import { seal, unseal } from "./sealed.js";
  * An online backup of the SQLite file (SQLite's backup API, page by page, consistent while the
  * server keeps writing): copying the file alone would miss what is still in its WAL.
  */
-export async function backupSqlite(databaseUrl: string, destination: string): Promise<{ pages: number; integrity: string }> {
+export async function backupSqlite(
+  databaseUrl: string,
+  destination: string,
+): Promise<{ pages: number; integrity: string }> {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error("backup is for SQLite; back PostgreSQL up with pg_dump");
   const source = new SqliteDatabase(databaseUrl.replace(/^file:/, ""), { readonly: true, fileMustExist: true });
   try {
@@ -24,14 +27,35 @@ export async function backupSqlite(databaseUrl: string, destination: string): Pr
 }
 
 /** Seals every stored secret again under the current SECRETS_KEY: the last step of a key rotation. */
-export async function resealSecrets(db: Kysely<Database>): Promise<{ merchants: number; users: number; mailbox: number }> {
+export async function resealSecrets(
+  db: Kysely<Database>,
+): Promise<{ merchants: number; users: number; mailbox: number }> {
   return db.transaction().execute(async (trx) => {
     const merchants = await trx.selectFrom("merchants").select(["id", "webhook_secret"]).execute();
-    for (const row of merchants) await trx.updateTable("merchants").set({ webhook_secret: seal(unseal(row.webhook_secret)) }).where("id", "=", row.id).execute();
-    const users = await trx.selectFrom("dashboard_users").select(["id", "totp_secret"]).where("totp_secret", "!=", "").execute();
-    for (const row of users) await trx.updateTable("dashboard_users").set({ totp_secret: seal(unseal(row.totp_secret)) }).where("id", "=", row.id).execute();
+    for (const row of merchants)
+      await trx
+        .updateTable("merchants")
+        .set({ webhook_secret: seal(unseal(row.webhook_secret)) })
+        .where("id", "=", row.id)
+        .execute();
+    const users = await trx
+      .selectFrom("dashboard_users")
+      .select(["id", "totp_secret"])
+      .where("totp_secret", "!=", "")
+      .execute();
+    for (const row of users)
+      await trx
+        .updateTable("dashboard_users")
+        .set({ totp_secret: seal(unseal(row.totp_secret)) })
+        .where("id", "=", row.id)
+        .execute();
     const mails = await trx.selectFrom("mailbox").select(["id", "body", "code"]).execute();
-    for (const row of mails) await trx.updateTable("mailbox").set({ body: seal(unseal(row.body)), code: seal(unseal(row.code)) }).where("id", "=", row.id).execute();
+    for (const row of mails)
+      await trx
+        .updateTable("mailbox")
+        .set({ body: seal(unseal(row.body)), code: seal(unseal(row.code)) })
+        .where("id", "=", row.id)
+        .execute();
     return { merchants: merchants.length, users: users.length, mailbox: mails.length };
   });
 }

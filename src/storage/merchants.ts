@@ -5,7 +5,10 @@ import { seal, unseal } from "./sealed.js";
 export type MerchantRow = MerchantTable;
 
 export async function insertMerchant(db: Kysely<Database>, merchant: MerchantRow): Promise<void> {
-  await db.insertInto("merchants").values({ ...merchant, webhook_secret: seal(merchant.webhook_secret) }).execute();
+  await db
+    .insertInto("merchants")
+    .values({ ...merchant, webhook_secret: seal(merchant.webhook_secret) })
+    .execute();
 }
 
 /** The row with its webhook secret unsealed. */
@@ -19,7 +22,10 @@ export async function insertApiKey(
   db: Kysely<Database>,
   key: { id: string; merchant_id: string; key_hash: string; prefix: string; created_at: string },
 ): Promise<void> {
-  await db.insertInto("api_keys").values({ ...key, revoked_at: null }).execute();
+  await db
+    .insertInto("api_keys")
+    .values({ ...key, revoked_at: null })
+    .execute();
 }
 
 /** The merchant an unrevoked API key belongs to. */
@@ -44,11 +50,20 @@ export async function listMerchants(db: Kysely<Database>): Promise<MerchantRow[]
 }
 
 export async function revokeApiKeys(db: Kysely<Database>, merchantId: string, at: string): Promise<void> {
-  await db.updateTable("api_keys").set({ revoked_at: at }).where("merchant_id", "=", merchantId).where("revoked_at", "is", null).execute();
+  await db
+    .updateTable("api_keys")
+    .set({ revoked_at: at })
+    .where("merchant_id", "=", merchantId)
+    .where("revoked_at", "is", null)
+    .execute();
 }
 
 /** True when the merchant exists. */
 export async function updateWebhookUrl(db: Kysely<Database>, merchantId: string, url: string): Promise<boolean> {
-  const result = await db.updateTable("merchants").set({ webhook_url: url }).where("id", "=", merchantId).executeTakeFirst();
+  const result = await db
+    .updateTable("merchants")
+    .set({ webhook_url: url })
+    .where("id", "=", merchantId)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -31,7 +31,14 @@ export async function insertOneTimeCode(trx: Tx, paymentLinkId: string, code: On
 /** The link's codes, newest first: only the newest one can be entered. */
 export async function lockCodesOfLink(tx: Transactor, trx: Tx, paymentLinkId: string): Promise<OneTimeCodeRecord[]> {
   const rows = await tx
-    .lockRows(trx.selectFrom("one_time_codes").selectAll().where("payment_link_id", "=", paymentLinkId).orderBy("created_at", "desc").orderBy("id", "desc"))
+    .lockRows(
+      trx
+        .selectFrom("one_time_codes")
+        .selectAll()
+        .where("payment_link_id", "=", paymentLinkId)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc"),
+    )
     .execute();
   return rows.map(fromRow);
 }

@@ -60,7 +60,10 @@ export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promi
     .execute();
 }
 
-export async function findPaymentLinkByToken(db: Kysely<Database>, token: string): Promise<PaymentLinkRecord | undefined> {
+export async function findPaymentLinkByToken(
+  db: Kysely<Database>,
+  token: string,
+): Promise<PaymentLinkRecord | undefined> {
   const row = await db.selectFrom("payment_links").selectAll().where("token", "=", token).executeTakeFirst();
   return row && paymentLinkFromRow(row);
 }
@@ -80,11 +83,19 @@ export async function lockPaymentLink(tx: Transactor, trx: Tx, id: string): Prom
  * Moves the link from one of `from` to `to` in one conditional UPDATE: true for exactly one of
  * any number of concurrent callers.
  */
-export async function transitionPaymentLink(trx: Tx, id: string, change: { from: LinkState[]; to: LinkState; now: Date }): Promise<boolean> {
+export async function transitionPaymentLink(
+  trx: Tx,
+  id: string,
+  change: { from: LinkState[]; to: LinkState; now: Date },
+): Promise<boolean> {
   const now = change.now.toISOString();
   const result = await trx
     .updateTable("payment_links")
-    .set({ state: change.to, updated_at: now, ...(change.to === "completed" || change.to === "failed" ? { completed_at: now } : {}) })
+    .set({
+      state: change.to,
+      updated_at: now,
+      ...(change.to === "completed" || change.to === "failed" ? { completed_at: now } : {}),
+    })
     .where("id", "=", id)
     .where("state", "in", change.from)
     .executeTakeFirst();
@@ -107,6 +118,11 @@ export async function markPaymentLinkStep(
 
 /** The customer's links held in WAITING_EKYC, waiting for a KYC decision. */
 export async function findLinksWaitingForKyc(db: Kysely<Database>, customerId: string): Promise<PaymentLinkRecord[]> {
-  const rows = await db.selectFrom("payment_links").selectAll().where("customer_id", "=", customerId).where("state", "=", "waiting_kyc").execute();
+  const rows = await db
+    .selectFrom("payment_links")
+    .selectAll()
+    .where("customer_id", "=", customerId)
+    .where("state", "=", "waiting_kyc")
+    .execute();
   return rows.map(paymentLinkFromRow);
 }

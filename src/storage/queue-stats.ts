@@ -40,9 +40,16 @@ export async function queueStats(db: Tx): Promise<QueueStats> {
       .where("e.delivery_status", "=", DeliveryStatus.PENDING)
       .where("m.webhook_url", "!=", "")
       .executeTakeFirstOrThrow(),
-    db.selectFrom("events").select(sql<number>`count(*)`.as("n")).where("delivery_status", "=", DeliveryStatus.FAILED).executeTakeFirstOrThrow(),
+    db
+      .selectFrom("events")
+      .select(sql<number>`count(*)`.as("n"))
+      .where("delivery_status", "=", DeliveryStatus.FAILED)
+      .executeTakeFirstOrThrow(),
   ]);
-  const stat = (row: { depth: number | string; oldest: string | null }): QueueStat => ({ depth: Number(row.depth), oldest: row.oldest ?? undefined });
+  const stat = (row: { depth: number | string; oldest: string | null }): QueueStat => ({
+    depth: Number(row.depth),
+    oldest: row.oldest ?? undefined,
+  });
   return {
     jobs: new Map(jobs.map((row) => [row.kind, stat(row)])),
     asyncRequests: stat(asyncRequests),

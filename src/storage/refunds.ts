@@ -6,8 +6,15 @@ import type { Database } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 
 /** The merchant's charge, locked for the rest of the transaction (FOR UPDATE on PostgreSQL). */
-export async function lockChargeOfMerchant(tx: Transactor, trx: Tx, merchantId: string, chargeId: string): Promise<ChargeRecord | undefined> {
-  const row = await tx.lockRows(trx.selectFrom("charges").selectAll().where("id", "=", chargeId).where("merchant_id", "=", merchantId)).executeTakeFirst();
+export async function lockChargeOfMerchant(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  chargeId: string,
+): Promise<ChargeRecord | undefined> {
+  const row = await tx
+    .lockRows(trx.selectFrom("charges").selectAll().where("id", "=", chargeId).where("merchant_id", "=", merchantId))
+    .executeTakeFirst();
   return row && chargeFromRow(row);
 }
 
@@ -39,7 +46,11 @@ export async function saveRefundOutcome(trx: Tx, refund: RefundRecord): Promise<
 }
 
 /** A refund by id, unscoped (workers); `merchantId` scopes it for API reads. */
-export async function findRefund(db: Kysely<Database>, id: string, merchantId?: string): Promise<RefundRecord | undefined> {
+export async function findRefund(
+  db: Kysely<Database>,
+  id: string,
+  merchantId?: string,
+): Promise<RefundRecord | undefined> {
   let query = db.selectFrom("refunds").selectAll().where("id", "=", id);
   if (merchantId !== undefined) query = query.where("merchant_id", "=", merchantId);
   const row = await query.executeTakeFirst();

@@ -4,7 +4,11 @@ import type { BankSettingsTable, Database } from "./schema.js";
 import type { Tx } from "./transactor.js";
 
 export async function findKycReviewSettings(db: Kysely<Database>, merchantId: string): Promise<KycReviewSettings> {
-  const row = await db.selectFrom("kyc_review_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
+  const row = await db
+    .selectFrom("kyc_review_settings")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return row ? { mode: row.mode, delaySeconds: row.delay_seconds } : defaultKycReview;
 }
 
@@ -12,11 +16,16 @@ export async function saveKycReviewSettings(trx: Tx, merchantId: string, setting
   await trx
     .insertInto("kyc_review_settings")
     .values({ merchant_id: merchantId, mode: settings.mode, delay_seconds: settings.delaySeconds })
-    .onConflict((oc) => oc.column("merchant_id").doUpdateSet({ mode: settings.mode, delay_seconds: settings.delaySeconds }))
+    .onConflict((oc) =>
+      oc.column("merchant_id").doUpdateSet({ mode: settings.mode, delay_seconds: settings.delaySeconds }),
+    )
     .execute();
 }
 
-export async function findBankSettings(db: Kysely<Database>, merchantId: string): Promise<BankSettingsTable | undefined> {
+export async function findBankSettings(
+  db: Kysely<Database>,
+  merchantId: string,
+): Promise<BankSettingsTable | undefined> {
   return db.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
 }
 
@@ -25,6 +34,10 @@ export async function saveBankSettings(trx: Tx, settings: BankSettingsTable): Pr
   await trx
     .insertInto("bank_settings")
     .values(settings)
-    .onConflict((oc) => oc.column("merchant_id").doUpdateSet({ under_maintenance: settings.under_maintenance, maintenance_until: settings.maintenance_until }))
+    .onConflict((oc) =>
+      oc
+        .column("merchant_id")
+        .doUpdateSet({ under_maintenance: settings.under_maintenance, maintenance_until: settings.maintenance_until }),
+    )
     .execute();
 }

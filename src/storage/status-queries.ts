@@ -4,22 +4,49 @@ import type { Database } from "./schema.js";
 import { chargeFromRow, contractFromRow, customerFromRow, refundFromRow } from "./records.js";
 
 /** Reads scoped to one merchant: another merchant's id reads exactly like a missing one. */
-export async function findCharge(db: Kysely<Database>, merchantId: string, id: string): Promise<ChargeRecord | undefined> {
-  const row = await db.selectFrom("charges").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId).executeTakeFirst();
+export async function findCharge(
+  db: Kysely<Database>,
+  merchantId: string,
+  id: string,
+): Promise<ChargeRecord | undefined> {
+  const row = await db
+    .selectFrom("charges")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return row && chargeFromRow(row);
 }
 
 export async function findRefundsOfCharge(db: Kysely<Database>, chargeId: string): Promise<RefundRecord[]> {
-  const rows = await db.selectFrom("refunds").selectAll().where("charge_id", "=", chargeId).orderBy("created_at").execute();
+  const rows = await db
+    .selectFrom("refunds")
+    .selectAll()
+    .where("charge_id", "=", chargeId)
+    .orderBy("created_at")
+    .execute();
   return rows.map(refundFromRow);
 }
 
-export async function findContract(db: Kysely<Database>, merchantId: string, id: string): Promise<ContractRecord | undefined> {
-  const row = await db.selectFrom("contracts").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId).executeTakeFirst();
+export async function findContract(
+  db: Kysely<Database>,
+  merchantId: string,
+  id: string,
+): Promise<ContractRecord | undefined> {
+  const row = await db
+    .selectFrom("contracts")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return row && contractFromRow(row);
 }
 
-export async function findCustomer(db: Kysely<Database>, merchantId: string, id: string): Promise<CustomerRecord | undefined> {
+export async function findCustomer(
+  db: Kysely<Database>,
+  merchantId: string,
+  id: string,
+): Promise<CustomerRecord | undefined> {
   const row = await db
     .selectFrom("customers")
     .selectAll()
@@ -36,12 +63,19 @@ export async function listCustomers(
   merchantId: string,
   options: { emailNormalized?: string; limit: number; after?: { createdAt: string; id: string } },
 ): Promise<CustomerRecord[]> {
-  let query = db.selectFrom("customers").selectAll().where("merchant_id", "=", merchantId).where("deleted_at", "is", null);
+  let query = db
+    .selectFrom("customers")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .where("deleted_at", "is", null);
   if (options.emailNormalized) query = query.where("email_normalized", "=", options.emailNormalized);
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([eb("created_at", "<", after.createdAt), eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)])]),
+      eb.or([
+        eb("created_at", "<", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
+      ]),
     );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();

@@ -89,7 +89,8 @@ export class Transactor {
     }
     // Not awaited: the next batch runs while this one's fsync is under way.
     this.#storage.durable().then(
-      () => batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value))),
+      () =>
+        batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value))),
       (error) => batch.forEach((unit) => unit.reject(error)),
     );
   }

@@ -79,9 +79,14 @@ export class WakeChannel {
     this.#pending.clear();
     if (this.#closed) return;
     try {
-      await sql`select pg_notify(${this.#channel}, t) from unnest(${rung.map((topic) => `${this.#instance}:${topic}`)}::text[]) as t`.execute(this.db);
+      await sql`select pg_notify(${this.#channel}, t) from unnest(${rung.map((topic) => `${this.#instance}:${topic}`)}::text[]) as t`.execute(
+        this.db,
+      );
     } catch (error) {
-      this.logger.warn({ err: error }, "wake notification not sent; other instances pick the work up at their next poll");
+      this.logger.warn(
+        { err: error },
+        "wake notification not sent; other instances pick the work up at their next poll",
+      );
     }
   }
 

@@ -21,10 +21,12 @@ export class WalSync {
   sync(): Promise<void> {
     if (!this.#running) return this.#start();
     // A sync already running may have started before our commit: queue one more after it.
-    this.#next ??= this.#running.catch(() => {}).then(() => {
-      this.#next = undefined;
-      return this.#start();
-    });
+    this.#next ??= this.#running
+      .catch(() => {})
+      .then(() => {
+        this.#next = undefined;
+        return this.#start();
+      });
     return this.#next;
   }
 

@@ -23,8 +23,16 @@ const email = "operator@example.jp";
 beforeAll(async () => {
   execFileSync(process.execPath, ["scripts/build-web.mjs", "--if-stale"], { stdio: "inherit" });
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  await createDashboardUser(server.ctx, { merchantId: server.merchant.merchant_id, email, password: dashboardPassword });
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB", acceptDownloads: true });
+  await createDashboardUser(server.ctx, {
+    merchantId: server.merchant.merchant_id,
+    email,
+    password: dashboardPassword,
+  });
+  context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    locale: "en-GB",
+    acceptDownloads: true,
+  });
   page = await context.newPage();
 });
 afterAll(async () => {
@@ -39,7 +47,12 @@ describe("the dashboard in a browser", () => {
   it("is served with a strict content security policy and loads nothing from elsewhere", async () => {
     const outside: string[] = [];
     page.on("request", (request) => {
-      if (!request.url().startsWith(server.url) && !request.url().startsWith("data:") && !request.url().startsWith("blob:")) outside.push(request.url());
+      if (
+        !request.url().startsWith(server.url) &&
+        !request.url().startsWith("data:") &&
+        !request.url().startsWith("blob:")
+      )
+        outside.push(request.url());
     });
     const response = await page.goto(`${server.url}/dashboard/`);
     expect(response?.status()).toBe(200);
@@ -74,7 +87,9 @@ describe("the dashboard in a browser", () => {
 
   it("finds a customer by e-mail and refunds one of their charges", async () => {
     const { customerId } = await seedActiveCustomer(server, { email: "hanako@example.jp" });
-    const { chargeId } = await server.client(PaymentService).createOffSessionPaymentAsync({ customerId, charge: { price: 3000, description: "Monthly box" } });
+    const { chargeId } = await server
+      .client(PaymentService)
+      .createOffSessionPaymentAsync({ customerId, charge: { price: 3000, description: "Monthly box" } });
     await server.jobs.drain();
 
     await page.getByRole("link", { name: "Customers" }).click();
@@ -95,7 +110,11 @@ describe("the dashboard in a browser", () => {
   });
 
   it("uploads a CSV batch, confirms it with a code, watches it run and downloads the result", async () => {
-    const people = await Promise.all(["aki", "ben", "chika"].map((name) => seedActiveCustomer(server, { email: `${name}@example.jp`, balance: name === "chika" ? 100 : 1_000_000 })));
+    const people = await Promise.all(
+      ["aki", "ben", "chika"].map((name) =>
+        seedActiveCustomer(server, { email: `${name}@example.jp`, balance: name === "chika" ? 100 : 1_000_000 }),
+      ),
+    );
     const csv = [
       "customer_email,customer_id,price,description,metadata,idempotency_key",
       "aki@example.jp,,1200,定期便 12月分,plan=gold,",
@@ -107,7 +126,9 @@ describe("the dashboard in a browser", () => {
     ].join("\r\n");
 
     await page.getByRole("link", { name: "CSV batches" }).click();
-    await page.getByLabel("CSV file").setInputFiles({ name: "december.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page
+      .getByLabel("CSV file")
+      .setInputFiles({ name: "december.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByRole("button", { name: "Upload" }).click();
     await page.getByRole("heading", { name: "Confirm with your authenticator code" }).waitFor();
     expect(await page.getByText("Rows: 6").count()).toBe(1);
@@ -118,9 +139,14 @@ describe("the dashboard in a browser", () => {
     expect(await page.getByTestId("succeeded").textContent()).toBe("2");
     expect(await page.getByTestId("failed").textContent()).toBe("4");
 
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download the result CSV" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download the result CSV" }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe("december-result.csv");
-    const rows = parse(readFileSync((await download.path())!), { bom: true, columns: true }) as Array<Record<string, string>>;
+    const rows = parse(readFileSync((await download.path())!), { bom: true, columns: true }) as Array<
+      Record<string, string>
+    >;
     expect(rows.map((r) => [r.customer_email, r.description, r.status, r.Reason])).toEqual([
       ["aki@example.jp", "定期便 12月分", "succeeded", ""],
       ["ben@example.jp", "Monthly box", "succeeded", ""],

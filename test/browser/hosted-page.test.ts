@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { ChargeStatus, ContractStatus, ErrorType, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { PaymentService, type BuyerSchema, type OnSessionChargeSchema } from "../../gen/payments/v1/payment_service_pb.js";
+import {
+  PaymentService,
+  type BuyerSchema,
+  type OnSessionChargeSchema,
+} from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { launchBrowser, newPhonePage, startShopSite, type ShopSite } from "../helpers/browser.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
@@ -26,10 +30,16 @@ afterAll(async () => {
 });
 
 /** Creates an on-session payment; the page URL is the link's path on the test server's address. */
-async function createLink(request: { buyer: MessageInitShape<typeof BuyerSchema>; charge?: MessageInitShape<typeof OnSessionChargeSchema> }, name: string) {
+async function createLink(
+  request: { buyer: MessageInitShape<typeof BuyerSchema>; charge?: MessageInitShape<typeof OnSessionChargeSchema> },
+  name: string,
+) {
   const response = await server.client(PaymentService).createOnSessionPayment({
     ...request,
-    redirect: { successUrl: `${shop.url}/success/${name}?order=${name}`, failureUrl: `${shop.url}/failure/${name}?order=${name}` },
+    redirect: {
+      successUrl: `${shop.url}/success/${name}?order=${name}`,
+      failureUrl: `${shop.url}/failure/${name}?order=${name}`,
+    },
   });
   const link = new URL(response.paymentLink!.url);
   expect(link.pathname).toMatch(/^\/pay\/[^/]+$/);
@@ -133,7 +143,10 @@ describe("the four workflows, from the payment link to success_url", () => {
 
   it("a new customer without a price (CONTRACT) registers the account; nothing is charged", async () => {
     const email = freshEmail();
-    const { response, pageUrl } = await createLink({ buyer: { email }, charge: { description: "月額プラン" } }, "contract");
+    const { response, pageUrl } = await createLink(
+      { buyer: { email }, charge: { description: "月額プラン" } },
+      "contract",
+    );
     expect(response.charge?.workflow).toBe(PaymentWorkflow.CONTRACT);
     const { context, page } = await newPhonePage(browser);
     try {
@@ -153,7 +166,10 @@ describe("the four workflows, from the payment link to success_url", () => {
 
   it("checks the account holder as banks hold names: refused on the page or by the server next to the field, stored in bank kana", async () => {
     const email = freshEmail();
-    const { response, pageUrl } = await createLink({ buyer: { email }, charge: { description: "月額プラン" } }, "bank-kana");
+    const { response, pageUrl } = await createLink(
+      { buyer: { email }, charge: { description: "月額プラン" } },
+      "bank-kana",
+    );
     const { context, page } = await newPhonePage(browser);
     try {
       await page.goto(pageUrl);
@@ -177,7 +193,11 @@ describe("the four workflows, from the payment link to success_url", () => {
       await holder.fill("きゃっしゅ みほ");
       await register.click();
       await page.getByRole("button", { name: "登録を承認する" }).waitFor();
-      const stored = await server.ctx.tx.db.selectFrom("bank_accounts").select("account_holder").where("customer_id", "=", response.charge!.customer!.id!).executeTakeFirstOrThrow();
+      const stored = await server.ctx.tx.db
+        .selectFrom("bank_accounts")
+        .select("account_holder")
+        .where("customer_id", "=", response.charge!.customer!.id!)
+        .executeTakeFirstOrThrow();
       expect(stored.account_holder).toBe("ｷﾔﾂｼﾕ ﾐﾎ");
     } finally {
       await context.close();
@@ -187,7 +207,10 @@ describe("the four workflows, from the payment link to success_url", () => {
   it("an existing active customer (CHARGE) pays from the linked account: no bank step", async () => {
     const email = freshEmail();
     const { customerId } = await seedActiveCustomer(server, { email });
-    const { response, pageUrl } = await createLink({ buyer: { customerId }, charge: { price: 3000, description: "追加注文" } }, "charge");
+    const { response, pageUrl } = await createLink(
+      { buyer: { customerId }, charge: { price: 3000, description: "追加注文" } },
+      "charge",
+    );
     expect(response.charge?.workflow).toBe(PaymentWorkflow.CHARGE);
     const { context, page } = await newPhonePage(browser);
     try {
@@ -208,7 +231,10 @@ describe("the four workflows, from the payment link to success_url", () => {
 
   it("a one-off charge (ONE_TIME_CHARGE) links an account for this payment only", async () => {
     const email = freshEmail();
-    const { response, pageUrl } = await createLink({ buyer: { email }, charge: { price: 500, description: "単発購入", oneOffCharge: true } }, "one-off");
+    const { response, pageUrl } = await createLink(
+      { buyer: { email }, charge: { price: 500, description: "単発購入", oneOffCharge: true } },
+      "one-off",
+    );
     expect(response.charge?.workflow).toBe(PaymentWorkflow.ONE_TIME_CHARGE);
     expect(response.charge?.customer?.id).toBeUndefined();
     const { context, page } = await newPhonePage(browser);
@@ -243,13 +269,17 @@ describe("the page", () => {
       await landedOn(page, "/success/double");
       expect(approvals).toBe(1);
       const { account } = await server.client(SandboxService).getBankAccount({ customerId });
-      expect(account?.ledger.filter((entry) => Number(entry.amount) < 0).map((entry) => Number(entry.amount))).toEqual([-2500]);
+      expect(account?.ledger.filter((entry) => Number(entry.amount) < 0).map((entry) => Number(entry.amount))).toEqual([
+        -2500,
+      ]);
 
       // Back on the link (a reload, a second tab): the outcome, never a second Approve button.
       await page.goto(pageUrl);
       await page.getByRole("heading", { name: "お支払いが完了しました" }).waitFor();
       expect(await page.getByRole("button", { name: /支払う/ }).count()).toBe(0);
-      expect(await page.getByRole("link", { name: "ショップに戻る" }).getAttribute("href")).toContain(`${shop.url}/success/double`);
+      expect(await page.getByRole("link", { name: "ショップに戻る" }).getAttribute("href")).toContain(
+        `${shop.url}/success/double`,
+      );
     } finally {
       await context.close();
     }
@@ -278,7 +308,10 @@ describe("the page", () => {
 
   it("switches to English and keeps the choice across a reload", async () => {
     const email = freshEmail();
-    const { pageUrl } = await createLink({ buyer: { email }, charge: { price: 1200, description: "Coffee beans" } }, "english");
+    const { pageUrl } = await createLink(
+      { buyer: { email }, charge: { price: 1200, description: "Coffee beans" } },
+      "english",
+    );
     const { context, page } = await newPhonePage(browser);
     try {
       await page.goto(pageUrl);
@@ -318,7 +351,9 @@ describe("the page", () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
     expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-    const revalidated = await fetch(`${server.url}/pay/${script}`, { headers: { "if-none-match": asset.headers.get("etag")! } });
+    const revalidated = await fetch(`${server.url}/pay/${script}`, {
+      headers: { "if-none-match": asset.headers.get("etag")! },
+    });
     expect(revalidated.status).toBe(304);
   });
 
@@ -339,7 +374,9 @@ describe("the page", () => {
       server.clock.advance(91 * 60 * 1000);
       await page.getByRole("button", { name: "この口座を登録する" }).click();
       await page.getByRole("heading", { name: "このお支払いリンクは有効期限が切れています" }).waitFor();
-      expect(await page.getByRole("link", { name: "ショップに戻る" }).getAttribute("href")).toContain(`${shop.url}/failure/expired`);
+      expect(await page.getByRole("link", { name: "ショップに戻る" }).getAttribute("href")).toContain(
+        `${shop.url}/failure/expired`,
+      );
 
       await page.reload();
       await page.getByRole("heading", { name: "このお支払いリンクは有効期限が切れています" }).waitFor();

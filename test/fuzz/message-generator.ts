@@ -1,4 +1,11 @@
-import { create, ScalarType, type DescEnum, type DescField, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  ScalarType,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 
 /**
  * Valid-shaped messages of any request type, built from its descriptor (gen/): every field of
@@ -50,7 +57,17 @@ function stringPool(ids: readonly string[]): string[] {
 }
 
 const int32Pool = [0, 1, -1, 2, 100, 1200, 10_000_000, 10_000_001, 86_400, 2_147_483_647, -2_147_483_648];
-const int64Pool = [0n, 1n, -1n, 1_000n, 1_000_000n, 31_536_000n, 31_536_001n, 9_223_372_036_854_775_807n, -9_223_372_036_854_775_808n];
+const int64Pool = [
+  0n,
+  1n,
+  -1n,
+  1_000n,
+  1_000_000n,
+  31_536_000n,
+  31_536_001n,
+  9_223_372_036_854_775_807n,
+  -9_223_372_036_854_775_808n,
+];
 
 function scalarValue(random: Random, scalar: ScalarType, ids: readonly string[]): unknown {
   switch (scalar) {
@@ -66,10 +83,16 @@ function scalarValue(random: Random, scalar: ScalarType, ids: readonly string[])
       return pick(random, int64Pool);
     case ScalarType.UINT64:
     case ScalarType.FIXED64:
-      return pick(random, int64Pool.filter((v) => v >= 0n));
+      return pick(
+        random,
+        int64Pool.filter((v) => v >= 0n),
+      );
     case ScalarType.UINT32:
     case ScalarType.FIXED32:
-      return pick(random, int32Pool.filter((v) => v >= 0));
+      return pick(
+        random,
+        int32Pool.filter((v) => v >= 0),
+      );
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT:
       return pick(random, [0, 1.5, -1, 1e10]);
@@ -93,7 +116,11 @@ function fieldValue(random: Random, field: DescField, ids: readonly string[], de
       return messageInit(random, field.message, ids, depth + 1);
     case "list": {
       const items = Array.from({ length: Math.floor(random() * 3) }, () =>
-        field.listKind === "scalar" ? scalarValue(random, field.scalar, ids) : field.listKind === "enum" ? enumValue(random, field.enum) : messageInit(random, field.message, ids, depth + 1),
+        field.listKind === "scalar"
+          ? scalarValue(random, field.scalar, ids)
+          : field.listKind === "enum"
+            ? enumValue(random, field.enum)
+            : messageInit(random, field.message, ids, depth + 1),
       );
       return items;
     }
@@ -101,8 +128,14 @@ function fieldValue(random: Random, field: DescField, ids: readonly string[], de
       const entries: Record<string, unknown> = {};
       const count = pick(random, [0, 1, 2, 51]);
       for (let i = 0; i < count; i++) {
-        const key = i === 0 ? pick(random, ["triggerError", "sandboxRefundOutcome", "order", "", "k".repeat(41)]) : `k${i}`;
-        entries[key] = field.mapKind === "scalar" ? scalarValue(random, field.scalar, ids) : field.mapKind === "enum" ? enumValue(random, field.enum) : messageInit(random, field.message, ids, depth + 1);
+        const key =
+          i === 0 ? pick(random, ["triggerError", "sandboxRefundOutcome", "order", "", "k".repeat(41)]) : `k${i}`;
+        entries[key] =
+          field.mapKind === "scalar"
+            ? scalarValue(random, field.scalar, ids)
+            : field.mapKind === "enum"
+              ? enumValue(random, field.enum)
+              : messageInit(random, field.message, ids, depth + 1);
       }
       return entries;
     }
@@ -111,10 +144,18 @@ function fieldValue(random: Random, field: DescField, ids: readonly string[], de
 
 /** A Timestamp that encodes (seconds in range, nanos 0–999,999,999). */
 function timestampInit(random: Random) {
-  return { seconds: BigInt(pick(random, [0, 1_700_000_000, 1_900_000_000, 253_402_300_799])), nanos: pick(random, [0, 500_000_000]) };
+  return {
+    seconds: BigInt(pick(random, [0, 1_700_000_000, 1_900_000_000, 253_402_300_799])),
+    nanos: pick(random, [0, 500_000_000]),
+  };
 }
 
-function messageInit(random: Random, desc: DescMessage, ids: readonly string[], depth: number): Record<string, unknown> {
+function messageInit(
+  random: Random,
+  desc: DescMessage,
+  ids: readonly string[],
+  depth: number,
+): Record<string, unknown> {
   if (desc.typeName === "google.protobuf.Timestamp") return timestampInit(random);
   const init: Record<string, unknown> = {};
   if (depth > 3) return init;
@@ -133,6 +174,10 @@ function messageInit(random: Random, desc: DescMessage, ids: readonly string[], 
 }
 
 /** A random valid-shaped message of `desc`. */
-export function randomMessage<Desc extends DescMessage>(random: Random, desc: Desc, ids: readonly string[]): MessageShape<Desc> {
+export function randomMessage<Desc extends DescMessage>(
+  random: Random,
+  desc: Desc,
+  ids: readonly string[],
+): MessageShape<Desc> {
   return create(desc, messageInit(random, desc, ids, 0) as never);
 }

@@ -18,7 +18,10 @@ const codeNames: Record<number, string> = Object.fromEntries(
 );
 
 /** Connect unary (JSON or binary) and the plain HTTP paths: one HTTP/1.1 request. */
-export async function httpCall(url: string, init: { method: string; headers: Record<string, string>; body?: string | Uint8Array }): Promise<Answer> {
+export async function httpCall(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string | Uint8Array },
+): Promise<Answer> {
   const res = await fetch(url, { method: init.method, headers: init.headers, body: init.body as BodyInit | undefined });
   const text = await res.text();
   if (res.status === 200) return { httpStatus: 200, code: "", message: "", catalogued: false };
@@ -37,9 +40,20 @@ export async function httpCall(url: string, init: { method: string; headers: Rec
 }
 
 /** One gRPC call over a shared HTTP/2 session; the status comes from the trailers. */
-export function grpcCall(session: http2.ClientHttp2Session, path: string, headers: Record<string, string>, frame: Uint8Array): Promise<Answer> {
+export function grpcCall(
+  session: http2.ClientHttp2Session,
+  path: string,
+  headers: Record<string, string>,
+  frame: Uint8Array,
+): Promise<Answer> {
   return new Promise((resolve) => {
-    const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", ...headers });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": path,
+      "content-type": "application/grpc",
+      te: "trailers",
+      ...headers,
+    });
     let status = 0;
     let grpcStatus: string | undefined;
     let grpcMessage = "";
@@ -56,11 +70,24 @@ export function grpcCall(session: http2.ClientHttp2Session, path: string, header
     stream.on("trailers", take);
     stream.on("data", () => {});
     // A stream the server resets: reported as such, judged by the caller.
-    stream.on("error", (error: Error & { code?: string }) => resolve({ httpStatus: status, code: `reset:${error.code ?? error.message}`, message: error.message, catalogued: false }));
+    stream.on("error", (error: Error & { code?: string }) =>
+      resolve({
+        httpStatus: status,
+        code: `reset:${error.code ?? error.message}`,
+        message: error.message,
+        catalogued: false,
+      }),
+    );
     stream.on("close", () => {
-      const code = grpcStatus === undefined ? `http_${status}` : grpcStatus === "0" ? "" : (codeNames[Number(grpcStatus)] ?? `grpc_${grpcStatus}`);
+      const code =
+        grpcStatus === undefined
+          ? `http_${status}`
+          : grpcStatus === "0"
+            ? ""
+            : (codeNames[Number(grpcStatus)] ?? `grpc_${grpcStatus}`);
       // ErrorInfo's type URL appears in the base64 of the status details.
-      const catalogued = details !== "" && Buffer.from(details, "base64").toString("latin1").includes("google.rpc.ErrorInfo");
+      const catalogued =
+        details !== "" && Buffer.from(details, "base64").toString("latin1").includes("google.rpc.ErrorInfo");
       resolve({ httpStatus: status, code, message: grpcMessage, catalogued });
     });
     stream.end(frame);

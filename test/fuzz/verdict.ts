@@ -30,6 +30,7 @@ export function unexplained(answer: Answer): string | undefined {
     if (answer.catalogued || documentedInternalMessages.has(answer.message)) return undefined;
     return `unexplained internal: ${answer.message}`;
   }
-  if (!documentedCodes.has(answer.code)) return `undocumented ${answer.code} (HTTP ${answer.httpStatus}): ${answer.message}`;
+  if (!documentedCodes.has(answer.code))
+    return `undocumented ${answer.code} (HTTP ${answer.httpStatus}): ${answer.message}`;
   return undefined;
 }

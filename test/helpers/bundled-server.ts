@@ -15,6 +15,14 @@ export async function bundleServer(): Promise<string> {
   if (!existsSync(`${app}/web`)) symlinkSync(`${root}src/web`, `${app}/web`);
   if (!existsSync(`${root}build/test-server/build`)) symlinkSync(`${root}build`, `${root}build/test-server/build`);
   const entry = `${app}/server/main.mjs`;
-  await build({ entryPoints: [`${root}src/main.ts`], bundle: true, platform: "node", format: "esm", packages: "external", outfile: entry, logLevel: "warning" });
+  await build({
+    entryPoints: [`${root}src/main.ts`],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    outfile: entry,
+    logLevel: "warning",
+  });
   return entry;
 }

@@ -17,7 +17,14 @@ export interface SentWrite {
 export async function writeUntil(
   url: string,
   apiKey: string,
-  options: { customerIds: string[]; refundable: string[]; round: number; writers: number; stop: Promise<unknown>; onAck: () => void },
+  options: {
+    customerIds: string[];
+    refundable: string[];
+    round: number;
+    writers: number;
+    stop: Promise<unknown>;
+    onAck: () => void;
+  },
 ): Promise<SentWrite[]> {
   const sent: SentWrite[] = [];
   let stopped = false;
@@ -38,12 +45,18 @@ export async function writeUntil(
     while (!stopped) {
       const key = `r${options.round}-w${w}-${n++}`;
       const dice = Math.random();
-      const write: SentWrite = { kind: dice < 0.5 ? "async" : dice < 0.75 || options.refundable.length === 0 ? "on-session" : "refund", key };
+      const write: SentWrite = {
+        kind: dice < 0.5 ? "async" : dice < 0.75 || options.refundable.length === 0 ? "on-session" : "refund",
+        key,
+      };
       sent.push(write);
       try {
         if (write.kind === "async") {
           const customerId = options.customerIds[n % options.customerIds.length];
-          const body = await post("/v1/payments/off-session/async", key, { customer_id: customerId, charge: { price: 100, description: key } });
+          const body = await post("/v1/payments/off-session/async", key, {
+            customer_id: customerId,
+            charge: { price: 100, description: key },
+          });
           if (body) write.acked = { chargeId: body.chargeId, requestId: body.requestId };
         } else if (write.kind === "on-session") {
           const body = await post("/v1/payments/on-session", key, {
@@ -80,11 +93,17 @@ export class CrashLedger {
   }
 
   integrity(): string {
-    return (this.#db.pragma("integrity_check") as Array<{ integrity_check: string }>).map((r) => r.integrity_check).join(",");
+    return (this.#db.pragma("integrity_check") as Array<{ integrity_check: string }>)
+      .map((r) => r.integrity_check)
+      .join(",");
   }
 
   unfinishedRequests(): number {
-    return (this.#db.prepare(`select count(*) as n from async_requests where status not in (${terminalAsync.join(",")})`).get() as { n: number }).n;
+    return (
+      this.#db
+        .prepare(`select count(*) as n from async_requests where status not in (${terminalAsync.join(",")})`)
+        .get() as { n: number }
+    ).n;
   }
 
   chargesDescribed(key: string): Array<{ id: string; status: number; request_id: string | null }> {
@@ -101,31 +120,58 @@ export class CrashLedger {
 
   /** Outcome events (CHARGE_SUCCESS / CHARGE_FAIL) of a charge. */
   chargeOutcomeEvents(chargeId: string): number {
-    return (this.#db.prepare("select count(*) as n from events where charge_id = ? and event_type_name in ('EVENT_TYPE_CHARGE_SUCCESS','EVENT_TYPE_CHARGE_FAIL')").get(chargeId) as { n: number }).n;
+    return (
+      this.#db
+        .prepare(
+          "select count(*) as n from events where charge_id = ? and event_type_name in ('EVENT_TYPE_CHARGE_SUCCESS','EVENT_TYPE_CHARGE_FAIL')",
+        )
+        .get(chargeId) as { n: number }
+    ).n;
   }
 
   /** Refund outcome events naming a refund. */
   refundEvents(refundId: string): number {
-    return (this.#db.prepare("select count(*) as n from events where event_type_name in ('EVENT_TYPE_REFUND_SUCCEEDED','EVENT_TYPE_REFUND_FAILED') and content_json like ?").get(`%"${refundId}"%`) as { n: number }).n;
+    return (
+      this.#db
+        .prepare(
+          "select count(*) as n from events where event_type_name in ('EVENT_TYPE_REFUND_SUCCEEDED','EVENT_TYPE_REFUND_FAILED') and content_json like ?",
+        )
+        .get(`%"${refundId}"%`) as { n: number }
+    ).n;
   }
 
   succeededChargeIds(): string[] {
-    return (this.#db.prepare("select id from charges where status = ? and request_id is not null").all(ChargeStatus.SUCCESS) as Array<{ id: string }>).map((r) => r.id);
+    return (
+      this.#db
+        .prepare("select id from charges where status = ? and request_id is not null")
+        .all(ChargeStatus.SUCCESS) as Array<{ id: string }>
+    ).map((r) => r.id);
   }
 
   /** Every booking's reference is a charge that was debited or a refund that was transferred, once. */
   ledgerMismatches(): string[] {
-    const rows = this.#db.prepare("select reference, amount from bank_ledger").all() as Array<{ reference: string; amount: number }>;
+    const rows = this.#db.prepare("select reference, amount from bank_ledger").all() as Array<{
+      reference: string;
+      amount: number;
+    }>;
     const problems: string[] = [];
     const seen = new Set<string>();
     for (const row of rows) {
       if (seen.has(row.reference)) problems.push(`booked twice: ${row.reference}`);
       seen.add(row.reference);
-      const charge = this.#db.prepare("select amount, status from charges where id = ?").get(row.reference) as { amount: number; status: number } | undefined;
-      const refund = this.#db.prepare("select amount, status, cancellation from refunds where id = ?").get(row.reference) as { amount: number; status: number; cancellation: number } | undefined;
-      const debited = charge && [ChargeStatus.SUCCESS, ChargeStatus.REFUNDED, ChargeStatus.CANCELLED].includes(charge.status) && row.amount === -charge.amount;
+      const charge = this.#db.prepare("select amount, status from charges where id = ?").get(row.reference) as
+        | { amount: number; status: number }
+        | undefined;
+      const refund = this.#db
+        .prepare("select amount, status, cancellation from refunds where id = ?")
+        .get(row.reference) as { amount: number; status: number; cancellation: number } | undefined;
+      const debited =
+        charge &&
+        [ChargeStatus.SUCCESS, ChargeStatus.REFUNDED, ChargeStatus.CANCELLED].includes(charge.status) &&
+        row.amount === -charge.amount;
       // A refund is booked before its outcome is written: a kill in between leaves it pending, to be settled again (booked once).
-      const credited = refund && !refund.cancellation && refund.status !== RefundStatus.FAILED && row.amount === refund.amount;
+      const credited =
+        refund && !refund.cancellation && refund.status !== RefundStatus.FAILED && row.amount === refund.amount;
       if (!debited && !credited) problems.push(`unexplained booking ${row.reference} ${row.amount}`);
     }
     return problems;

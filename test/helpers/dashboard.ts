@@ -20,9 +20,15 @@ export interface DashboardBrowser {
 }
 
 export function dashboardBrowser(server: TestServer): DashboardBrowser {
-  const browser: DashboardBrowser = { client: undefined as never, cookies: new Map(), lastSetCookie: [], sendCsrf: true };
+  const browser: DashboardBrowser = {
+    client: undefined as never,
+    cookies: new Map(),
+    lastSetCookie: [],
+    sendCsrf: true,
+  };
   const jar: Interceptor = (next) => async (req) => {
-    if (browser.cookies.size > 0) req.header.set("cookie", [...browser.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (browser.cookies.size > 0)
+      req.header.set("cookie", [...browser.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
     const csrf = browser.cookies.get("furikomi_csrf");
     if (browser.sendCsrf && csrf) req.header.set("x-csrf-token", csrf);
     const res = await next(req);
@@ -45,9 +51,16 @@ export function dashboardBrowser(server: TestServer): DashboardBrowser {
 let userCounter = 0;
 
 /** A dashboard user of the merchant (default: the test merchant), signed in. */
-export async function signedInUser(server: TestServer, options: { merchantId?: string; email?: string } = {}): Promise<DashboardBrowser & { email: string }> {
+export async function signedInUser(
+  server: TestServer,
+  options: { merchantId?: string; email?: string } = {},
+): Promise<DashboardBrowser & { email: string }> {
   const email = options.email ?? `ops${++userCounter}-${Date.now().toString(36)}@example.jp`;
-  await createDashboardUser(server.ctx, { merchantId: options.merchantId ?? server.merchant.merchant_id, email, password: dashboardPassword });
+  await createDashboardUser(server.ctx, {
+    merchantId: options.merchantId ?? server.merchant.merchant_id,
+    email,
+    password: dashboardPassword,
+  });
   const browser = dashboardBrowser(server);
   await browser.client.signIn({ email, password: dashboardPassword });
   return Object.assign(browser, { email });
@@ -55,7 +68,13 @@ export async function signedInUser(server: TestServer, options: { merchantId?: s
 
 /** The code an authenticator app shows at `at`. */
 export function totpCodeAt(secret: string, at: Date): string {
-  return TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30, timestamp: at.getTime() });
+  return TOTP.generate({
+    secret: Secret.fromBase32(secret),
+    algorithm: "SHA1",
+    digits: 6,
+    period: 30,
+    timestamp: at.getTime(),
+  });
 }
 
 /**
@@ -74,7 +93,9 @@ export async function enrolTotp(server: TestServer, browser: DashboardBrowser): 
 }
 
 /** How a call was refused: its Connect code, the ErrorInfo reason and the message. */
-export async function refusal(call: Promise<unknown>): Promise<{ code: Code; reason: string | undefined; message: string }> {
+export async function refusal(
+  call: Promise<unknown>,
+): Promise<{ code: Code; reason: string | undefined; message: string }> {
   try {
     await call;
   } catch (error) {

@@ -11,7 +11,14 @@ import type { Transactor } from "../../src/storage/transactor.js";
  */
 export async function seedActiveCustomer(
   server: { merchant: { merchant_id: string }; clock: Clock; ctx: { tx: Transactor } },
-  options: { merchantId?: string; balance?: number; kyc?: KycStatus; email?: string; bankCode?: string; accountNumber?: string } = {},
+  options: {
+    merchantId?: string;
+    balance?: number;
+    kyc?: KycStatus;
+    email?: string;
+    bankCode?: string;
+    accountNumber?: string;
+  } = {},
 ): Promise<{ customerId: string; contractId: string }> {
   const merchantId = options.merchantId ?? server.merchant.merchant_id;
   const now = server.clock.now().toISOString();
@@ -45,7 +52,15 @@ export async function seedActiveCustomer(
       .execute();
     await trx
       .insertInto("contracts")
-      .values({ id: contractId, merchant_id: merchantId, customer_id: customerId, status: ContractStatus.ACTIVATED, metadata_json: "{}", created_at: now, updated_at: now })
+      .values({
+        id: contractId,
+        merchant_id: merchantId,
+        customer_id: customerId,
+        status: ContractStatus.ACTIVATED,
+        metadata_json: "{}",
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     await upsertBankAccount(trx, {
       customer_id: customerId,

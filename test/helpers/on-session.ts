@@ -1,5 +1,9 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { PaymentService, type CreateOnSessionPaymentRequestSchema, type CreateOnSessionPaymentResponse } from "../../gen/payments/v1/payment_service_pb.js";
+import {
+  PaymentService,
+  type CreateOnSessionPaymentRequestSchema,
+  type CreateOnSessionPaymentResponse,
+} from "../../gen/payments/v1/payment_service_pb.js";
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import type { TestServer } from "./test-server.js";
@@ -11,12 +15,19 @@ export function freshEmail(label = "buyer"): string {
   return `${label}.${process.pid}.${++emailCounter}@example.jp`;
 }
 
-export const redirect = { successUrl: "https://shop.example.jp/thanks?order=42", failureUrl: "https://shop.example.jp/sorry" };
+export const redirect = {
+  successUrl: "https://shop.example.jp/thanks?order=42",
+  failureUrl: "https://shop.example.jp/sorry",
+};
 
 type OnSessionInit = MessageInitShape<typeof CreateOnSessionPaymentRequestSchema>;
 
 /** CreateOnSessionPayment over Connect with sensible defaults (a new customer paying ¥1,200). */
-export function createPayment(server: TestServer, init: OnSessionInit = {}, apiKey?: string): Promise<CreateOnSessionPaymentResponse> {
+export function createPayment(
+  server: TestServer,
+  init: OnSessionInit = {},
+  apiKey?: string,
+): Promise<CreateOnSessionPaymentResponse> {
   return server.client(PaymentService, apiKey).createOnSessionPayment({
     buyer: { email: freshEmail(), ...init.buyer },
     charge: "charge" in init ? init.charge : { price: 1200, description: "Coffee beans", metadata: { order: "42" } },
@@ -44,26 +55,59 @@ export async function payStepByStep(
   const page = server.client(HostedPageService);
   const token = tokenOf(paymentLinkUrl);
   const initiated = await page.initiatePayment({ token });
-  if (initiated.result?.outcome.case !== "session") throw new Error(`InitiatePayment answered ${initiated.result?.outcome.case}`);
+  if (initiated.result?.outcome.case !== "session")
+    throw new Error(`InitiatePayment answered ${initiated.result?.outcome.case}`);
   const session = initiated.result.outcome.value;
   await page.sendTwoFactorCode({ token });
-  const { verified } = await page.verifyTwoFactorCode({ token, code: await latestCode(server, options.email, options.apiKey) });
+  const { verified } = await page.verifyTwoFactorCode({
+    token,
+    code: await latestCode(server, options.email, options.apiKey),
+  });
   if (!verified) throw new Error("code not accepted");
-  if (session.needsBankLink) await page.linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder: "ヤマダ タロウ" });
+  if (session.needsBankLink)
+    await page.linkBankAccount({
+      token,
+      bankCode: "0001",
+      branchCode: "001",
+      accountNumber: "1234567",
+      accountHolder: "ヤマダ タロウ",
+    });
   if (options.kyc) {
-    await page.submitKyc({ token, name: "山田 太郎", katakanaLastName: "ヤマダ", katakanaFirstName: "タロウ", birthDate: "1990-04-01", address: "東京都千代田区1-1", gender: "male" });
+    await page.submitKyc({
+      token,
+      name: "山田 太郎",
+      katakanaLastName: "ヤマダ",
+      katakanaFirstName: "タロウ",
+      birthDate: "1990-04-01",
+      address: "東京都千代田区1-1",
+      gender: "male",
+    });
   }
   return page.approvePayment({ token });
 }
 
 /** The outbox rows about a charge, oldest first (delivery is the webhooks module's business). */
 export async function eventsAbout(server: TestServer, chargeId: string) {
-  const rows = await server.ctx.tx.db.selectFrom("events").select(["event_type_name", "content_json", "merchant_id"]).where("charge_id", "=", chargeId).orderBy("created_at").execute();
-  return rows.map((row) => ({ type: row.event_type_name, content: JSON.parse(row.content_json), merchantId: row.merchant_id }));
+  const rows = await server.ctx.tx.db
+    .selectFrom("events")
+    .select(["event_type_name", "content_json", "merchant_id"])
+    .where("charge_id", "=", chargeId)
+    .orderBy("created_at")
+    .execute();
+  return rows.map((row) => ({
+    type: row.event_type_name,
+    content: JSON.parse(row.content_json),
+    merchantId: row.merchant_id,
+  }));
 }
 
 /** Every outbox row of a merchant with the given type (e.g. contract events, which carry no charge id). */
 export async function eventsOfType(server: TestServer, merchantId: string, type: string) {
-  const rows = await server.ctx.tx.db.selectFrom("events").select(["content_json"]).where("merchant_id", "=", merchantId).where("event_type_name", "=", type).execute();
+  const rows = await server.ctx.tx.db
+    .selectFrom("events")
+    .select(["content_json"])
+    .where("merchant_id", "=", merchantId)
+    .where("event_type_name", "=", type)
+    .execute();
   return rows.map((row) => JSON.parse(row.content_json));
 }

@@ -21,7 +21,10 @@ process.once("exit", () => running.forEach((child) => child.kill("SIGKILL")));
  * Starts `src/main.ts` as its own process (as `npm start` does) and waits until it listens;
  * `entry` runs a bundle of it instead (test/helpers/bundled-server.ts).
  */
-export async function spawnServer(env: Record<string, string>, options: { entry?: string } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  options: { entry?: string } = {},
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, options.entry ? [options.entry] : ["--import", "tsx", "src/main.ts"], {
     cwd: root,
     env: { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
@@ -61,10 +64,11 @@ export async function spawnServer(env: Record<string, string>, options: { entry?
 
 /** Runs the CLI (bin/furikomi.js) and parses its JSON output. */
 export async function runCli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
-  const { stdout } = await promisify(execFile)(process.execPath, ["bin/furikomi.js", ...args], { cwd: root, env: { ...process.env, MODE: "sandbox", ...env } }).catch(
-    (error: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`);
-    },
-  );
+  const { stdout } = await promisify(execFile)(process.execPath, ["bin/furikomi.js", ...args], {
+    cwd: root,
+    env: { ...process.env, MODE: "sandbox", ...env },
+  }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+    throw new Error(`${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+  });
   return JSON.parse(stdout) as T;
 }

@@ -14,7 +14,13 @@ export async function provisionDatabase<T>(
   seed: (setup: { merchant: CreatedMerchant; clock: ManualClock; ctx: RunningService["ctx"] }) => Promise<T>,
 ): Promise<{ merchant: CreatedMerchant } & T> {
   const clock = new ManualClock();
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, WORKERS: "off", LOG_LEVEL: "silent" });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    WORKERS: "off",
+    LOG_LEVEL: "silent",
+  });
   const service = await startService(config, { clock, logger: pino({ level: "silent" }) });
   try {
     const merchant = await createMerchant(service.ctx, { name });

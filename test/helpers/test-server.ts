@@ -42,7 +42,10 @@ export interface TestServer extends RunningService {
 let schemaCounter = 0;
 
 /** A fresh database URL: a SQLite file in a temp folder (under `parent`, default the system's), or a new PostgreSQL schema. */
-export function freshDatabaseUrl(dialect: Dialect = testDialect, parent = tmpdir()): { url: string; cleanup: () => Promise<void> } {
+export function freshDatabaseUrl(
+  dialect: Dialect = testDialect,
+  parent = tmpdir(),
+): { url: string; cleanup: () => Promise<void> } {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(parent, "furikomi-"));
     return { url: `file:${join(dir, "test.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
@@ -61,14 +64,28 @@ export function freshDatabaseUrl(dialect: Dialect = testDialect, parent = tmpdir
 
 /** Starts the real server on a free port, on a fresh database, with a manual clock and a merchant. */
 export async function startTestServer(
-  options: { dialect?: Dialect; env?: Record<string, string>; webhookUrl?: string; clockStart?: Date; logger?: pino.Logger; sqliteDir?: string } = {},
+  options: {
+    dialect?: Dialect;
+    env?: Record<string, string>;
+    webhookUrl?: string;
+    clockStart?: Date;
+    logger?: pino.Logger;
+    sqliteDir?: string;
+  } = {},
 ): Promise<TestServer> {
   const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect, options.sqliteDir);
-  const config: Config = loadConfig({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...options.env });
+  const config: Config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "silent",
+    ...options.env,
+  });
   const clock = new ManualClock(options.clockStart);
   const log = new CanaryLog();
   const service = await startService(config, { clock, logger: options.logger ?? log.logger });
-  const provision = async (name: string, webhookUrl?: string) => log.watch(await createMerchant(service.ctx, { name, webhookUrl }));
+  const provision = async (name: string, webhookUrl?: string) =>
+    log.watch(await createMerchant(service.ctx, { name, webhookUrl }));
   const merchant = await provision("Test Shop", options.webhookUrl);
   const server: TestServer = {
     ...service,
@@ -83,7 +100,12 @@ export async function startTestServer(
       };
       const transport = clientOptions.grpc
         ? createGrpcTransport({ baseUrl: server.url, interceptors: [auth] })
-        : createConnectTransport({ baseUrl: server.url, httpVersion: "1.1", useBinaryFormat: clientOptions.binary ?? false, interceptors: [auth] });
+        : createConnectTransport({
+            baseUrl: server.url,
+            httpVersion: "1.1",
+            useBinaryFormat: clientOptions.binary ?? false,
+            interceptors: [auth],
+          });
       return createClient(service, transport);
     },
     async stop() {
@@ -121,7 +143,11 @@ class CanaryLog {
 }
 
 /** fetch against the server with the merchant's key. */
-export function api(server: TestServer, path: string, init: RequestInit & { json?: unknown; apiKey?: string } = {}): Promise<Response> {
+export function api(
+  server: TestServer,
+  path: string,
+  init: RequestInit & { json?: unknown; apiKey?: string } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   if (init.apiKey !== "") headers.set("authorization", `Bearer ${init.apiKey ?? server.merchant.api_key}`);
   if (init.json !== undefined) headers.set("content-type", "application/json");

@@ -46,7 +46,10 @@ export interface WebhookReceiver {
  * Webhooks headers with the `standardwebhooks` package, and the envelope's `signature` with a
  * hand-written HMAC-SHA256 over `id.created_at.content` keyed with the decoded `whsec_` secret.
  */
-export async function startWebhookReceiver(secret: string, behaviour: Behaviour = { status: 200 }): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  secret: string,
+  behaviour: Behaviour = { status: 200 },
+): Promise<WebhookReceiver> {
   let current = behaviour;
   const held = new Set<Socket>();
   const delivered: ReceivedWebhook[] = [];
@@ -98,7 +101,10 @@ export async function startWebhookReceiver(secret: string, behaviour: Behaviour 
     async waitFor(predicate, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(receiver)) {
-        if (Date.now() > deadline) throw new Error(`webhook receiver: condition not met in ${timeoutMs} ms (${delivered.length} delivered, ${requests.length} requests)`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `webhook receiver: condition not met in ${timeoutMs} ms (${delivered.length} delivered, ${requests.length} requests)`,
+          );
         await new Promise((r) => setTimeout(r, 10));
       }
     },
@@ -126,10 +132,15 @@ export function verify(secret: string, raw: string, headers: IncomingMessage["he
   const envelope = JSON.parse(raw);
   const marker = ',"content":';
   const rawContent = raw.slice(raw.indexOf(marker) + marker.length, -1);
-  if (JSON.stringify(JSON.parse(rawContent)) !== JSON.stringify(envelope.content)) throw new Error("content is not the last member");
+  if (JSON.stringify(JSON.parse(rawContent)) !== JSON.stringify(envelope.content))
+    throw new Error("content is not the last member");
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
-  const expected = "sha256=" + createHmac("sha256", key).update(`${envelope.id}.${envelope.created_at}.${rawContent}`).digest("hex");
-  if (expected.length !== envelope.signature.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(envelope.signature))) {
+  const expected =
+    "sha256=" + createHmac("sha256", key).update(`${envelope.id}.${envelope.created_at}.${rawContent}`).digest("hex");
+  if (
+    expected.length !== envelope.signature.length ||
+    !timingSafeEqual(Buffer.from(expected), Buffer.from(envelope.signature))
+  ) {
     throw new Error("signature mismatch");
   }
   if (headers["webhook-id"] !== envelope.id) throw new Error("webhook-id differs from the envelope id");

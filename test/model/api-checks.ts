@@ -1,5 +1,10 @@
 import { expect } from "vitest";
-import { ChargeStatus, ContractStatus, PaymentAuthorizationStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ContractStatus,
+  PaymentAuthorizationStatus,
+  RefundStatus,
+} from "../../gen/payments/v1/enums_pb.js";
 import { chargeOf, refundableAmount, refundedAmount, type Model, type ModelCustomer } from "./model-state.js";
 import type { RealSystem } from "./real-system.js";
 
@@ -14,7 +19,12 @@ export async function expectCharge(real: RealSystem, model: Model, chargeId: str
     error: charge!.error?.code,
     refunded: charge!.refundedAmount,
     refundable: charge!.refundableAmount,
-    refunds: charge!.refunds.map((r) => ({ id: r.refundId, amount: r.amount, status: r.status, cancellation: r.cancellation })),
+    refunds: charge!.refunds.map((r) => ({
+      id: r.refundId,
+      amount: r.amount,
+      status: r.status,
+      cancellation: r.cancellation,
+    })),
   }).toEqual({
     status: ChargeStatus[expected.status],
     amount: expected.amount,
@@ -59,7 +69,11 @@ export async function expectCustomer(real: RealSystem, model: Model, customer: M
     underMaintenance: customer.account.underMaintenance,
     ledger: [...customer.account.ledger].sort(byReference),
   });
-  expectMoneyBalance(model, customer, ledger.reduce((sum, row) => sum + row.amount, 0));
+  expectMoneyBalance(
+    model,
+    customer,
+    ledger.reduce((sum, row) => sum + row.amount, 0),
+  );
 }
 
 /**
@@ -77,5 +91,8 @@ function expectMoneyBalance(model: Model, customer: ModelCustomer, ledgerSum: nu
 
 /** Everything the API reports, against the model. */
 export async function expectEverything(real: RealSystem, model: Model): Promise<void> {
-  await Promise.all([...model.charges.map((charge) => expectCharge(real, model, charge.id)), ...model.customers.map((customer) => expectCustomer(real, model, customer))]);
+  await Promise.all([
+    ...model.charges.map((charge) => expectCharge(real, model, charge.id)),
+    ...model.customers.map((customer) => expectCustomer(real, model, customer)),
+  ]);
 }

@@ -10,7 +10,11 @@ import { count, type RealSystem } from "./real-system.js";
 type Command = AsyncCommand<Model, RealSystem>;
 
 /** One setting of a simulated account (a bank failure, or money to pay with). */
-export type AccountChange = { balance: number } | { quota: number } | { reject: boolean } | { underMaintenance: boolean };
+export type AccountChange =
+  | { balance: number }
+  | { quota: number }
+  | { reject: boolean }
+  | { underMaintenance: boolean };
 
 /** SandboxService.ConfigureBankAccount. */
 export class ConfigureBank implements Command {
@@ -22,7 +26,12 @@ export class ConfigureBank implements Command {
   async run(model: Model, real: RealSystem): Promise<void> {
     count("ConfigureBank");
     const customer = pickCustomer(model, Math.abs(this.customerPick))!;
-    const request = "balance" in this.change ? { balance: BigInt(this.change.balance) } : "quota" in this.change ? { quota: BigInt(this.change.quota) } : this.change;
+    const request =
+      "balance" in this.change
+        ? { balance: BigInt(this.change.balance) }
+        : "quota" in this.change
+          ? { quota: BigInt(this.change.quota) }
+          : this.change;
     await real.sandbox.configureBankAccount({ customerId: customer.id, ...request });
     Object.assign(customer.account, this.change satisfies Partial<ModelAccount>);
     await expectCustomer(real, model, customer);
@@ -53,7 +62,8 @@ export class AdvanceClock implements Command {
     model.now += this.ms;
     await real.server.jobs.drain();
     const actual = new Map<string, ChargeStatus>();
-    for (const charge of dueCharges(model)) actual.set(charge.id, (await real.pay.getCharge({ charge: charge.id })).charge!.chargeStatus);
+    for (const charge of dueCharges(model))
+      actual.set(charge.id, (await real.pay.getCharge({ charge: charge.id })).charge!.chargeStatus);
     drainModel(model, (chargeId) => actual.get(chargeId)!);
     await expectEverything(real, model);
   }

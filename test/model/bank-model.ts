@@ -10,10 +10,13 @@ function unavailable(model: Model, account: ModelAccount): boolean {
 
 /** A debit of `amount` against the account as it stands. */
 export function debitVerdict(model: Model, account: ModelAccount, amount: number): BankVerdict {
-  if (unavailable(model, account)) return { ok: false, errorType: ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, retryable: true };
+  if (unavailable(model, account))
+    return { ok: false, errorType: ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, retryable: true };
   if (account.reject) return { ok: false, errorType: ErrorType.PAYMENT_GATEWAY_FAILED, retryable: false };
-  if (account.quota > 0 && amount > account.quota) return { ok: false, errorType: ErrorType.PAYMENT_CHARGE_OVER_LIMIT, retryable: false };
-  if (account.balance < amount) return { ok: false, errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, retryable: false };
+  if (account.quota > 0 && amount > account.quota)
+    return { ok: false, errorType: ErrorType.PAYMENT_CHARGE_OVER_LIMIT, retryable: false };
+  if (account.balance < amount)
+    return { ok: false, errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, retryable: false };
   return { ok: true };
 }
 

@@ -28,9 +28,21 @@ export class AddCustomer implements Command {
   async run(model: Model, real: RealSystem): Promise<void> {
     count("AddCustomer");
     const email = `model.${process.pid}.${++emailCounter}@example.jp`;
-    const link = await real.pay.createOnSessionPayment({ buyer: { email }, charge: this.price === undefined ? undefined : { price: this.price }, redirect });
-    const done = await real.sandbox.completePayment({ paymentLinkUrl: link.paymentLink!.url, initialBalance: BigInt(this.balance) });
-    const customer = { id: done.customerId, contractId: done.contractId, active: true, account: newAccount(this.balance) };
+    const link = await real.pay.createOnSessionPayment({
+      buyer: { email },
+      charge: this.price === undefined ? undefined : { price: this.price },
+      redirect,
+    });
+    const done = await real.sandbox.completePayment({
+      paymentLinkUrl: link.paymentLink!.url,
+      initialBalance: BigInt(this.balance),
+    });
+    const customer = {
+      id: done.customerId,
+      contractId: done.contractId,
+      active: true,
+      account: newAccount(this.balance),
+    };
     model.customers.push(customer);
     if (this.price !== undefined) {
       const charge = newCharge({ id: done.chargeId, customerId: customer.id, amount: this.price });
@@ -57,21 +69,52 @@ export class AsyncCharge implements Command {
     readonly keyed: boolean,
   ) {}
   // One charge in flight per customer: the engine's jobs of one drain run in no fixed order.
-  check = (model: Readonly<Model>) => !pickCustomer(model, this.customerPick) || !hasPendingCharge(model as Model, pickCustomer(model, this.customerPick)!.id);
+  check = (model: Readonly<Model>) =>
+    !pickCustomer(model, this.customerPick) ||
+    !hasPendingCharge(model as Model, pickCustomer(model, this.customerPick)!.id);
   async run(model: Model, real: RealSystem): Promise<void> {
     count("AsyncCharge");
     const customerId = pickCustomer(model, this.customerPick)?.id ?? unknownId("cus");
     const key = this.keyed ? `model-${customerId}-${model.charges.length}` : undefined;
-    const answer = await real.pay.createOffSessionPaymentAsync({ customerId, charge: { price: this.price, description: "model" }, forceKyc: this.forceKyc, idempotencyKey: key });
+    const answer = await real.pay.createOffSessionPaymentAsync({
+      customerId,
+      charge: { price: this.price, description: "model" },
+      forceKyc: this.forceKyc,
+      idempotencyKey: key,
+    });
     const refusal = offSessionRefusal(model, customerId, this.forceKyc);
-    const charge = newCharge({ id: answer.chargeId, customerId, amount: this.price, requestId: answer.requestId, requestStatus: AsyncStatus.PENDING, jobRunAt: model.now });
-    if (refusal !== undefined) Object.assign(charge, { status: ChargeStatus.FAILURE, errorType: refusal, requestStatus: AsyncStatus.FAILED_TO_START, jobRunAt: undefined });
+    const charge = newCharge({
+      id: answer.chargeId,
+      customerId,
+      amount: this.price,
+      requestId: answer.requestId,
+      requestStatus: AsyncStatus.PENDING,
+      jobRunAt: model.now,
+    });
+    if (refusal !== undefined)
+      Object.assign(charge, {
+        status: ChargeStatus.FAILURE,
+        errorType: refusal,
+        requestStatus: AsyncStatus.FAILED_TO_START,
+        jobRunAt: undefined,
+      });
     model.charges.push(charge);
     expect(answer.status).toBe(charge.requestStatus);
-    if (key) model.asyncKeys.push({ key, usedAt: model.now, customerId, price: this.price, forceKyc: this.forceKyc, requestId: answer.requestId, chargeId: answer.chargeId, status: answer.status });
+    if (key)
+      model.asyncKeys.push({
+        key,
+        usedAt: model.now,
+        customerId,
+        price: this.price,
+        forceKyc: this.forceKyc,
+        requestId: answer.requestId,
+        chargeId: answer.chargeId,
+        status: answer.status,
+      });
     await expectCharge(real, model, charge.id);
   }
-  toString = () => `AsyncCharge(customer ${this.customerPick}, ¥${this.price}, forceKyc ${this.forceKyc}, keyed ${this.keyed})`;
+  toString = () =>
+    `AsyncCharge(customer ${this.customerPick}, ¥${this.price}, forceKyc ${this.forceKyc}, keyed ${this.keyed})`;
 }
 
 /** The same async request again under its key: the first answer, and no second charge. */
@@ -82,8 +125,17 @@ export class ReplayAsyncCharge implements Command {
     count("ReplayAsyncCharge");
     const live = liveAsyncKeys(model);
     const first = live[this.keyPick % live.length];
-    const answer = await real.pay.createOffSessionPaymentAsync({ customerId: first.customerId, charge: { price: first.price, description: "model" }, forceKyc: first.forceKyc, idempotencyKey: first.key });
-    expect({ requestId: answer.requestId, chargeId: answer.chargeId, status: answer.status }).toEqual({ requestId: first.requestId, chargeId: first.chargeId, status: first.status });
+    const answer = await real.pay.createOffSessionPaymentAsync({
+      customerId: first.customerId,
+      charge: { price: first.price, description: "model" },
+      forceKyc: first.forceKyc,
+      idempotencyKey: first.key,
+    });
+    expect({ requestId: answer.requestId, chargeId: answer.chargeId, status: answer.status }).toEqual({
+      requestId: first.requestId,
+      chargeId: first.chargeId,
+      status: first.status,
+    });
     await expectCharge(real, model, first.chargeId);
   }
   toString = () => `ReplayAsyncCharge(${this.keyPick})`;
@@ -91,7 +143,8 @@ export class ReplayAsyncCharge implements Command {
 
 /** The Connect code a failed synchronous charge answers with (README "Errors"). */
 function syncErrorCode(errorType: ErrorType): Code {
-  if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND || errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE) return Code.InvalidArgument;
+  if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND || errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE)
+    return Code.InvalidArgument;
   if (errorType === ErrorType.PAYMENT_GATEWAY_UNAVAILABLE) return Code.Unavailable;
   return Code.Internal;
 }
@@ -102,12 +155,17 @@ export class SyncCharge implements Command {
     readonly customerPick: number,
     readonly price: number,
   ) {}
-  check = (model: Readonly<Model>) => !pickCustomer(model, this.customerPick) || !hasPendingCharge(model as Model, pickCustomer(model, this.customerPick)!.id);
+  check = (model: Readonly<Model>) =>
+    !pickCustomer(model, this.customerPick) ||
+    !hasPendingCharge(model as Model, pickCustomer(model, this.customerPick)!.id);
   async run(model: Model, real: RealSystem): Promise<void> {
     count("SyncCharge");
     const customer = pickCustomer(model, this.customerPick);
     const customerId = customer?.id ?? unknownId("cus");
-    const call = real.pay.createOffSessionPayment({ customerId, charge: { price: this.price, description: "model sync" } });
+    const call = real.pay.createOffSessionPayment({
+      customerId,
+      charge: { price: this.price, description: "model sync" },
+    });
     const refusal = offSessionRefusal(model, customerId, false);
     if (refusal !== undefined) {
       await expectConnectError(call, syncErrorCode(refusal));

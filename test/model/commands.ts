@@ -28,10 +28,14 @@ const clockStep = fc.constantFrom(0, 1, 2, 5, 30, 61, 61, 180, 24 * 60, 71 * 60)
 export const commands: Array<fc.Arbitrary<AsyncCommand<Model, RealSystem>>> = [
   fc.tuple(balance, fc.option(price, { nil: undefined })).map(([b, p]) => new AddCustomer(b, p)),
   fc.tuple(customerPick, price, fc.boolean(), fc.boolean()).map(([c, p, k, key]) => new AsyncCharge(c, p, k, key)),
-  fc.tuple(customerPick, price, fc.constant(false), fc.boolean()).map(([c, p, k, key]) => new AsyncCharge(c, p, k, key)),
+  fc
+    .tuple(customerPick, price, fc.constant(false), fc.boolean())
+    .map(([c, p, k, key]) => new AsyncCharge(c, p, k, key)),
   fc.nat(10).map((k) => new ReplayAsyncCharge(k)),
   fc.tuple(customerPick, price).map(([c, p]) => new SyncCharge(c, p)),
-  fc.tuple(chargePick, fc.option(refundAmount, { nil: undefined }), fc.boolean()).map(([c, a, f]) => new Refund(c, a, f)),
+  fc
+    .tuple(chargePick, fc.option(refundAmount, { nil: undefined }), fc.boolean())
+    .map(([c, a, f]) => new Refund(c, a, f)),
   fc.tuple(chargePick, refundAmount, fc.constant(false)).map(([c, a, f]) => new Refund(c, a, f)),
   fc.boolean().map((fail) => new SettleRefunds(fail)),
   fc.tuple(customerPick, accountChange).map(([c, change]) => new ConfigureBank(c, change)),

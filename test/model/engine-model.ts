@@ -5,7 +5,9 @@ import { runRefundJob } from "./refund-model.js";
 
 /** The charges whose job is due: the drain runs each once. */
 export function dueCharges(model: Model) {
-  return model.charges.filter((c) => c.status === ChargeStatus.PENDING && c.jobRunAt !== undefined && c.jobRunAt <= model.now);
+  return model.charges.filter(
+    (c) => c.status === ChargeStatus.PENDING && c.jobRunAt !== undefined && c.jobRunAt <= model.now,
+  );
 }
 
 /**
@@ -15,12 +17,15 @@ export function dueCharges(model: Model) {
  */
 export function drainModel(model: Model, actualStatus: (chargeId: string) => ChargeStatus): void {
   const credits = new Map<string, number>();
-  for (const refund of model.refunds.filter((r) => r.status === RefundStatus.PENDING && r.jobRunAt !== undefined && r.jobRunAt <= model.now)) {
+  for (const refund of model.refunds.filter(
+    (r) => r.status === RefundStatus.PENDING && r.jobRunAt !== undefined && r.jobRunAt <= model.now,
+  )) {
     runRefundJob(model, refund);
     if (refund.status === RefundStatus.SUCCEEDED) {
       const customerId = chargeOf(model, refund.chargeId).customerId;
       credits.set(customerId, (credits.get(customerId) ?? 0) + refund.amount);
     }
   }
-  for (const charge of dueCharges(model)) runChargeJob(model, charge, credits.get(charge.customerId) ?? 0, actualStatus(charge.id));
+  for (const charge of dueCharges(model))
+    runChargeJob(model, charge, credits.get(charge.customerId) ?? 0, actualStatus(charge.id));
 }

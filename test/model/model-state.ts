@@ -59,7 +59,16 @@ export interface Model {
   charges: ModelCharge[];
   refunds: ModelRefund[];
   /** Idempotency keys of async requests, when they were first used, and what they answered. */
-  asyncKeys: Array<{ key: string; usedAt: number; customerId: string; price: number; forceKyc: boolean; requestId: string; chargeId: string; status: AsyncStatus }>;
+  asyncKeys: Array<{
+    key: string;
+    usedAt: number;
+    customerId: string;
+    price: number;
+    forceKyc: boolean;
+    requestId: string;
+    chargeId: string;
+    status: AsyncStatus;
+  }>;
 }
 
 /** README "Idempotency": a key is kept 72 hours from its first use. */

@@ -26,6 +26,9 @@ export async function expectConnectError(call: Promise<unknown>, code: Code, mes
   );
   expect(error).toBeInstanceOf(ConnectError);
   const connectError = error as ConnectError;
-  expect({ code: connectError.code, message: message === undefined ? undefined : connectError.rawMessage }).toEqual({ code, message });
+  expect({ code: connectError.code, message: message === undefined ? undefined : connectError.rawMessage }).toEqual({
+    code,
+    message,
+  });
   return connectError;
 }

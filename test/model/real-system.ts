@@ -13,7 +13,12 @@ export interface RealSystem {
 
 export async function realSystemFor(server: TestServer): Promise<RealSystem> {
   const merchant = await server.newMerchant("Model Shop");
-  return { server, merchantId: merchant.merchant_id, pay: server.client(PaymentService, merchant.api_key), sandbox: server.client(SandboxService, merchant.api_key) };
+  return {
+    server,
+    merchantId: merchant.merchant_id,
+    pay: server.client(PaymentService, merchant.api_key),
+    sandbox: server.client(SandboxService, merchant.api_key),
+  };
 }
 
 /** Counts of what the runs did, printed at the end. */

@@ -41,7 +41,12 @@ export class Refund implements Command {
     model.refunds.push(refund);
     acceptRefund(model, refund);
     count(refund.cancellation ? "refund:cancellation" : "refund:transfer");
-    expect({ amount: answer.refund!.amount, status: answer.refund!.status, cancellation: answer.refund!.cancellation, chargeStatus: answer.charge!.chargeStatus }).toEqual({
+    expect({
+      amount: answer.refund!.amount,
+      status: answer.refund!.status,
+      cancellation: answer.refund!.cancellation,
+      chargeStatus: answer.charge!.chargeStatus,
+    }).toEqual({
       amount: refund.amount,
       status: refund.status,
       cancellation: refund.cancellation,
@@ -49,7 +54,8 @@ export class Refund implements Command {
     });
     await expectCharge(real, model, chargeId);
   }
-  toString = () => `Refund(charge ${this.chargePick}, ${this.amount === undefined ? "full" : `¥${this.amount}`}, failsAtSettlement ${this.failsAtSettlement})`;
+  toString = () =>
+    `Refund(charge ${this.chargePick}, ${this.amount === undefined ? "full" : `¥${this.amount}`}, failsAtSettlement ${this.failsAtSettlement})`;
 }
 
 /** SandboxService.SettleRefunds: every pending refund of the merchant now, or failed. */
@@ -62,7 +68,9 @@ export class SettleRefunds implements Command {
     const { refunds } = await real.sandbox.settleRefunds({ fail: this.fail });
     for (const refund of pending) settleRefund(model, refund, this.fail);
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
-    expect(refunds.map((r) => ({ id: r.refundId, status: r.status })).sort(byId)).toEqual(pending.map((r) => ({ id: r.id, status: r.status })).sort(byId));
+    expect(refunds.map((r) => ({ id: r.refundId, status: r.status })).sort(byId)).toEqual(
+      pending.map((r) => ({ id: r.id, status: r.status })).sort(byId),
+    );
     for (const chargeId of new Set(pending.map((r) => r.chargeId))) await expectCharge(real, model, chargeId);
   }
   toString = () => `SettleRefunds(fail ${this.fail})`;

@@ -30,7 +30,10 @@ export function decideRefund(model: Model, chargeId: string, amount: number | un
   const refund = amount ?? remainder;
   if (refund > remainder) return { refused: "exceeds" };
   const full = !earlier && refund === charge.amount;
-  return { cancellation: full && model.now < cancellationDeadline(bank, new Date(charge.succeededAt!)).getTime(), amount: refund };
+  return {
+    cancellation: full && model.now < cancellationDeadline(bank, new Date(charge.succeededAt!)).getTime(),
+    amount: refund,
+  };
 }
 
 export function acceptRefund(model: Model, refund: ModelRefund): void {

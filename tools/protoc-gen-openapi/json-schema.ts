@@ -19,7 +19,12 @@ const wellKnown: Readonly<Record<string, JsonSchema>> = Object.freeze({
   "google.protobuf.ListValue": { type: "array", items: {} },
   "google.protobuf.Empty": { type: "object" },
   "google.protobuf.FieldMask": { type: "string" },
-  "google.protobuf.Any": { type: "object", properties: { "@type": { type: "string" } }, required: ["@type"], additionalProperties: true },
+  "google.protobuf.Any": {
+    type: "object",
+    properties: { "@type": { type: "string" } },
+    required: ["@type"],
+    additionalProperties: true,
+  },
   "google.protobuf.StringValue": { type: ["string", "null"] },
   "google.protobuf.BoolValue": { type: ["boolean", "null"] },
   "google.protobuf.Int32Value": { type: ["integer", "null"], format: "int32" },
@@ -72,12 +77,18 @@ export function fieldSchema(field: DescField, use: (type: DescMessage | DescEnum
   }
 }
 
-function listItemSchema(field: DescField & { fieldKind: "list" }, use: (type: DescMessage | DescEnum) => void): JsonSchema {
+function listItemSchema(
+  field: DescField & { fieldKind: "list" },
+  use: (type: DescMessage | DescEnum) => void,
+): JsonSchema {
   if (field.listKind === "scalar") return scalarSchema(field.scalar);
   return typeSchema(field.listKind === "enum" ? field.enum : field.message, use);
 }
 
-function mapValueSchema(field: DescField & { fieldKind: "map" }, use: (type: DescMessage | DescEnum) => void): JsonSchema {
+function mapValueSchema(
+  field: DescField & { fieldKind: "map" },
+  use: (type: DescMessage | DescEnum) => void,
+): JsonSchema {
   if (field.mapKind === "scalar") return scalarSchema(field.scalar);
   return typeSchema(field.mapKind === "enum" ? field.enum : field.message, use);
 }
@@ -90,7 +101,11 @@ function typeSchema(type: DescMessage | DescEnum, use: (type: DescMessage | Desc
 }
 
 /** A message as a JSON object: properties by their JSON (lowerCamelCase) names, oneof members optional. */
-export function messageSchema(message: DescMessage, use: (type: DescMessage | DescEnum) => void, omit: ReadonlySet<string> = new Set()): JsonSchema {
+export function messageSchema(
+  message: DescMessage,
+  use: (type: DescMessage | DescEnum) => void,
+  omit: ReadonlySet<string> = new Set(),
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of message.fields) {
     if (!omit.has(field.name)) properties[field.jsonName] = fieldSchema(field, use);

@@ -9,7 +9,8 @@ const plugin = createEcmaScriptPlugin({
   generateTs(schema) {
     // buf runs the plugin once per input: only the one holding the annotated services writes the file.
     const annotated = schema.files.some((f) => f.services.some((s) => s.methods.some((m) => httpBindingOf(m))));
-    if (annotated) schema.generateFile("openapi/openapi.json").print(JSON.stringify(openApiDocument(schema.files), null, 2));
+    if (annotated)
+      schema.generateFile("openapi/openapi.json").print(JSON.stringify(openApiDocument(schema.files), null, 2));
   },
 });
 

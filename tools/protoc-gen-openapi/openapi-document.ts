@@ -1,4 +1,12 @@
-import { getOption, hasOption, type DescEnum, type DescFile, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import {
+  getOption,
+  hasOption,
+  type DescEnum,
+  type DescFile,
+  type DescMessage,
+  type DescMethod,
+  type DescService,
+} from "@bufbuild/protobuf";
 import { getComments } from "@bufbuild/protoplugin";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../../gen/google/api/http_pb.js";
@@ -14,7 +22,8 @@ export function httpBindingOf(method: DescMethod): { verb: string; path: string;
   const rule: HttpRule = getOption(method, http);
   const { pattern } = rule;
   if (pattern.case === undefined) return undefined;
-  const [verb, template] = pattern.case === "custom" ? [pattern.value.kind.toLowerCase(), pattern.value.path] : [pattern.case, pattern.value];
+  const [verb, template] =
+    pattern.case === "custom" ? [pattern.value.kind.toLowerCase(), pattern.value.path] : [pattern.case, pattern.value];
   return { verb, path: template.replace(/\{([^}=]+)=[^}]*\}/g, "{$1}"), body: rule.body };
 }
 
@@ -54,21 +63,39 @@ export function openApiDocument(files: readonly DescFile[]): JsonSchema {
     tags,
     paths,
     components: {
-      securitySchemes: { apiKey: { type: "http", scheme: "bearer", description: "The merchant's API key: sk_test_… (sandbox) or sk_live_…" } },
-      responses: {
-        Error: { description: "A Connect error; the catalogued code is in details[].debug.reason", content: { "application/json": { schema: schemaRef("connect.Error") } } },
+      securitySchemes: {
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "The merchant's API key: sk_test_… (sandbox) or sk_live_…",
+        },
       },
-      schemas: { ...Object.fromEntries([...schemas].sort(([a], [b]) => (a < b ? -1 : 1))), "connect.Error": connectErrorSchema },
+      responses: {
+        Error: {
+          description: "A Connect error; the catalogued code is in details[].debug.reason",
+          content: { "application/json": { schema: schemaRef("connect.Error") } },
+        },
+      },
+      schemas: {
+        ...Object.fromEntries([...schemas].sort(([a], [b]) => (a < b ? -1 : 1))),
+        "connect.Error": connectErrorSchema,
+      },
     },
   };
 }
 
-function operation(service: DescService, method: DescMethod, binding: { verb: string; path: string; body: string }, use: (type: DescMessage | DescEnum) => void): JsonSchema {
+function operation(
+  service: DescService,
+  method: DescMethod,
+  binding: { verb: string; path: string; body: string },
+  use: (type: DescMessage | DescEnum) => void,
+): JsonSchema {
   const pathFields = [...binding.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
   const fieldByName = new Map(method.input.fields.map((f) => [f.name, f]));
   const parameters: JsonSchema[] = pathFields.map((name) => {
     const field = fieldByName.get(name);
-    if (!field) throw new Error(`${method.parent.typeName}.${method.name}: path variable {${name}} is not a request field`);
+    if (!field)
+      throw new Error(`${method.parent.typeName}.${method.name}: path variable {${name}} is not a request field`);
     return { name, in: "path", required: true, schema: fieldSchema(field, use) };
   });
   if (binding.body === "") {
@@ -84,7 +111,8 @@ function operation(service: DescService, method: DescMethod, binding: { verb: st
       name: "Idempotency-Key",
       in: "header",
       required: false,
-      description: "At most 255 characters. The same key and request answer the first response again (see README, Idempotency).",
+      description:
+        "At most 255 characters. The same key and request answer the first response again (see README, Idempotency).",
       schema: { type: "string", maxLength: 255 },
     });
   }
@@ -101,11 +129,23 @@ function operation(service: DescService, method: DescMethod, binding: { verb: st
       default: { $ref: "#/components/responses/Error" },
     },
   };
-  if (binding.body !== "") op.requestBody = { required: true, content: { "application/json": { schema: requestBodySchema(method, binding.body, pathFields, keyField?.name, use) } } };
+  if (binding.body !== "")
+    op.requestBody = {
+      required: true,
+      content: {
+        "application/json": { schema: requestBodySchema(method, binding.body, pathFields, keyField?.name, use) },
+      },
+    };
   return op;
 }
 
-function requestBodySchema(method: DescMethod, body: string, pathFields: string[], keyFieldName: string | undefined, use: (type: DescMessage | DescEnum) => void): JsonSchema {
+function requestBodySchema(
+  method: DescMethod,
+  body: string,
+  pathFields: string[],
+  keyFieldName: string | undefined,
+  use: (type: DescMessage | DescEnum) => void,
+): JsonSchema {
   if (body !== "*") {
     const field = method.input.fields.find((f) => f.name === body);
     if (!field) throw new Error(`${method.parent.typeName}.${method.name}: body field ${body} is not a request field`);
@@ -126,7 +166,11 @@ const connectErrorSchema: JsonSchema = {
   type: "object",
   required: ["code"],
   properties: {
-    code: { type: "string", description: "Connect code: invalid_argument, unauthenticated, not_found, aborted, internal, unavailable, …", examples: ["internal"] },
+    code: {
+      type: "string",
+      description: "Connect code: invalid_argument, unauthenticated, not_found, aborted, internal, unavailable, …",
+      examples: ["internal"],
+    },
     message: { type: "string" },
     details: {
       type: "array",
@@ -137,7 +181,8 @@ const connectErrorSchema: JsonSchema = {
           value: { type: "string", contentEncoding: "base64" },
           debug: {
             type: "object",
-            description: "The detail as JSON; for google.rpc.ErrorInfo, reason is the catalogued code (ERROR_TYPE_… or ON_SESSION_PAYMENT_ERROR_CODE_…)",
+            description:
+              "The detail as JSON; for google.rpc.ErrorInfo, reason is the catalogued code (ERROR_TYPE_… or ON_SESSION_PAYMENT_ERROR_CODE_…)",
             additionalProperties: true,
           },
         },

@@ -53,8 +53,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", text, (c) => c.notNull())
     .execute();
   // One live customer per e-mail and merchant (spec: the e-mail reuse rule).
-  await sql`create unique index customers_merchant_email on customers (merchant_id, email_normalized) where deleted_at is null`.execute(db);
-  await db.schema.createIndex("customers_merchant_created").on("customers").columns(["merchant_id", "created_at"]).execute();
+  await sql`create unique index customers_merchant_email on customers (merchant_id, email_normalized) where deleted_at is null`.execute(
+    db,
+  );
+  await db.schema
+    .createIndex("customers_merchant_created")
+    .on("customers")
+    .columns(["merchant_id", "created_at"])
+    .execute();
 
   await db.schema
     .createTable("contracts")
@@ -116,7 +122,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", text, (c) => c.notNull())
     .addCheckConstraint("charges_refunds_within_amount", sql`refunded_amount + pending_refund_amount <= amount`)
     .execute();
-  await db.schema.createIndex("charges_merchant_customer").on("charges").columns(["merchant_id", "customer_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("charges_merchant_customer")
+    .on("charges")
+    .columns(["merchant_id", "customer_id", "created_at"])
+    .execute();
 
   await db.schema
     .createTable("refunds")

@@ -18,6 +18,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   await db.schema.alterTable("events").addColumn("retry_window_started_at", "text").execute();
   // The dispatcher claims each merchant's due events separately (fairness between merchants).
-  await db.schema.createIndex("events_merchant_due").on("events").columns(["merchant_id", "delivery_status", "next_attempt_at"]).execute();
-  await db.schema.createIndex("events_merchant_charge").on("events").columns(["merchant_id", "charge_id", "seq"]).execute();
+  await db.schema
+    .createIndex("events_merchant_due")
+    .on("events")
+    .columns(["merchant_id", "delivery_status", "next_attempt_at"])
+    .execute();
+  await db.schema
+    .createIndex("events_merchant_charge")
+    .on("events")
+    .columns(["merchant_id", "charge_id", "seq"])
+    .execute();
 }

@@ -8,6 +8,9 @@ import type { Kysely } from "kysely";
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable("idempotency_keys").addColumn("lease_until", "text").execute();
-  await db.schema.alterTable("idempotency_keys").addColumn("resource_id", "text", (c) => c.notNull().defaultTo("")).execute();
+  await db.schema
+    .alterTable("idempotency_keys")
+    .addColumn("resource_id", "text", (c) => c.notNull().defaultTo(""))
+    .execute();
   await db.schema.createIndex("idempotency_keys_expiry").on("idempotency_keys").column("expires_at").execute();
 }

@@ -60,7 +60,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("confirmed_at", text)
     .addColumn("created_at", text, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("csv_batches_merchant_created").on("csv_batches").columns(["merchant_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("csv_batches_merchant_created")
+    .on("csv_batches")
+    .columns(["merchant_id", "created_at"])
+    .execute();
 
   await db.schema
     .createTable("csv_rows")
@@ -80,7 +84,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   // The dashboard's charge list: a merchant's charges, newest first.
-  await db.schema.createIndex("charges_merchant_created").on("charges").columns(["merchant_id", "created_at"]).execute();
+  await db.schema
+    .createIndex("charges_merchant_created")
+    .on("charges")
+    .columns(["merchant_id", "created_at"])
+    .execute();
 
   await db.schema
     .createTable("totp_challenges")

@@ -77,12 +77,22 @@ function navigation(route: Route): HTMLElement {
   return h(
     "nav",
     { "aria-label": t().title },
-    h("ul", {}, links.map(([name, label]) => h("li", {}, h("a", { href: `#/${name}`, "aria-current": route.name === name ? "page" : undefined }, label)))),
+    h(
+      "ul",
+      {},
+      links.map(([name, label]) =>
+        h("li", {}, h("a", { href: `#/${name}`, "aria-current": route.name === name ? "page" : undefined }, label)),
+      ),
+    ),
   );
 }
 
 function header(route: Route | undefined): HTMLElement {
-  const toggle = h("button", { type: "button", class: "secondary", lang: lang() === "ja" ? "en" : "ja", "aria-label": t().languageLabel }, t().language);
+  const toggle = h(
+    "button",
+    { type: "button", class: "secondary", lang: lang() === "ja" ? "en" : "ja", "aria-label": t().languageLabel },
+    t().language,
+  );
   toggle.addEventListener("click", () => {
     setLang(lang() === "ja" ? "en" : "ja");
     void render();
@@ -97,8 +107,22 @@ function header(route: Route | undefined): HTMLElement {
   return h(
     "header",
     {},
-    h("a", { class: "skip", href: "#main", onclick: (event: Event) => (event.preventDefault(), document.getElementById("main")?.focus()) }, t().skip),
-    h("p", { class: "brand" }, t().title, user ? h("span", { class: "who" }, ` — ${user.merchantName} (${user.email})`) : null, mode === "sandbox" ? h("span", { class: "badge" }, "SANDBOX") : null),
+    h(
+      "a",
+      {
+        class: "skip",
+        href: "#main",
+        onclick: (event: Event) => (event.preventDefault(), document.getElementById("main")?.focus()),
+      },
+      t().skip,
+    ),
+    h(
+      "p",
+      { class: "brand" },
+      t().title,
+      user ? h("span", { class: "who" }, ` — ${user.merchantName} (${user.email})`) : null,
+      mode === "sandbox" ? h("span", { class: "badge" }, "SANDBOX") : null,
+    ),
     h("div", { class: "tools" }, toggle, signOut),
     route && user ? navigation(route) : null,
   );
@@ -112,10 +136,12 @@ async function render(): Promise<void> {
   const main = h("main", { id: "main", tabindex: -1 });
   if (!user) {
     root.replaceChildren(header(undefined), status, main);
-    main.append(signInView(async () => {
-      user = (await rpc.getSession({})).user;
-      void render();
-    }));
+    main.append(
+      signInView(async () => {
+        user = (await rpc.getSession({})).user;
+        void render();
+      }),
+    );
     main.querySelector("input")?.focus();
     return;
   }

@@ -10,7 +10,11 @@ type Attributes = Record<string, string | number | boolean | undefined | ((event
  * Builds an element. Text is always set as text (never parsed as HTML), so data from the server
  * cannot inject markup. `on…` attributes take listeners; `true`/`false` set or drop boolean attributes.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
@@ -31,7 +35,9 @@ export function append(parent: Node, children: Child[]): void {
 }
 
 export function yen(amount: number | bigint): string {
-  return new Intl.NumberFormat(lang() === "ja" ? "ja-JP" : "en-US", { style: "currency", currency: "JPY" }).format(Number(amount));
+  return new Intl.NumberFormat(lang() === "ja" ? "ja-JP" : "en-US", { style: "currency", currency: "JPY" }).format(
+    Number(amount),
+  );
 }
 
 export function when(timestamp: Timestamp | undefined): string {
@@ -57,7 +63,31 @@ export function table(caption: string, headers: string[], rows: Child[][]): HTML
   return h(
     "div",
     { class: "table-wrap", role: "region", "aria-label": caption, tabindex: 0 },
-    h("table", {}, h("caption", {}, caption), h("thead", {}, h("tr", {}, headers.map((header) => h("th", { scope: "col" }, header)))), h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((cell) => h("td", {}, cell)))))),
+    h(
+      "table",
+      {},
+      h("caption", {}, caption),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          headers.map((header) => h("th", { scope: "col" }, header)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((cells) =>
+          h(
+            "tr",
+            {},
+            cells.map((cell) => h("td", {}, cell)),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -67,11 +97,21 @@ export function field(label: string, input: HTMLInputElement | HTMLSelectElement
   input.id = id;
   const hintId = hint ? `${id}-hint` : undefined;
   if (hintId) input.setAttribute("aria-describedby", hintId);
-  return h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint", id: hintId }, hint) : null);
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
+    input,
+    hint ? h("p", { class: "hint", id: hintId }, hint) : null,
+  );
 }
 
 /** Runs an action from a form or button: disables it while running, shows the error next to it. */
-export async function busy(control: HTMLButtonElement, errorBox: HTMLElement, action: () => Promise<void>): Promise<void> {
+export async function busy(
+  control: HTMLButtonElement,
+  errorBox: HTMLElement,
+  action: () => Promise<void>,
+): Promise<void> {
   control.disabled = true;
   errorBox.textContent = "";
   try {

@@ -21,7 +21,8 @@ const en = {
   loading: "Loading…",
   none: "Nothing yet.",
   totpTitle: "Two-step verification (TOTP)",
-  totpIntro: "CSV batch payments are confirmed with a code from an authenticator app. Scan the QR code, or type the secret, then enter the 6-digit code the app shows.",
+  totpIntro:
+    "CSV batch payments are confirmed with a code from an authenticator app. Scan the QR code, or type the secret, then enter the 6-digit code the app shows.",
   totpStart: "Set up an authenticator app",
   totpSecret: "Secret",
   totpQrAlt: "QR code for the authenticator app",
@@ -88,13 +89,15 @@ const en = {
   bankWide: "The whole bank under maintenance",
   ledger: "Ledger",
   uploadTitle: "Upload a CSV batch",
-  uploadHelp: "Columns: customer_email, customer_id, price, description, metadata[, idempotency_key]. UTF-8 or Shift_JIS, at most 300 rows. Metadata: key=value pairs separated by ;",
+  uploadHelp:
+    "Columns: customer_email, customer_id, price, description, metadata[, idempotency_key]. UTF-8 or Shift_JIS, at most 300 rows. Metadata: key=value pairs separated by ;",
   file: "CSV file",
   upload: "Upload",
   rows: "Rows",
   invalidRows: "rows fail validation and will not be charged",
   confirmTitle: "Confirm with your authenticator code",
-  confirmHelp: "Enter the current code to charge this batch. Codes expire; 3 wrong codes lock confirmation for 15 minutes.",
+  confirmHelp:
+    "Enter the current code to charge this batch. Codes expire; 3 wrong codes lock confirmation for 15 minutes.",
   confirm: "Confirm and charge",
   newChallenge: "Ask for a new confirmation",
   progress: "Progress",
@@ -104,7 +107,10 @@ const en = {
   download: "Download the result CSV",
   stillRunning: "Some payments are still processing. Download again later for their final result.",
   batches: "Recent batches",
-  batchStatus: { uploaded: "Waiting for confirmation", running: "Running", completed: "Completed" } as Record<string, string>,
+  batchStatus: { uploaded: "Waiting for confirmation", running: "Running", completed: "Completed" } as Record<
+    string,
+    string
+  >,
   reasons: {
     SESSION_REQUIRED: "Please sign in.",
     SIGN_IN_FAILED: "Wrong e-mail or password.",
@@ -140,7 +146,8 @@ const ja: typeof en = {
   loading: "読み込み中…",
   none: "まだありません。",
   totpTitle: "2段階認証(TOTP)",
-  totpIntro: "CSV一括決済は認証アプリのコードで確定します。QRコードを読み取るかシークレットを入力し、アプリに表示された6桁のコードを入力してください。",
+  totpIntro:
+    "CSV一括決済は認証アプリのコードで確定します。QRコードを読み取るかシークレットを入力し、アプリに表示された6桁のコードを入力してください。",
   totpStart: "認証アプリを設定する",
   totpSecret: "シークレット",
   totpQrAlt: "認証アプリ用のQRコード",
@@ -207,7 +214,8 @@ const ja: typeof en = {
   bankWide: "銀行全体をメンテナンス中にする",
   ledger: "取引履歴",
   uploadTitle: "CSVをアップロード",
-  uploadHelp: "列:customer_email, customer_id, price, description, metadata[, idempotency_key]。UTF-8またはShift_JIS、300行まで。metadataは key=value を ; で区切ります。",
+  uploadHelp:
+    "列:customer_email, customer_id, price, description, metadata[, idempotency_key]。UTF-8またはShift_JIS、300行まで。metadataは key=value を ; で区切ります。",
   file: "CSVファイル",
   upload: "アップロード",
   rows: "行数",

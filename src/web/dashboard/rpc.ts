@@ -18,4 +18,7 @@ const csrf: Interceptor = (next) => (req) => {
 };
 
 /** DashboardService on this server, over the Connect protocol (JSON), with the session cookie. */
-export const rpc = createClient(DashboardService, createConnectTransport({ baseUrl: location.origin, interceptors: [csrf] }));
+export const rpc = createClient(
+  DashboardService,
+  createConnectTransport({ baseUrl: location.origin, interceptors: [csrf] }),
+);

@@ -30,11 +30,18 @@ const messages = {
     progressHeading: "お手続きの流れ",
     stepDone: "（完了）",
     stepCurrent: "（現在の手順）",
-    steps: { twoFactor: "確認コード", bank: "口座の登録", kyc: "本人確認", approve: "お支払い", approveContract: "登録の承認" },
+    steps: {
+      twoFactor: "確認コード",
+      bank: "口座の登録",
+      kyc: "本人確認",
+      approve: "お支払い",
+      approveContract: "登録の承認",
+    },
     twoFactor: {
       heading: "メールアドレスの確認",
       intro: ({ email }) => `ご本人確認のため、${email} に6桁の確認コードをお送りします。`,
-      sentIntro: ({ email, until }) => `${email} に6桁の確認コードを送信しました。メールに記載のコードを入力してください${until ? `（${until} まで有効）` : ""}。`,
+      sentIntro: ({ email, until }) =>
+        `${email} に6桁の確認コードを送信しました。メールに記載のコードを入力してください${until ? `（${until} まで有効）` : ""}。`,
       send: "確認コードを送信",
       sent: "確認コードを送信しました。",
       resent: "新しい確認コードを送信しました。",
@@ -45,7 +52,8 @@ const messages = {
       resendIn: ({ seconds }) => `あと ${seconds} 秒で再送信できます`,
       wrong: ({ attempts }) => `確認コードが正しくありません。あと ${attempts} 回入力できます。`,
       noAttempts: "入力回数の上限に達しました。新しいコードを送信してください。",
-      unusable: "このコードは使えません（有効期限切れ、入力回数の上限、または使用済み）。新しいコードを送信してください。",
+      unusable:
+        "このコードは使えません（有効期限切れ、入力回数の上限、または使用済み）。新しいコードを送信してください。",
       verified: "メールアドレスを確認しました。",
     },
     bank: {
@@ -91,8 +99,10 @@ const messages = {
     approve: {
       heading: "お支払いの承認",
       headingContract: "口座振替の登録",
-      intro: ({ amount, merchant }) => `${merchant} への ${amount} のお支払いを承認します。ボタンを押すと登録口座から引き落とされます。`,
-      introContract: ({ merchant }) => `${merchant} が今後この口座から引き落とすことを承認します。今回の請求はありません。`,
+      intro: ({ amount, merchant }) =>
+        `${merchant} への ${amount} のお支払いを承認します。ボタンを押すと登録口座から引き落とされます。`,
+      introContract: ({ merchant }) =>
+        `${merchant} が今後この口座から引き落とすことを承認します。今回の請求はありません。`,
       button: ({ amount }) => `${amount} を支払う`,
       buttonContract: "登録を承認する",
       working: "処理中です。このページを閉じないでください…",
@@ -121,7 +131,8 @@ const messages = {
       PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND: "お客様の登録情報が見つかりません。お店にお問い合わせください。",
       PAYMENT_ERROR_CODE_CUSTOMER_INACTIVE: "お客様の登録が有効ではありません。お店にお問い合わせください。",
       PAYMENT_ERROR_CODE_NOT_FOUND: "お支払いが見つかりません。",
-      PAYMENT_ERROR_CODE_UNDER_MAINTENANCE: "銀行がメンテナンス中のため、お支払いできませんでした。時間をおいて、お店からの新しいリンクでお試しください。",
+      PAYMENT_ERROR_CODE_UNDER_MAINTENANCE:
+        "銀行がメンテナンス中のため、お支払いできませんでした。時間をおいて、お店からの新しいリンクでお試しください。",
       PAYMENT_ERROR_CODE_INTERNAL: "お支払いを処理できませんでした。お店にお問い合わせください。",
       PAYMENT_ERROR_CODE_EXPIRED: "お支払いリンクの有効期限が切れました。",
       PAYMENT_ERROR_CODE_REJECTED: "銀行がこのお支払いを受け付けませんでした。",
@@ -172,8 +183,10 @@ const messages = {
     expiresAt: "Link valid until",
     expiresAtValue: ({ when }) => when,
     workflow: {
-      PAYMENT_WORKFLOW_CONTRACT_WITH_CHARGE: "You pay now and register your bank account for the shop's future payments.",
-      PAYMENT_WORKFLOW_CONTRACT: "Nothing is charged now: you register your bank account for the shop's future payments.",
+      PAYMENT_WORKFLOW_CONTRACT_WITH_CHARGE:
+        "You pay now and register your bank account for the shop's future payments.",
+      PAYMENT_WORKFLOW_CONTRACT:
+        "Nothing is charged now: you register your bank account for the shop's future payments.",
       PAYMENT_WORKFLOW_CHARGE: "Paid from your registered bank account.",
       PAYMENT_WORKFLOW_ONE_TIME_CHARGE: "A one-time payment.",
     },
@@ -184,7 +197,8 @@ const messages = {
     twoFactor: {
       heading: "Confirm your e-mail",
       intro: ({ email }) => `To make sure it is you, we send a 6-digit code to ${email}.`,
-      sentIntro: ({ email, until }) => `We sent a 6-digit code to ${email}. Enter the code from the e-mail${until ? ` (valid until ${until})` : ""}.`,
+      sentIntro: ({ email, until }) =>
+        `We sent a 6-digit code to ${email}. Enter the code from the e-mail${until ? ` (valid until ${until})` : ""}.`,
       send: "Send the code",
       sent: "Code sent.",
       resent: "A new code has been sent.",
@@ -195,7 +209,8 @@ const messages = {
       resendIn: ({ seconds }) => `You can ask for a new code in ${seconds} s`,
       wrong: ({ attempts }) => `That code is not right. ${attempts} ${attempts === 1 ? "try" : "tries"} left.`,
       noAttempts: "Too many wrong codes. Please ask for a new code.",
-      unusable: "This code can no longer be used (expired, too many tries, or already used). Please ask for a new code.",
+      unusable:
+        "This code can no longer be used (expired, too many tries, or already used). Please ask for a new code.",
       verified: "E-mail confirmed.",
     },
     bank: {
@@ -241,8 +256,10 @@ const messages = {
     approve: {
       heading: "Approve the payment",
       headingContract: "Approve the registration",
-      intro: ({ amount, merchant }) => `You are approving a payment of ${amount} to ${merchant}, taken from your linked account.`,
-      introContract: ({ merchant }) => `You allow ${merchant} to take future payments from this account. Nothing is charged now.`,
+      intro: ({ amount, merchant }) =>
+        `You are approving a payment of ${amount} to ${merchant}, taken from your linked account.`,
+      introContract: ({ merchant }) =>
+        `You allow ${merchant} to take future payments from this account. Nothing is charged now.`,
       button: ({ amount }) => `Pay ${amount}`,
       buttonContract: "Approve the registration",
       working: "Processing. Please keep this page open…",
@@ -271,7 +288,8 @@ const messages = {
       PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND: "Your customer record was not found. Please contact the shop.",
       PAYMENT_ERROR_CODE_CUSTOMER_INACTIVE: "Your customer record is not active. Please contact the shop.",
       PAYMENT_ERROR_CODE_NOT_FOUND: "This payment was not found.",
-      PAYMENT_ERROR_CODE_UNDER_MAINTENANCE: "The bank is under maintenance, so the payment could not be made. Please try later with a new link from the shop.",
+      PAYMENT_ERROR_CODE_UNDER_MAINTENANCE:
+        "The bank is under maintenance, so the payment could not be made. Please try later with a new link from the shop.",
       PAYMENT_ERROR_CODE_INTERNAL: "The payment could not be processed. Please contact the shop.",
       PAYMENT_ERROR_CODE_EXPIRED: "The payment link has expired.",
       PAYMENT_ERROR_CODE_REJECTED: "The bank declined this payment.",
@@ -308,7 +326,12 @@ const messages = {
 
 const languageKey = "furikomi.pay.language";
 /** Demo values for the simulated bank (sandbox only). */
-const sandboxBankAccount = { bank_code: "0001", branch_code: "001", account_number: "1234567", account_holder: "ヤマダ タロウ" };
+const sandboxBankAccount = {
+  bank_code: "0001",
+  branch_code: "001",
+  account_number: "1234567",
+  account_holder: "ヤマダ タロウ",
+};
 const katakanaPattern = /^[\p{Script=Katakana}ー・ 　]+$/u;
 /** What a bank holds in an account name, before the server's normalisation (hosted_page_service.proto). */
 const bankKanaPattern = /^[ァ-ヶーｦ-ﾟA-Z0-9 ().\/-]+$/u;
@@ -341,7 +364,9 @@ function storedLanguage() {
 
 /** The message at a dotted key in the current language, with its parameters filled in. */
 function t(key, params = {}) {
-  const message = key.split(".").reduce((node, part) => (node == null ? undefined : node[part]), messages[state.language]);
+  const message = key
+    .split(".")
+    .reduce((node, part) => (node == null ? undefined : node[part]), messages[state.language]);
   if (message === undefined) return key;
   if (typeof message !== "function") return message;
   return message(Object.fromEntries(Object.entries(params).map(([name, value]) => [name, formatParameter(value)])));
@@ -399,7 +424,10 @@ function formatYen(amount) {
 }
 
 function formatDateTime(date) {
-  return new Intl.DateTimeFormat(state.language === "ja" ? "ja-JP" : "en-GB", { dateStyle: "medium", timeStyle: "short" }).format(date);
+  return new Intl.DateTimeFormat(state.language === "ja" ? "ja-JP" : "en-GB", {
+    dateStyle: "medium",
+    timeStyle: "short",
+  }).format(date);
 }
 
 /** Only http(s) URLs leave the page (a redirect URL is the merchant's, never a script). */
@@ -434,7 +462,9 @@ class RpcError extends Error {
 
   /** The link lapsed while the customer was on the page (a step answers ERROR_TYPE_PAYMENT_LINK_EXPIRED). */
   get linkExpired() {
-    return this.details.some((detail) => (detail?.debug?.reason ?? detail?.debug?.code) === "ERROR_TYPE_PAYMENT_LINK_EXPIRED");
+    return this.details.some(
+      (detail) => (detail?.debug?.reason ?? detail?.debug?.code) === "ERROR_TYPE_PAYMENT_LINK_EXPIRED",
+    );
   }
 }
 
@@ -452,7 +482,8 @@ async function rpc(method, request) {
     throw new RpcError("network", "network error");
   }
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new RpcError(body.code ?? "unknown", body.message ?? "", Array.isArray(body.details) ? body.details : []);
+  if (!response.ok)
+    throw new RpcError(body.code ?? "unknown", body.message ?? "", Array.isArray(body.details) ? body.details : []);
   return body;
 }
 
@@ -555,7 +586,8 @@ function readForm(form, step) {
       continue;
     }
     if (input.inputMode === "numeric") input.value = toHalfWidthDigits(input.value);
-    else if (input.dataset.kana !== undefined || input.dataset.bankKana !== undefined) input.value = toKatakana(input.value);
+    else if (input.dataset.kana !== undefined || input.dataset.bankKana !== undefined)
+      input.value = toKatakana(input.value);
     else input.value = input.value.trim();
     const value = input.value;
     let problem;
@@ -581,7 +613,12 @@ function readForm(form, step) {
 function validBirthDate(value) {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value) && value >= "1900-01-01" && date.getTime() < Date.now();
+  return (
+    !Number.isNaN(date.getTime()) &&
+    date.toISOString().startsWith(value) &&
+    value >= "1900-01-01" &&
+    date.getTime() < Date.now()
+  );
 }
 
 /** Runs a step's request with its submit button disabled, so a double submit sends one request. */
@@ -636,7 +673,11 @@ function showLoadFailure(error) {
   if (error.code === "not_found" || error.code === "invalid_argument") {
     showProblem({ heading: "problem.unknownHeading", text: "problem.unknownText" });
   } else {
-    showProblem({ heading: "problem.networkHeading", text: error.code === "network" ? "problem.networkText" : rpcErrorKey(error), retry: true });
+    showProblem({
+      heading: "problem.networkHeading",
+      text: error.code === "network" ? "problem.networkText" : rpcErrorKey(error),
+      retry: true,
+    });
   }
 }
 
@@ -674,10 +715,14 @@ function renderSummary() {
   const logoUrl = safeUrl(merchant.logoUrl);
   if (logoUrl) {
     // Shown once it loads; a broken logo leaves the merchant's initial in its place.
-    logo.addEventListener("load", () => {
-      logo.hidden = false;
-      $("merchant-initial").hidden = true;
-    }, { once: true });
+    logo.addEventListener(
+      "load",
+      () => {
+        logo.hidden = false;
+        $("merchant-initial").hidden = true;
+      },
+      { once: true },
+    );
     logo.src = logoUrl;
   }
   if (isContractOnly()) setText($("amount"), "noCharge");
@@ -697,7 +742,13 @@ function stepsOf(session) {
   return steps;
 }
 
-const sectionOf = { twoFactor: "step-two-factor", bank: "step-bank", kyc: "step-kyc", approve: "step-approve", done: "step-done" };
+const sectionOf = {
+  twoFactor: "step-two-factor",
+  bank: "step-bank",
+  kyc: "step-kyc",
+  approve: "step-approve",
+  done: "step-done",
+};
 
 function render() {
   const session = state.session;
@@ -863,7 +914,13 @@ async function submitKyc(form) {
 }
 
 /** The form's fields as the request message's JSON: the inputs carry the proto field names. */
-const asRequest = (values) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase()), value]));
+const asRequest = (values) =>
+  Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [
+      name.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase()),
+      value,
+    ]),
+  );
 
 /** Checks a step's form and sends it; the answer, or undefined when a field or the server said no. */
 async function submitStep(form, step, method) {
@@ -957,11 +1014,15 @@ function renderDone(chargeStatus, redirectUrl, reasonCode) {
   section.className = `card step ${failed ? "done-failed" : "done-ok"}`;
   let heading = "done.success";
   if (failed) heading = "done.failed";
-  else if (chargeStatus === "CHARGE_STATUS_PENDING" || chargeStatus === "CHARGE_STATUS_WAITING_EKYC") heading = "done.pending";
+  else if (chargeStatus === "CHARGE_STATUS_PENDING" || chargeStatus === "CHARGE_STATUS_WAITING_EKYC")
+    heading = "done.pending";
   else if (isContractOnly()) heading = "done.successContract";
   setText($("done-heading"), heading);
   const url = safeUrl(redirectUrl);
-  if (failed) setText($("done-text"), state.approving ? "done.failedRedirecting" : reasonKey(reasonCode), { reason: { key: reasonKey(reasonCode) } });
+  if (failed)
+    setText($("done-text"), state.approving ? "done.failedRedirecting" : reasonKey(reasonCode), {
+      reason: { key: reasonKey(reasonCode) },
+    });
   else if (state.approving) setText($("done-text"), "done.redirecting");
   else setText($("done-text"), chargeStatus === "CHARGE_STATUS_WAITING_EKYC" ? "done.waitingKyc" : "done.text");
   const link = $("done-continue");
@@ -994,7 +1055,8 @@ function start() {
   }
   /** @type {HTMLInputElement} */ ($("birth_date")).max = new Date().toISOString().slice(0, 10);
   applyLanguage();
-  if (!state.token || state.token === "assets") showProblem({ heading: "problem.unknownHeading", text: "problem.unknownText" });
+  if (!state.token || state.token === "assets")
+    showProblem({ heading: "problem.unknownHeading", text: "problem.unknownText" });
   else void load();
 }
 

@@ -25,13 +25,23 @@ export async function batchesView(app: AppContext): Promise<HTMLElement> {
   const file = h("input", { type: "file", accept: ".csv,text/csv", required: true });
   const submit = h("button", { type: "submit" }, t().upload);
   const problem = errorBox();
-  const form = h("form", { class: "card" }, h("h2", {}, t().uploadTitle), field(t().file, file, t().uploadHelp), problem, submit);
+  const form = h(
+    "form",
+    { class: "card" },
+    h("h2", {}, t().uploadTitle),
+    field(t().file, file, t().uploadHelp),
+    problem,
+    submit,
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const chosen = file.files?.[0];
     if (!chosen) return;
     void busy(submit, problem, async () => {
-      const uploaded = await rpc.uploadCsvBatch({ fileName: chosen.name, content: new Uint8Array(await chosen.arrayBuffer()) });
+      const uploaded = await rpc.uploadCsvBatch({
+        fileName: chosen.name,
+        content: new Uint8Array(await chosen.arrayBuffer()),
+      });
       rememberChallenge(uploaded.batchId, uploaded.challengeId);
       location.hash = `#/batches/${uploaded.batchId}`;
     });
@@ -43,7 +53,14 @@ export async function batchesView(app: AppContext): Promise<HTMLElement> {
     table(
       t().batches,
       [t().file, t().status, t().rows, t().succeeded, t().failed, t().created],
-      batches.map((b) => [h("a", { href: `#/batches/${b.batchId}` }, b.fileName), t().batchStatus[b.status] ?? b.status, b.rowCount, b.succeeded, b.failed, when(b.createdAt)]),
+      batches.map((b) => [
+        h("a", { href: `#/batches/${b.batchId}` }, b.fileName),
+        t().batchStatus[b.status] ?? b.status,
+        b.rowCount,
+        b.succeeded,
+        b.failed,
+        when(b.createdAt),
+      ]),
     ),
   );
   return section;
@@ -52,7 +69,12 @@ export async function batchesView(app: AppContext): Promise<HTMLElement> {
 /** One batch: confirmation with a TOTP code, then progress (polled), then the result CSV. */
 export async function batchView(app: AppContext, batchId: string): Promise<HTMLElement> {
   const { batch } = await rpc.getCsvBatch({ batchId });
-  const section = h("section", {}, h("p", {}, h("a", { href: "#/batches" }, "← ", t().back)), h("h1", { tabindex: -1 }, batch?.fileName ?? batchId));
+  const section = h(
+    "section",
+    {},
+    h("p", {}, h("a", { href: "#/batches" }, "← ", t().back)),
+    h("h1", { tabindex: -1 }, batch?.fileName ?? batchId),
+  );
   const body = h("div", {});
   section.append(body);
   if (batch) render(batch);
@@ -65,7 +87,13 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
   }
 
   function confirmForm(current: CsvBatch): HTMLElement {
-    const code = h("input", { inputmode: "numeric", pattern: "[0-9]{6}", maxlength: 6, autocomplete: "one-time-code", required: true });
+    const code = h("input", {
+      inputmode: "numeric",
+      pattern: "[0-9]{6}",
+      maxlength: 6,
+      autocomplete: "one-time-code",
+      required: true,
+    });
     const submit = h("button", { type: "submit" }, t().confirm);
     const again = h("button", { type: "button", class: "secondary" }, t().newChallenge);
     const problem = errorBox();
@@ -123,7 +151,11 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
       "div",
       { class: "card" },
       h("h2", {}, t().progress),
-      h("p", { "data-testid": "batch-status", "aria-live": "polite" }, t().batchStatus[current.status] ?? current.status),
+      h(
+        "p",
+        { "data-testid": "batch-status", "aria-live": "polite" },
+        t().batchStatus[current.status] ?? current.status,
+      ),
       h("progress", { max: current.rowCount, value: done, "aria-label": t().progress }),
       h(
         "dl",
@@ -151,7 +183,8 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
       const { batch: current } = await rpc.getCsvBatch({ batchId });
       if (!current) return;
       render(current);
-      if (current.status === "running" && Date.now() - startedAt < pollForMs) setTimeout(() => void tick().catch(() => {}), pollEveryMs);
+      if (current.status === "running" && Date.now() - startedAt < pollForMs)
+        setTimeout(() => void tick().catch(() => {}), pollEveryMs);
       else if (current.status === "completed") app.announce(t().batchStatus.completed);
     };
     setTimeout(() => void tick().catch(() => {}), pollEveryMs);

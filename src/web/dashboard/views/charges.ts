@@ -24,7 +24,12 @@ export async function chargesView(): Promise<HTMLElement> {
 export async function chargeView(app: AppContext, id: string): Promise<HTMLElement> {
   const { charge, customer } = await rpc.getChargeDetail({ chargeId: id });
   if (!charge) throw new Error(`charge ${id} not found`);
-  const section = h("section", {}, h("p", {}, h("a", { href: customer ? `#/customers/${customer.id}` : "#/charges" }, "← ", t().back)), h("h1", { tabindex: -1 }, `${t().charge} ${charge.chargeId}`));
+  const section = h(
+    "section",
+    {},
+    h("p", {}, h("a", { href: customer ? `#/customers/${customer.id}` : "#/charges" }, "← ", t().back)),
+    h("h1", { tabindex: -1 }, `${t().charge} ${charge.chargeId}`),
+  );
   section.append(
     h(
       "dl",
@@ -47,7 +52,13 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
     table(
       t().refunds,
       ["ID", t().amount, t().status, t().refundReason, t().created],
-      charge.refunds.map((r) => [h("code", {}, r.refundId), yen(r.amount), enumName(RefundStatus, r.status), r.reason, when(r.createdAt)]),
+      charge.refunds.map((r) => [
+        h("code", {}, r.refundId),
+        yen(r.amount),
+        enumName(RefundStatus, r.status),
+        r.reason,
+        when(r.createdAt),
+      ]),
     ),
   );
   if (charge.refundableAmount > 0) {
@@ -55,11 +66,25 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
     const reason = h("input", { type: "text", maxlength: 255 });
     const submit = h("button", { type: "submit" }, t().refund);
     const problem = errorBox();
-    const form = h("form", { class: "card narrow" }, h("h2", {}, t().refund), field(t().refundAmount, amount), field(t().refundReason, reason), problem, submit);
+    const form = h(
+      "form",
+      { class: "card narrow" },
+      h("h2", {}, t().refund),
+      field(t().refundAmount, amount),
+      field(t().refundReason, reason),
+      problem,
+      submit,
+    );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       void busy(submit, problem, async () => {
-        await rpc.refundCharge({ refund: { chargeId: charge.chargeId, amount: amount.value ? Number(amount.value) : undefined, reason: reason.value } });
+        await rpc.refundCharge({
+          refund: {
+            chargeId: charge.chargeId,
+            amount: amount.value ? Number(amount.value) : undefined,
+            reason: reason.value,
+          },
+        });
         app.announce(t().refundDone);
         section.replaceWith(await chargeView(app, id));
       });

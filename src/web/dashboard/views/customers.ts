@@ -1,4 +1,9 @@
-import { ChargeStatus, ContractStatus, KycStatus, PaymentAuthorizationStatus } from "../../../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ContractStatus,
+  KycStatus,
+  PaymentAuthorizationStatus,
+} from "../../../../gen/payments/v1/enums_pb.js";
 import type { Charge } from "../../../../gen/payments/v1/resources_pb.js";
 import { enumName, field, h, table, when, yen, type Child } from "../dom.js";
 import { t } from "../i18n.js";
@@ -7,7 +12,12 @@ import { rpc } from "../rpc.js";
 /** Customers, searchable by e-mail (spec: "A customer list exists in the merchant dashboard"). */
 export async function customersView(query: URLSearchParams): Promise<HTMLElement> {
   const email = h("input", { type: "search", name: "email", value: query.get("email") ?? "", autocomplete: "off" });
-  const form = h("form", { class: "inline", role: "search" }, field(t().searchByEmail, email), h("button", { type: "submit" }, t().search));
+  const form = h(
+    "form",
+    { class: "inline", role: "search" },
+    field(t().searchByEmail, email),
+    h("button", { type: "submit" }, t().search),
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     location.hash = `#/customers?email=${encodeURIComponent(email.value.trim())}`;
@@ -20,13 +30,24 @@ export async function customersView(query: URLSearchParams): Promise<HTMLElement
     enumName(KycStatus, c.status?.kyc ?? 0),
     when(c.createdAt),
   ]);
-  return h("section", {}, h("h1", { tabindex: -1 }, t().navCustomers), form, table(t().navCustomers, [t().email, t().customerId, t().paymentStatus, t().kycStatus, t().created], rows));
+  return h(
+    "section",
+    {},
+    h("h1", { tabindex: -1 }, t().navCustomers),
+    form,
+    table(t().navCustomers, [t().email, t().customerId, t().paymentStatus, t().kycStatus, t().created], rows),
+  );
 }
 
 /** The customer page: statuses, contracts, every charge (triggered test errors included) with its refunds. */
 export async function customerView(id: string): Promise<HTMLElement> {
   const { customer, contracts, charges } = await rpc.getCustomerDetail({ customerId: id });
-  const section = h("section", {}, h("p", {}, h("a", { href: "#/customers" }, "← ", t().back)), h("h1", { tabindex: -1 }, customer?.email ?? id));
+  const section = h(
+    "section",
+    {},
+    h("p", {}, h("a", { href: "#/customers" }, "← ", t().back)),
+    h("h1", { tabindex: -1 }, customer?.email ?? id),
+  );
   section.append(
     h(
       "dl",
@@ -36,7 +57,12 @@ export async function customerView(id: string): Promise<HTMLElement> {
       h("dt", {}, t().paymentStatus),
       h("dd", {}, enumName(PaymentAuthorizationStatus, customer?.status?.payment ?? 0)),
       h("dt", {}, t().kycStatus),
-      h("dd", {}, enumName(KycStatus, customer?.status?.kyc ?? 0), customer?.kycRejectionReason ? ` (${customer.kycRejectionReason})` : ""),
+      h(
+        "dd",
+        {},
+        enumName(KycStatus, customer?.status?.kyc ?? 0),
+        customer?.kycRejectionReason ? ` (${customer.kycRejectionReason})` : "",
+      ),
     ),
     h("h2", {}, t().contracts),
     table(

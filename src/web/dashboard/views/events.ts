@@ -9,21 +9,41 @@ export async function eventsView(app: AppContext): Promise<HTMLElement> {
   const { events } = await rpc.listWebhookEvents({ filter: { pageSize: 50 } });
   const problem = errorBox();
   const rows = events.map((event) => {
-    const redeliver = h("button", { type: "button", class: "secondary", "aria-label": `${t().redeliver} ${event.id}` }, t().redeliver);
-    redeliver.addEventListener("click", () => busy(redeliver, problem, async () => {
-      await rpc.redeliverWebhookEvent({ id: event.id });
-      app.announce(t().redelivered);
-    }));
-    const attempts = event.attempts.map((a) => `${when(a.attemptedAt)} ${a.httpStatus || a.error} (${a.durationMs} ms)`);
+    const redeliver = h(
+      "button",
+      { type: "button", class: "secondary", "aria-label": `${t().redeliver} ${event.id}` },
+      t().redeliver,
+    );
+    redeliver.addEventListener("click", () =>
+      busy(redeliver, problem, async () => {
+        await rpc.redeliverWebhookEvent({ id: event.id });
+        app.announce(t().redelivered);
+      }),
+    );
+    const attempts = event.attempts.map(
+      (a) => `${when(a.attemptedAt)} ${a.httpStatus || a.error} (${a.durationMs} ms)`,
+    );
     return [
       h("code", {}, event.id),
       event.eventTypeName,
       event.chargeId ? h("a", { href: `#/charges/${event.chargeId}` }, event.chargeId) : "",
       enumName(DeliveryStatus, event.deliveryStatus),
-      attempts.length ? h("ul", { class: "plain" }, attempts.map((line) => h("li", {}, line))) : "—",
+      attempts.length
+        ? h(
+            "ul",
+            { class: "plain" },
+            attempts.map((line) => h("li", {}, line)),
+          )
+        : "—",
       when(event.createdAt),
       redeliver,
     ];
   });
-  return h("section", {}, h("h1", { tabindex: -1 }, t().navEvents), problem, table(t().events, ["ID", t().eventType, t().charge, t().delivery, t().attempts, t().created, ""], rows));
+  return h(
+    "section",
+    {},
+    h("h1", { tabindex: -1 }, t().navEvents),
+    problem,
+    table(t().events, ["ID", t().eventType, t().charge, t().delivery, t().attempts, t().created, ""], rows),
+  );
 }

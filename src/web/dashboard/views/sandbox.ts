@@ -25,16 +25,36 @@ export async function sandboxView(app: AppContext): Promise<HTMLElement> {
   const maintenance = h("input", { type: "checkbox", id: "bank-maintenance" });
   const ledger = h("div", {});
   const problem = errorBox();
-  const show = (account: { balance: bigint; quota: bigint; reject: boolean; underMaintenance: boolean; ledger: Array<{ reference: string; amount: bigint; balanceAfter: bigint; at?: Parameters<typeof when>[0] }> } | undefined) => {
+  const show = (
+    account:
+      | {
+          balance: bigint;
+          quota: bigint;
+          reject: boolean;
+          underMaintenance: boolean;
+          ledger: Array<{ reference: string; amount: bigint; balanceAfter: bigint; at?: Parameters<typeof when>[0] }>;
+        }
+      | undefined,
+  ) => {
     if (!account) return;
     balance.value = String(account.balance);
     quota.value = String(account.quota);
     reject.checked = account.reject;
     maintenance.checked = account.underMaintenance;
-    ledger.replaceChildren(table(t().ledger, ["Ref", t().amount, t().balance, t().sent], account.ledger.map((e) => [h("code", {}, e.reference), yen(e.amount), yen(e.balanceAfter), when(e.at)])));
+    ledger.replaceChildren(
+      table(
+        t().ledger,
+        ["Ref", t().amount, t().balance, t().sent],
+        account.ledger.map((e) => [h("code", {}, e.reference), yen(e.amount), yen(e.balanceAfter), when(e.at)]),
+      ),
+    );
   };
   const load = h("button", { type: "button", class: "secondary" }, t().load);
-  load.addEventListener("click", () => busy(load, problem, async () => show((await rpc.getSandboxBankAccount({ customerId: customerId.value.trim() })).account)));
+  load.addEventListener("click", () =>
+    busy(load, problem, async () =>
+      show((await rpc.getSandboxBankAccount({ customerId: customerId.value.trim() })).account),
+    ),
+  );
   const save = h("button", { type: "submit" }, t().save);
   const form = h(
     "form",
@@ -74,6 +94,11 @@ export async function sandboxView(app: AppContext): Promise<HTMLElement> {
       (error) => (bankProblem.textContent = errorMessage(error)),
     );
   });
-  section.append(h("h2", {}, t().bank), form, h("div", { class: "check card" }, bankWide, h("label", { for: "bank-wide" }, t().bankWide)), bankProblem);
+  section.append(
+    h("h2", {}, t().bank),
+    form,
+    h("div", { class: "check card" }, bankWide, h("label", { for: "bank-wide" }, t().bankWide)),
+    bankProblem,
+  );
   return section;
 }

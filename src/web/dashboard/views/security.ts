@@ -16,8 +16,20 @@ export async function securityView(app: AppContext): Promise<HTMLElement> {
   start.addEventListener("click", () =>
     busy(start, problem, async () => {
       const begun = await rpc.beginTotpEnrollment({});
-      const qr = h("img", { src: `data:image/svg+xml;base64,${btoa(begun.qrSvg)}`, alt: t().totpQrAlt, width: 220, height: 220, class: "qr" });
-      const code = h("input", { inputmode: "numeric", pattern: "[0-9]{6}", maxlength: 6, autocomplete: "one-time-code", required: true });
+      const qr = h("img", {
+        src: `data:image/svg+xml;base64,${btoa(begun.qrSvg)}`,
+        alt: t().totpQrAlt,
+        width: 220,
+        height: 220,
+        class: "qr",
+      });
+      const code = h("input", {
+        inputmode: "numeric",
+        pattern: "[0-9]{6}",
+        maxlength: 6,
+        autocomplete: "one-time-code",
+        required: true,
+      });
       const confirm = h("button", { type: "submit" }, t().totpConfirm);
       const confirmProblem = errorBox();
       const form = h("form", { class: "card narrow" }, field(t().totpCode, code), confirmProblem, confirm);
@@ -29,7 +41,11 @@ export async function securityView(app: AppContext): Promise<HTMLElement> {
           app.announce(t().totpEnabled);
         });
       });
-      area.replaceChildren(qr, h("p", {}, t().totpSecret, ": ", h("code", { class: "secret", "data-testid": "totp-secret" }, begun.secret)), form);
+      area.replaceChildren(
+        qr,
+        h("p", {}, t().totpSecret, ": ", h("code", { class: "secret", "data-testid": "totp-secret" }, begun.secret)),
+        form,
+      );
       start.hidden = true;
       code.focus();
     }),

@@ -15,7 +15,11 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
         t().apiKeys,
         [t().keyPrefix, t().created, t().status, ""],
         keys.map((key) => {
-          const revoke = h("button", { type: "button", class: "secondary", "aria-label": `${t().revoke} ${key.prefix}…` }, t().revoke);
+          const revoke = h(
+            "button",
+            { type: "button", class: "secondary", "aria-label": `${t().revoke} ${key.prefix}…` },
+            t().revoke,
+          );
           revoke.addEventListener("click", () => {
             if (!confirm(t().revokeConfirm)) return;
             void busy(revoke, problem, async () => {
@@ -23,7 +27,12 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
               await renderKeys();
             });
           });
-          return [h("code", {}, `${key.prefix}…`), when(key.createdAt), key.revokedAt ? `${t().revoked} ${when(key.revokedAt)}` : t().active, key.revokedAt ? "" : revoke];
+          return [
+            h("code", {}, `${key.prefix}…`),
+            when(key.createdAt),
+            key.revokedAt ? `${t().revoked} ${when(key.revokedAt)}` : t().active,
+            key.revokedAt ? "" : revoke,
+          ];
         }),
       ),
     );

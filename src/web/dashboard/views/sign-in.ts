@@ -7,7 +7,14 @@ export function signInView(onSignedIn: () => Promise<void>): HTMLElement {
   const password = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
   const submit = h("button", { type: "submit" }, t().signIn);
   const problem = errorBox();
-  const form = h("form", { class: "card narrow" }, field(t().email, email), field(t().password, password), problem, submit);
+  const form = h(
+    "form",
+    { class: "card narrow" },
+    field(t().email, email),
+    field(t().password, password),
+    problem,
+    submit,
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void busy(submit, problem, async () => {
