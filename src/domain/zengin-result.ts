@@ -4,14 +4,16 @@ import { errorTypeMessages } from "./payment-failure.js";
 /**
  * The Zengin account-debit result codes (全銀協 口座振替 振替結果コード) and the spec's ErrorType
  * each becomes. `relink`: the bank no longer honours the contract, the customer must link again
- * (a new payment link), so the charge fails as CUSTOMER_INACTIVE.
+ * (a new payment link), so the charge fails as CUSTOMER_INACTIVE. `deactivates`: a result file
+ * with this code also ends the contract (DEACTIVATED): the holder or the bank stopped the debits.
  */
 export interface ZenginResult {
-  readonly code: 1 | 2 | 3 | 4 | 9;
+  readonly code: 1 | 2 | 3 | 4 | 8 | 9;
   readonly japanese: string;
   readonly meaning: string;
   readonly errorType: ErrorType;
   readonly relink: boolean;
+  readonly deactivates: boolean;
 }
 
 export const zenginResults: readonly ZenginResult[] = Object.freeze([
@@ -21,6 +23,7 @@ export const zenginResults: readonly ZenginResult[] = Object.freeze([
     meaning: "insufficient funds",
     errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS,
     relink: false,
+    deactivates: false,
   },
   {
     code: 2,
@@ -28,6 +31,7 @@ export const zenginResults: readonly ZenginResult[] = Object.freeze([
     meaning: "account closed",
     errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE,
     relink: true,
+    deactivates: false,
   },
   {
     code: 3,
@@ -35,6 +39,7 @@ export const zenginResults: readonly ZenginResult[] = Object.freeze([
     meaning: "stopped by the account holder",
     errorType: ErrorType.PAYMENT_GATEWAY_FAILED,
     relink: false,
+    deactivates: true,
   },
   {
     code: 4,
@@ -42,13 +47,34 @@ export const zenginResults: readonly ZenginResult[] = Object.freeze([
     meaning: "no debit authorisation",
     errorType: ErrorType.PAYMENT_CUSTOMER_INACTIVE,
     relink: true,
+    deactivates: true,
   },
-  { code: 9, japanese: "その他", meaning: "other", errorType: ErrorType.PAYMENT_GATEWAY_FAILED, relink: false },
+  {
+    code: 8,
+    japanese: "委託者の都合による振替停止",
+    meaning: "stopped by the consignor",
+    errorType: ErrorType.PAYMENT_GATEWAY_FAILED,
+    relink: false,
+    deactivates: false,
+  },
+  {
+    code: 9,
+    japanese: "その他",
+    meaning: "other",
+    errorType: ErrorType.PAYMENT_GATEWAY_FAILED,
+    relink: false,
+    deactivates: false,
+  },
 ]);
+
+/** The mapping of a result code a result file carries (0 is success, not listed). */
+export function zenginResultOfCode(code: number): ZenginResult | undefined {
+  return zenginResults.find((result) => result.code === code);
+}
 
 /**
  * Sandbox magic values: an account linked with number 999999N answers every debit with Zengin
- * result N (N = 1, 2, 3, 4, 9), until the customer links another account.
+ * result N (N = 1, 2, 3, 4, 8, 9), until the customer links another account.
  */
 export const zenginMagicAccountPrefix = "999999";
 

@@ -1,0 +1,229 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { type DebitFile, decodeDebitFile, encodeDebitFile, resultMismatch } from "./zengin-debit-file.js";
+import { decodeRecords, encodeRecords } from "./zengin-record.js";
+
+const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/zengin/${name}`, import.meta.url));
+
+const consignor = {
+  code: "1234567890",
+  name: "ﾌﾘｺﾐ ｼﾖｳｼﾞ",
+  bankCode: "0184",
+  bankName: "ﾐﾔｻﾞｷ",
+  branchCode: "001",
+  branchName: "ﾎﾝﾃﾝ",
+  accountType: 1,
+  accountNumber: "1234567",
+};
+
+const request: DebitFile = {
+  consignor,
+  debitDate: "1127",
+  records: [
+    {
+      bankCode: "0001",
+      bankName: "ﾐｽﾞﾎ",
+      branchCode: "123",
+      branchName: "ｼﾌﾞﾔ",
+      accountType: 1,
+      accountNumber: "0012345",
+      holder: "ﾔﾏﾀﾞ ﾀﾛｳ",
+      amount: 1500,
+      newCode: 1,
+      customerNumber: "00000000000000000001",
+      resultCode: 0,
+    },
+    {
+      bankCode: "0005",
+      bankName: "",
+      branchCode: "010",
+      branchName: "",
+      accountType: 2,
+      accountNumber: "7654321",
+      holder: "ｽｽﾞｷ ﾊﾅｺ",
+      amount: 98765,
+      newCode: 0,
+      customerNumber: "00000000000000000002",
+      resultCode: 0,
+    },
+  ],
+};
+
+const answered: DebitFile = {
+  ...request,
+  records: [request.records[0], { ...request.records[1], resultCode: 1 }],
+};
+
+const blanks = (n: number) => " ".repeat(n);
+
+/**
+ * The records written out by hand, field by field, from the published 預金口座振替 layout (the
+ * 全銀協規定形式 tables in banks' EB manuals: header 1+2+1+10+40+4+4+15+3+15+1+7+17, data
+ * 1+4+15+3+15+4+1+7+30+10+1+20+1+8, trailer 1+6+12+6+12+6+12+65, end 1+119).
+ */
+const handWritten = {
+  header:
+    "1" +
+    "91" +
+    "0" +
+    "1234567890" +
+    "ﾌﾘｺﾐ ｼﾖｳｼﾞ".padEnd(40) +
+    "1127" +
+    "0184" +
+    "ﾐﾔｻﾞｷ".padEnd(15) +
+    "001" +
+    "ﾎﾝﾃﾝ".padEnd(15) +
+    "1" +
+    "1234567" +
+    blanks(17),
+  first:
+    "2" +
+    "0001" +
+    "ﾐｽﾞﾎ".padEnd(15) +
+    "123" +
+    "ｼﾌﾞﾔ".padEnd(15) +
+    blanks(4) +
+    "1" +
+    "0012345" +
+    "ﾔﾏﾀﾞ ﾀﾛｳ".padEnd(30) +
+    "0000001500" +
+    "1" +
+    "00000000000000000001" +
+    "0" +
+    blanks(8),
+  second: (result: string) =>
+    "2" +
+    "0005" +
+    blanks(15) +
+    "010" +
+    blanks(15) +
+    blanks(4) +
+    "2" +
+    "7654321" +
+    "ｽｽﾞｷ ﾊﾅｺ".padEnd(30) +
+    "0000098765" +
+    "0" +
+    "00000000000000000002" +
+    result +
+    blanks(8),
+  requestTrailer: "8" + "000002" + "000000100265" + "000000" + "000000000000" + "000000" + "000000000000" + blanks(65),
+  resultTrailer: "8" + "000002" + "000000100265" + "000001" + "000000001500" + "000001" + "000000098765" + blanks(65),
+  end: "9" + blanks(119),
+};
+
+describe("the account-debit file (種別 91)", () => {
+  it("writes the request byte for byte as the layout says (golden file)", () => {
+    const lines = [
+      handWritten.header,
+      handWritten.first,
+      handWritten.second("0"),
+      handWritten.requestTrailer,
+      handWritten.end,
+    ];
+    for (const line of lines) expect(line).toHaveLength(120);
+    const bytes = encodeDebitFile(request);
+    expect(bytes.equals(encodeRecords(lines))).toBe(true);
+    expect(bytes.equals(fixture("debit-request.txt"))).toBe(true);
+    expect(bytes).toHaveLength(5 * 122);
+    // Half-width kana are one Shift_JIS byte each: ﾌ is 0xCC, ﾞ 0xDE; records end in CR LF.
+    expect(bytes.subarray(14, 16)).toEqual(Buffer.from([0xcc, 0xd8]));
+    expect(bytes[120]).toBe(0x0d);
+    expect(bytes[121]).toBe(0x0a);
+  });
+
+  it("writes a result with its codes and the 振替済/振替不能 totals (golden file)", () => {
+    const bytes = encodeDebitFile(answered, true);
+    const lines = [
+      handWritten.header,
+      handWritten.first,
+      handWritten.second("1"),
+      handWritten.resultTrailer,
+      handWritten.end,
+    ];
+    expect(bytes.equals(encodeRecords(lines))).toBe(true);
+    expect(bytes.equals(fixture("debit-result.txt"))).toBe(true);
+  });
+
+  it("reads back what it wrote", () => {
+    expect(decodeDebitFile(fixture("debit-request.txt"), false)).toEqual({ ok: true, file: request });
+    expect(decodeDebitFile(fixture("debit-result.txt"), true)).toEqual({ ok: true, file: answered });
+  });
+
+  it("accepts records with no separator, as banks do", () => {
+    const unseparated = Buffer.from([...fixture("debit-result.txt")].filter((_, index) => index % 122 < 120));
+    expect(decodeDebitFile(unseparated, true)).toEqual({ ok: true, file: answered });
+  });
+
+  it("refuses what a bank could not have meant", () => {
+    const result = fixture("debit-result.txt");
+    const reasonOf = (bytes: Uint8Array) => {
+      const decoded = decodeDebitFile(bytes, true);
+      return decoded.ok ? "accepted" : decoded.reason;
+    };
+    // A short record.
+    expect(reasonOf(Buffer.concat([result.subarray(0, 121), result.subarray(122)]))).toMatch(
+      /not a whole number|CR LF/,
+    );
+    // Truncated after the data records.
+    expect(reasonOf(result.subarray(0, 3 * 122))).toMatch(/truncated/);
+    // A double-byte Shift_JIS character (ア = 0x83 0x41) in a name.
+    const sjis = Buffer.from(result);
+    sjis[14] = 0x83;
+    sjis[15] = 0x41;
+    expect(reasonOf(sjis)).toMatch(/byte 15 \(0x83\) is not a JIS X 0201 character/);
+    // A lone LF in place of CR LF.
+    const lf = Buffer.from(result);
+    lf[120] = 0x20;
+    expect(reasonOf(lf)).toMatch(/CR LF/);
+    // Trailer totals that do not add up.
+    const badTotal = decodeRecords(result);
+    if (!badTotal.ok) throw new Error(badTotal.reason);
+    badTotal.records[3] = `8000002000000100266${badTotal.records[3].slice(19)}`;
+    expect(reasonOf(encodeRecords(badTotal.records))).toMatch(/trailer's total is 100266/);
+    // A data record where the trailer should be, and a header of another kind.
+    expect(
+      reasonOf(Buffer.concat([result.subarray(0, 3 * 122), result.subarray(122, 244), result.subarray(4 * 122)])),
+    ).toMatch(/not a trailer/);
+    const kind21 = Buffer.from(result);
+    kind21.write("21", 1, "latin1");
+    expect(reasonOf(kind21)).toMatch(/種別コード is 21/);
+    // A letter in an amount.
+    const letters = Buffer.from(result);
+    letters.write("A", 122 + 85, "latin1");
+    expect(reasonOf(letters)).toMatch(/amount/);
+    expect(reasonOf(Buffer.alloc(0))).toMatch(/empty/);
+  });
+
+  it("matches a result to the request: consignor, date, each record once, amounts, accounts", () => {
+    expect(resultMismatch(request, answered)).toBeUndefined();
+    expect(resultMismatch(request, { ...answered, debitDate: "1128" })).toMatch(/debit date 1128/);
+    expect(resultMismatch(request, { ...answered, consignor: { ...consignor, code: "0000000001" } })).toMatch(
+      /委託者コード/,
+    );
+    const [first, second] = answered.records;
+    expect(resultMismatch(request, { ...answered, records: [first, first] })).toMatch(/answered twice/);
+    expect(resultMismatch(request, { ...answered, records: [first] })).toMatch(/1 requested debits are not answered/);
+    expect(
+      resultMismatch(request, { ...answered, records: [first, { ...second, customerNumber: "00000000000000000003" }] }),
+    ).toMatch(/was not in the request/);
+    expect(resultMismatch(request, { ...answered, records: [first, { ...second, amount: 1 }] })).toMatch(
+      /amount 1 is not/,
+    );
+    expect(resultMismatch(request, { ...answered, records: [first, { ...second, accountNumber: "7654320" }] })).toMatch(
+      /account/,
+    );
+    expect(resultMismatch(request, { ...answered, records: [first, { ...second, resultCode: 5 }] })).toMatch(/unknown/);
+  });
+
+  it("refuses to write what the Zengin character set cannot carry", () => {
+    expect(() => encodeDebitFile({ ...request, consignor: { ...consignor, name: "ﾌﾘｺﾐ・ｼﾖｳｼﾞ" } })).toThrow(
+      /character set/,
+    );
+    expect(() => encodeDebitFile({ ...request, consignor: { ...consignor, name: "ふりこみ" } })).toThrow(
+      /character set/,
+    );
+    expect(() => encodeDebitFile({ ...request, records: [{ ...request.records[0], amount: 12_345_678_901 }] })).toThrow(
+      /at most 10 digits/,
+    );
+  });
+});

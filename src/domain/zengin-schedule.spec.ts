@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { bankCalendar } from "./bank-calendar.js";
+import { customerNumberOf, debitDateOf, fileCutoffOf, resultDeadlineOf } from "./zengin-schedule.js";
+
+const calendar = bankCalendar();
+const timetable = { leadDays: 2, fileCutoff: "15:00", resultDeadlineDays: 5 };
+
+describe("the Zengin timetable", () => {
+  it("debits two business days after acceptance; the file is due at 15:00 JST the business day before", () => {
+    // Tuesday 2026-11-24 10:00 JST.
+    expect(debitDateOf(new Date("2026-11-24T01:00:00Z"), timetable, calendar)).toBe("2026-11-26");
+    expect(fileCutoffOf("2026-11-26", timetable, calendar).toISOString()).toBe("2026-11-25T06:00:00.000Z");
+  });
+
+  it("skips weekends and holidays (2026-11-23 is 勤労感謝の日)", () => {
+    // Friday 2026-11-20 → Tuesday 24th (Monday is a holiday) → Wednesday 25th.
+    expect(debitDateOf(new Date("2026-11-20T01:00:00Z"), timetable, calendar)).toBe("2026-11-25");
+    // The file for Tuesday 24th is due on Friday 20th.
+    expect(fileCutoffOf("2026-11-24", timetable, calendar).toISOString()).toBe("2026-11-20T06:00:00.000Z");
+  });
+
+  it("moves to a later debit date when the cutoff has already passed", () => {
+    // One lead day, accepted at 16:00 JST Tuesday: Wednesday's file was due at 15:00.
+    expect(debitDateOf(new Date("2026-11-24T07:00:00Z"), { ...timetable, leadDays: 1 }, calendar)).toBe("2026-11-26");
+    expect(debitDateOf(new Date("2026-11-24T05:00:00Z"), { ...timetable, leadDays: 1 }, calendar)).toBe("2026-11-25");
+  });
+
+  it("calls results overdue after the deadline's business day", () => {
+    // Thursday 26th + 5 business days = Thursday 3 December; overdue from Friday 4th 00:00 JST.
+    expect(resultDeadlineOf("2026-11-26", timetable, calendar).toISOString()).toBe("2026-12-03T15:00:00.000Z");
+  });
+
+  it("numbers records by date and position, 20 digits", () => {
+    expect(customerNumberOf("2026-11-26", 7)).toBe("20261126000000000007");
+  });
+});

@@ -1,0 +1,155 @@
+import {
+  type Consignor,
+  consignorFields,
+  consignorOf,
+  type Decoded,
+  debitHeaderLayout,
+  endLayout,
+  splitFile,
+} from "./zengin-debit-file.js";
+import { encodeFields, encodeRecords, type Layout } from "./zengin-record.js";
+
+/**
+ * The Zengin credit-transfer file (総合振込, 種別コード 21) that pays refunds back from the
+ * consignor's account to the customers' accounts. The header has the debit file's layout (振込依頼人
+ * in place of 委託者, 振込指定日 in place of 引落日).
+ *
+ * The layout has no result field. furikomi's convention with the bank (docs/operations/zengin.md):
+ * the bank answers with the same file, every data record returned, the first byte of its last
+ * blank field (ダミー C7) set to the transfer's result, 0 transferred or 1–9 not transferred
+ * (the 振替結果コード meanings), so a refund settles or fails from the file as a debit does.
+ */
+export const transferDataLayout: Layout = [
+  ["dataType", "N", 1],
+  ["bankCode", "N", 4],
+  ["bankName", "C", 15],
+  ["branchCode", "N", 3],
+  ["branchName", "C", 15],
+  ["clearingHouse", "N", 4],
+  ["accountType", "N", 1],
+  ["accountNumber", "N", 7],
+  ["payee", "C", 30],
+  ["amount", "N", 10],
+  ["newCode", "N", 1],
+  ["customerCode1", "N", 10],
+  ["customerCode2", "N", 10],
+  ["transferType", "N", 1],
+  ["ediMark", "C", 1],
+  ["resultCode", "C", 1],
+  ["dummy", "C", 6],
+];
+
+export const transferTrailerLayout: Layout = [
+  ["dataType", "N", 1],
+  ["count", "N", 6],
+  ["total", "N", 12],
+  ["dummy", "C", 101],
+];
+
+export interface TransferRecord {
+  readonly bankCode: string;
+  readonly bankName: string;
+  readonly branchCode: string;
+  readonly branchName: string;
+  /** 1 普通, 2 当座, 4 貯蓄, 9 その他. */
+  readonly accountType: number;
+  readonly accountNumber: string;
+  /** 受取人名, half-width kana. */
+  readonly payee: string;
+  readonly amount: number;
+  /** 20 digits that identify the refund: 顧客コード1 and 顧客コード2. */
+  readonly customerNumber: string;
+  /** Blank in a request; the result (0 transferred, 1–9 not) in the bank's answer. */
+  readonly resultCode: number | undefined;
+}
+
+export interface TransferFile {
+  readonly requester: Consignor;
+  /** MMDD of the transfer date (振込指定日). */
+  readonly transferDate: string;
+  readonly records: readonly TransferRecord[];
+}
+
+/** 振込指定区分 7: 電信 (telegraphic, same day). */
+const telegraphic = 7;
+
+export function encodeTransferFile(file: TransferFile): Buffer {
+  const total = file.records.reduce((sum, record) => sum + record.amount, 0);
+  return encodeRecords([
+    encodeFields(debitHeaderLayout, consignorFields(file.requester, 21, file.transferDate)),
+    ...file.records.map((record) =>
+      encodeFields(transferDataLayout, {
+        dataType: 2,
+        ...record,
+        clearingHouse: 0,
+        newCode: 0,
+        customerCode1: record.customerNumber.slice(0, 10),
+        customerCode2: record.customerNumber.slice(10),
+        transferType: telegraphic,
+        ediMark: "",
+        resultCode: record.resultCode === undefined ? "" : String(record.resultCode),
+      }),
+    ),
+    encodeFields(transferTrailerLayout, { dataType: 8, count: file.records.length, total }),
+    encodeFields(endLayout, { dataType: 9 }),
+  ]);
+}
+
+export function decodeTransferFile(bytes: Uint8Array): Decoded<TransferFile> {
+  const split = splitFile(
+    bytes,
+    { header: debitHeaderLayout, data: transferDataLayout, trailer: transferTrailerLayout },
+    "21",
+  );
+  if (!split.ok) return split;
+  const records: TransferRecord[] = [];
+  for (const values of split.data) {
+    if (!/^\d?$/.test(values.resultCode))
+      return {
+        ok: false,
+        reason: `customer code ${values.customerCode1}${values.customerCode2}: result is not a digit`,
+      };
+    records.push({
+      bankCode: values.bankCode,
+      bankName: values.bankName,
+      branchCode: values.branchCode,
+      branchName: values.branchName,
+      accountType: Number(values.accountType),
+      accountNumber: values.accountNumber,
+      payee: values.payee,
+      amount: Number(values.amount),
+      customerNumber: values.customerCode1 + values.customerCode2,
+      resultCode: values.resultCode === "" ? undefined : Number(values.resultCode),
+    });
+  }
+  const total = records.reduce((sum, record) => sum + record.amount, 0);
+  if (Number(split.trailer.count) !== records.length)
+    return {
+      ok: false,
+      reason: `the trailer's count is ${Number(split.trailer.count)}, the file has ${records.length}`,
+    };
+  if (Number(split.trailer.total) !== total)
+    return { ok: false, reason: `the trailer's total is ${Number(split.trailer.total)}, the records make ${total}` };
+  return { ok: true, file: { requester: consignorOf(split.header), transferDate: split.header.debitDate, records } };
+}
+
+/** As `resultMismatch` for debits: the answer to the transfers we sent, each once, each with a result. */
+export function transferResultMismatch(sent: TransferFile, result: TransferFile): string | undefined {
+  if (result.requester.code !== sent.requester.code)
+    return `振込依頼人コード ${result.requester.code} is not ${sent.requester.code}`;
+  if (result.transferDate !== sent.transferDate)
+    return `the transfer date ${result.transferDate} is not ${sent.transferDate}`;
+  const requested = new Map(sent.records.map((record) => [record.customerNumber, record]));
+  const seen = new Set<string>();
+  for (const record of result.records) {
+    const ours = requested.get(record.customerNumber);
+    if (!ours) return `customer code ${record.customerNumber} was not in the request`;
+    if (seen.has(record.customerNumber)) return `customer code ${record.customerNumber} is answered twice`;
+    seen.add(record.customerNumber);
+    if (record.amount !== ours.amount || record.accountNumber !== ours.accountNumber)
+      return `customer code ${record.customerNumber}: amount or account is not the one requested`;
+    if (record.resultCode === undefined) return `customer code ${record.customerNumber} has no result`;
+  }
+  if (seen.size !== requested.size) return `${requested.size - seen.size} requested transfers are not answered`;
+  return undefined;
+}
