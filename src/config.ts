@@ -38,6 +38,23 @@ export interface Config {
   readonly previousSecretsKeys: readonly string[];
   /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
+  /** BANK_CONNECTOR: the instant simulated bank (the sandbox default) or the Zengin file exchange (production's). */
+  readonly bankConnector: "simulated" | "zengin";
+  readonly zengin: ZenginConfig;
+}
+
+/** The Zengin file exchange (docs/operations/zengin.md). */
+export interface ZenginConfig {
+  /** ZENGIN_DIR, with outgoing/, incoming/, archive/ and quarantine/. */
+  readonly dir: string;
+  /** ZENGIN_SIMULATED_BANK: the simulated bank answers request files (sandbox only, on by default there). */
+  readonly simulatedBank: boolean;
+  readonly leadDays: number;
+  /** ZENGIN_FILE_CUTOFF, "HH:MM" JST on the business day before the debit date. */
+  readonly fileCutoff: string;
+  readonly resultDeadlineDays: number;
+  /** ZENGIN_SFTP_URL sftp://user@host:port/path; unset: the directory transport. */
+  readonly sftp?: { readonly url: string; readonly keyFile: string; readonly hostKey: string };
 }
 
 /** Reads the configuration from environment variables; every one has a documented default. */
@@ -52,6 +69,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error("SANDBOX_CLOCK=manual is only allowed in sandbox mode");
   }
   const ratePerSecond = Number(env.RATE_LIMIT_PER_SECOND ?? 10_000);
+  const bankConnector = env.BANK_CONNECTOR ?? (mode === "sandbox" ? "simulated" : "zengin");
+  if (bankConnector !== "simulated" && bankConnector !== "zengin")
+    throw new Error(`BANK_CONNECTOR must be simulated or zengin, not ${bankConnector}`);
+  if (bankConnector === "simulated" && mode === "production")
+    throw new Error(
+      "production mode moves real money: set BANK_CONNECTOR=zengin (the simulated bank is for the sandbox)",
+    );
   return Object.freeze({
     port,
     host: env.HOST ?? "0.0.0.0",
@@ -77,6 +101,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000),
       idleMs: Number(env.HTTP_IDLE_TIMEOUT_MS ?? 65_000),
     }),
+    bankConnector,
+    zengin: zenginConfig(env, mode),
+  });
+}
+
+function zenginConfig(env: NodeJS.ProcessEnv, mode: Mode): ZenginConfig {
+  const simulatedBank = (env.ZENGIN_SIMULATED_BANK ?? (mode === "sandbox" ? "on" : "off")) === "on";
+  if (simulatedBank && mode === "production")
+    throw new Error("ZENGIN_SIMULATED_BANK=on is only allowed in sandbox mode");
+  const fileCutoff = env.ZENGIN_FILE_CUTOFF ?? "15:00";
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(fileCutoff))
+    throw new Error(`ZENGIN_FILE_CUTOFF must be HH:MM, not ${fileCutoff}`);
+  const whole = (name: string, fallback: number) => {
+    const value = Number(env[name] ?? fallback);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of days`);
+    return value;
+  };
+  const sftpUrl = env.ZENGIN_SFTP_URL;
+  if (sftpUrl && (!env.ZENGIN_SFTP_KEY_FILE || !env.ZENGIN_SFTP_HOST_KEY))
+    throw new Error(
+      "ZENGIN_SFTP_URL needs ZENGIN_SFTP_KEY_FILE and ZENGIN_SFTP_HOST_KEY (the server's pinned host key)",
+    );
+  return Object.freeze({
+    dir: resolve(env.ZENGIN_DIR ?? "data/zengin"),
+    simulatedBank,
+    leadDays: whole("ZENGIN_LEAD_DAYS", 2),
+    fileCutoff,
+    resultDeadlineDays: whole("ZENGIN_RESULT_DEADLINE_DAYS", 5),
+    sftp: sftpUrl
+      ? { url: sftpUrl, keyFile: env.ZENGIN_SFTP_KEY_FILE ?? "", hostKey: env.ZENGIN_SFTP_HOST_KEY ?? "" }
+      : undefined,
   });
 }
 

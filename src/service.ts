@@ -36,6 +36,9 @@ import { queueStats } from "./storage/queue-stats.js";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.js";
 import { createWebhookTransport } from "./ports/webhook-transport.js";
 import { SandboxBank } from "./ports/sandbox-bank.js";
+import { ZenginBank } from "./ports/zengin-bank.js";
+import { runZenginCycleJob, zenginExchangeOf } from "./flows/zengin-files.js";
+import { ensureSingletonJob } from "./jobs/job-queue.js";
 import { notifierForMode } from "./ports/notifier-for-mode.js";
 import { createHostedPageService } from "./api/hosted-page-service.js";
 import { createAbsentSandboxService, createSandboxService } from "./api/sandbox-service.js";
@@ -95,7 +98,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     tx,
     clock,
     config,
-    bank: new SandboxBank(tx),
+    bank: config.bankConnector === "zengin" ? new ZenginBank(tx, config) : new SandboxBank(tx),
     notifier: notifierForMode(config, tx),
     wake: (topic) => {
       ringLocal(topic);
@@ -104,7 +107,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   };
   const onWake = (topic: WakeTopic, listener: () => void) =>
     wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
-  const metrics = new Metrics(() => queueStats(storage.db), clock, logger);
+  const metrics = new Metrics(() => queueStats(storage.db, clock.now()), clock, logger);
 
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
   onWake("jobs", () => jobs.wake());
@@ -113,6 +116,17 @@ export async function startService(config: Config, options: ServiceOptions = {})
   jobs.register("refund-settlement", (refundId, attempt) => settlePendingRefund(ctx, refundId, attempt));
   jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
+  if (config.bankConnector === "zengin") {
+    const exchange = zenginExchangeOf(ctx, (file) => {
+      metrics.zenginQuarantined.inc();
+      logger.error(
+        { file: file.name, reason: file.reason },
+        "zengin result file quarantined: nothing of it was applied",
+      );
+    });
+    jobs.register("zengin-cycle", () => runZenginCycleJob(ctx, exchange));
+    await tx.write((trx) => ensureSingletonJob(trx, "zengin-cycle", clock.now()));
+  }
   const webhooks = new WebhookDispatcher(
     ctx,
     logger,

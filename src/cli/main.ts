@@ -6,12 +6,22 @@ import { openStorage } from "../storage/database.js";
 import { useSealingKey } from "../storage/sealed.js";
 import { backupSqlite, resealSecrets } from "../storage/maintenance.js";
 import { Transactor } from "../storage/transactor.js";
-import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl } from "../flows/merchants.js";
+import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl, updateConsignor } from "../flows/merchants.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { createDashboardUser } from "../flows/dashboard-auth.js";
 import { listen } from "./listen.js";
 import { SandboxBank } from "../ports/sandbox-bank.js";
+import { ZenginBank } from "../ports/zengin-bank.js";
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import {
+  importResultFile,
+  listZenginFiles,
+  runZenginCycle,
+  showZenginFile,
+  zenginExchangeOf,
+} from "../flows/zengin-files.js";
 import { notifierForMode } from "../ports/notifier-for-mode.js";
 import type { FlowContext } from "../flows/flow-context.js";
 
@@ -23,11 +33,24 @@ const usage = `usage: furikomi <command>
       Lists merchants as JSON (with webhook_failing and its reason).
   merchants set-webhook --merchant MERCHANT_ID --webhook-url URL
       Changes the webhook URL ("" removes it); pending events are sent to it at once.
+  merchants update --id MERCHANT_ID --consignor-code 10_DIGITS --consignor-name KANA
+         --consignor-bank 4_DIGITS [--consignor-bank-name KANA] --consignor-branch 3_DIGITS
+         [--consignor-branch-name KANA] --consignor-account-type 1|2|9 --consignor-account 7_DIGITS
+      Sets the merchant's Zengin consignor (委託者) settings for BANK_CONNECTOR=zengin.
   keys rotate --merchant MERCHANT_ID
       Revokes the merchant's API keys and prints a new one.
   users create --merchant MERCHANT_ID --email EMAIL [--password P | --password-stdin]
       Creates a merchant dashboard user (the password also comes from FURIKOMI_PASSWORD);
       the user enrols TOTP at first sign-in to /dashboard.
+
+  zengin files list
+      Lists the Zengin files sent and received (state, counts, amounts, quarantine reason).
+  zengin files show FILE
+      Decodes a Zengin file (a name in ZENGIN_DIR's folders, or a path) record by record.
+  zengin import FILE
+      Imports a result file downloaded by hand (validated whole; applied, or quarantined).
+  zengin run
+      Runs one file cycle now: writes due request files, imports what is in incoming/.
 
   backup --to FILE
       An online backup of the SQLite database (safe while the server runs); prints the page
@@ -54,7 +77,7 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
       tx,
       clock: systemClock,
       config,
-      bank: new SandboxBank(tx),
+      bank: config.bankConnector === "zengin" ? new ZenginBank(tx, config) : new SandboxBank(tx),
       notifier: notifierForMode(config, tx),
       wake: () => {},
     });
@@ -75,6 +98,61 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     );
   },
   "merchants list": async () => withContext((ctx) => listAllMerchants(ctx)),
+  "merchants update": async (args) => {
+    const { values } = parseArgs({
+      args,
+      options: Object.fromEntries(
+        [
+          "id",
+          "consignor-code",
+          "consignor-name",
+          "consignor-bank",
+          "consignor-bank-name",
+          "consignor-branch",
+          "consignor-branch-name",
+          "consignor-account-type",
+          "consignor-account",
+        ].map((name) => [name, { type: "string" as const }]),
+      ),
+    });
+    const required = [
+      "id",
+      "consignor-code",
+      "consignor-name",
+      "consignor-bank",
+      "consignor-branch",
+      "consignor-account-type",
+      "consignor-account",
+    ];
+    const missing = required.filter((name) => values[name] === undefined);
+    if (missing.length > 0) throw new UsageError(`${missing.map((name) => `--${name}`).join(", ")} required`);
+    const value = (name: string) => String(values[name] ?? "");
+    return withContext(async (ctx) => ({
+      merchant_id: value("id"),
+      consignor: await updateConsignor(ctx, value("id"), {
+        code: value("consignor-code"),
+        name: value("consignor-name"),
+        bankCode: value("consignor-bank"),
+        bankName: value("consignor-bank-name"),
+        branchCode: value("consignor-branch"),
+        branchName: value("consignor-branch-name"),
+        accountType: value("consignor-account-type"),
+        accountNumber: value("consignor-account"),
+      }),
+    }));
+  },
+  "zengin files": async (args) => {
+    const [verb, file] = args;
+    if (verb === "list") return withContext((ctx) => listZenginFiles(ctx));
+    if (verb === "show" && file) return showZenginFile(loadConfig().zengin.dir, file);
+    throw new UsageError("zengin files list | zengin files show FILE");
+  },
+  "zengin import": async (args) => {
+    if (!args[0]) throw new UsageError("zengin import FILE");
+    const bytes = await readFile(args[0]);
+    return withContext((ctx) => importResultFile(ctx, cliExchange(ctx), basename(args[0]), bytes));
+  },
+  "zengin run": async () => withContext((ctx) => runZenginCycle(ctx, cliExchange(ctx))),
   "merchants set-webhook": async (args) => {
     const { values } = parseArgs({
       args,
@@ -138,6 +216,11 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
 };
 
 class UsageError extends Error {}
+
+/** The exchange as the server runs it; a quarantine is told on standard error. */
+function cliExchange(ctx: FlowContext) {
+  return zenginExchangeOf(ctx, (file) => console.error(`quarantined ${file.name}: ${file.reason}`));
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

@@ -13,7 +13,13 @@ import type { ChargeRecord } from "./records.js";
  */
 const allowed: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = Object.freeze({
   [ChargeStatus.UNSPECIFIED]: [],
-  [ChargeStatus.PENDING]: [ChargeStatus.WAITING_EKYC, ChargeStatus.SUCCESS, ChargeStatus.FAILURE],
+  // CANCELLED: a Zengin debit refunded before its request file was written (never debited).
+  [ChargeStatus.PENDING]: [
+    ChargeStatus.WAITING_EKYC,
+    ChargeStatus.SUCCESS,
+    ChargeStatus.FAILURE,
+    ChargeStatus.CANCELLED,
+  ],
   [ChargeStatus.WAITING_EKYC]: [ChargeStatus.PENDING, ChargeStatus.SUCCESS, ChargeStatus.FAILURE],
   [ChargeStatus.SUCCESS]: [ChargeStatus.CANCELLED, ChargeStatus.REFUNDED],
   [ChargeStatus.FAILURE]: [],

@@ -48,7 +48,7 @@ export type BankKanaResult = { ok: true; value: string } | { ok: false; reason: 
  *
  * @example normaliseBankKana("キャッシュ ミホ") // { ok: true, value: "ｷﾔﾂｼﾕ ﾐﾎ" }
  */
-export function normaliseBankKana(input: string): BankKanaResult {
+export function normaliseBankKana(input: string, maxLength = accountHolderMaxLength): BankKanaResult {
   // NFKC turns half-width kana full-width (composing ｶﾞ into ガ) and full-width ASCII plain, so
   // every spelling goes through the one full-width table below.
   const composed = input.normalize("NFKC").trim();
@@ -65,10 +65,10 @@ export function normaliseBankKana(input: string): BankKanaResult {
     value += mapped;
   }
   if (value.length === 0) return { ok: false, reason: "must not be empty" };
-  if (value.length > accountHolderMaxLength) {
+  if (value.length > maxLength) {
     return {
       ok: false,
-      reason: `is ${value.length} characters in the bank's half-width form; at most ${accountHolderMaxLength} are allowed`,
+      reason: `is ${value.length} characters in the bank's half-width form; at most ${maxLength} are allowed`,
     };
   }
   return { ok: true, value };

@@ -36,7 +36,7 @@ export interface OnSessionChanges {
 }
 
 /** What executing the payment came to: the bank's answer, or the KYC refusal. */
-export type ApprovalResult = { ok: true } | { ok: false; errorType: ErrorType; message?: string };
+export type ApprovalResult = { ok: true; scheduled?: boolean } | { ok: false; errorType: ErrorType; message?: string };
 
 function ownContract(payment: OnSessionPayment): ContractRecord | undefined {
   return workflowCreatesContract(payment.link.workflow) ? payment.contract : undefined;
@@ -69,7 +69,8 @@ export function holdForKycChanges(payment: OnSessionPayment, now: Date): OnSessi
 /**
  * The payment executed: on success the charge succeeds and a new contract is approved and
  * activated (the customer becomes chargeable: activated, status.payment AUTHORIZED); on failure
- * the charge fails with the ErrorType and a new contract is cancelled.
+ * the charge fails with the ErrorType and a new contract is cancelled. `scheduled` (the Zengin file
+ * exchange): the contract is activated, the charge stays PENDING until its result file.
  */
 export function settleChanges(payment: OnSessionPayment, result: ApprovalResult, now: Date): OnSessionChanges {
   const contract = ownContract(payment);
@@ -78,11 +79,18 @@ export function settleChanges(payment: OnSessionPayment, result: ApprovalResult,
       contract &&
       transitionContract(transitionContract(contract, ContractStatus.APPROVED, now), ContractStatus.ACTIVATED, now);
     const events: EventType[] = [];
-    if (payment.charge) events.push(EventType.CHARGE_SUCCESS);
+    if (payment.charge && !result.scheduled) events.push(EventType.CHARGE_SUCCESS);
     if (activated) events.push(EventType.CONTRACT_ACTIVATED);
+    const charge = payment.charge;
     return {
       linkState: "completed",
-      charge: payment.charge && transitionCharge(payment.charge, ChargeStatus.SUCCESS, now),
+      charge:
+        charge &&
+        (!result.scheduled
+          ? transitionCharge(charge, ChargeStatus.SUCCESS, now)
+          : charge.status === ChargeStatus.PENDING
+            ? charge
+            : transitionCharge(charge, ChargeStatus.PENDING, now)),
       contract: activated,
       customer: activated
         ? { ...payment.customer, activated: true, paymentStatus: PaymentAuthorizationStatus.AUTHORIZED, updatedAt: now }

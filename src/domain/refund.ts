@@ -60,13 +60,15 @@ export type RefundDecision =
  * means the whole charge; the whole amount with no earlier refund counts as a full refund too.
  * A full refund before the customer's bank's cutoff on the charge's bank day cancels it (this
  * replaces decisions.md's JST midnight); anything else is a transfer that settles on the bank's
- * business days (bank-cutoff.ts). Throws the spec's business-rule failures.
+ * business days (bank-cutoff.ts). `cancellable` false (a debit the Zengin file exchange already
+ * made): always a transfer. Throws the spec's business-rule failures.
  */
 export function decideRefund(
   charge: ChargeRecord,
   amount: number | undefined,
   now: Date,
   bank: BankRules,
+  cancellable = true,
 ): RefundDecision {
   const remainder = refundableRemainder(charge);
   // Failed, pending, cancelled and refunded charges, and charges whose refunds already cover them.
@@ -76,7 +78,7 @@ export function decideRefund(
   const refundAmount = amount ?? remainder;
   if (refundAmount > remainder) throw refundRefused("exceedsRefundable");
   const full = !earlierRefunds && refundAmount === charge.amount;
-  if (full && charge.succeededAt && now < cancellationDeadline(bank, charge.succeededAt))
+  if (cancellable && full && charge.succeededAt && now < cancellationDeadline(bank, charge.succeededAt))
     return { kind: "cancellation", amount: refundAmount };
   return { kind: "transfer", amount: refundAmount, settleAfter: refundSettlesAt(bank, now) };
 }

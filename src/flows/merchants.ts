@@ -6,6 +6,7 @@ import { webhookUrlRefusal } from "../domain/webhook-url.js";
 import {
   findMerchantByKeyHash,
   insertApiKey,
+  findMerchant,
   insertMerchant,
   listMerchants,
   revokeApiKeys,
@@ -13,6 +14,8 @@ import {
 } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { resumeDeliveries } from "./webhook-delivery.js";
+import { normaliseBankKana } from "../domain/kana.js";
+import { findConsignorByCode, saveConsignor } from "../storage/zengin.js";
 
 export interface CreatedMerchant {
   merchant_id: string;
@@ -138,4 +141,58 @@ export function createAuthenticator(ctx: FlowContext): (apiKey: string) => Promi
     cache.set(keyHash, { merchant, until: now + ctx.config.apiKeyCacheMs });
     return merchant;
   };
+}
+
+/** `merchants update --consignor-…`: the merchant's Zengin consignor settings (委託者). */
+export interface ConsignorInput {
+  code: string;
+  name: string;
+  bankCode: string;
+  bankName?: string;
+  branchCode: string;
+  branchName?: string;
+  accountType: string;
+  accountNumber: string;
+}
+
+/**
+ * Saves the consignor settings after checking each field can be written in a Zengin file (kana
+ * names are normalised to half-width as account holders are): refused here, never at file time.
+ */
+export async function updateConsignor(ctx: FlowContext, merchantId: string, input: ConsignorInput) {
+  const refuse = (field: string, reason: string) =>
+    new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`);
+  const digits = (field: string, value: string, length: number) => {
+    if (!new RegExp(`^\\d{${length}}$`).test(value)) throw refuse(field, `must be ${length} digits`);
+    return value;
+  };
+  const kana = (field: string, value: string, length: number, optional = false) => {
+    if (optional && value.trim() === "") return "";
+    const result = normaliseBankKana(value, length);
+    if (!result.ok) throw refuse(field, result.reason);
+    return result.value;
+  };
+  if (!["1", "2", "9"].includes(input.accountType))
+    throw refuse("consignor-account-type", "must be 1 (普通), 2 (当座) or 9 (その他)");
+  const row = {
+    merchant_id: merchantId,
+    code: digits("consignor-code", input.code, 10),
+    name: kana("consignor-name", input.name, 40),
+    bank_code: digits("consignor-bank", input.bankCode, 4),
+    bank_name: kana("consignor-bank-name", input.bankName ?? "", 15, true),
+    branch_code: digits("consignor-branch", input.branchCode, 3),
+    branch_name: kana("consignor-branch-name", input.branchName ?? "", 15, true),
+    account_type: Number(input.accountType),
+    account_number: digits("consignor-account", input.accountNumber, 7),
+    updated_at: ctx.clock.now().toISOString(),
+  };
+  await ctx.tx.write(async (trx) => {
+    if (!(await findMerchant(trx, merchantId)))
+      throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+    const holder = await findConsignorByCode(trx, row.code);
+    if (holder && holder.merchant_id !== merchantId)
+      throw refuse("consignor-code", `${row.code} is already another merchant's consignor code`);
+    await saveConsignor(trx, row);
+  });
+  return row;
 }

@@ -163,7 +163,9 @@ export async function createOffSessionPayment(
   if (triggered !== undefined) throw triggeredFailure(triggered, idsOf(charge));
   if (charge.status === ChargeStatus.PENDING) {
     // The synchronous call cannot wait out a maintenance window: a retryable refusal fails now.
-    charge = await settleCharge(ctx, charge.id, settlementOf(await debit(ctx, charge)));
+    // A debit scheduled for a Zengin file answers the charge PENDING; its result file settles it.
+    const answer = await debit(ctx, charge);
+    if (!answer.scheduled) charge = await settleCharge(ctx, charge.id, settlementOf(answer));
   }
   if (charge.status === ChargeStatus.FAILURE) throw chargeFailure(charge.errorType, charge.errorMessage);
   return charge;
@@ -190,7 +192,10 @@ export async function runOffSessionCharge(ctx: FlowContext, chargeId: string, at
     return locked;
   });
   if (!charge) return { done: true };
-  const outcome = afterBankAnswer(await debit(ctx, charge), attempt, ctx.clock.now());
+  const answer = await debit(ctx, charge);
+  // Scheduled for a Zengin file: the request stays RUNNING until the result file settles the charge.
+  if (answer.scheduled) return { done: true };
+  const outcome = afterBankAnswer(answer, attempt, ctx.clock.now());
   if ("retryAt" in outcome) return { retryAt: outcome.retryAt };
   await settleCharge(ctx, chargeId, outcome);
   return { done: true };
@@ -290,29 +295,41 @@ function debit(ctx: FlowContext, charge: ChargeRecord) {
  */
 async function settleCharge(ctx: FlowContext, chargeId: string, settlement: ChargeSettlement): Promise<ChargeRecord> {
   const now = ctx.clock.now();
-  const { charge, settled } = await ctx.tx.write(async (trx) => {
-    const locked = await lockCharge(ctx.tx, trx, chargeId);
-    if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
-    if (locked.status !== ChargeStatus.PENDING) return { charge: locked, settled: false };
-    const failure =
-      settlement.status === ChargeStatus.FAILURE
-        ? { errorType: settlement.errorType, message: settlement.message }
-        : undefined;
-    const next = transitionCharge(locked, settlement.status, now, failure);
-    await saveChargeStatus(trx, next);
-    const request = await lockedAsyncRequestOf(ctx, trx, next);
-    if (request && !isAsyncRequestFinal(request.status)) {
-      const running =
-        request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
-      const final = failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED;
-      await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, final, now, { failure }));
-    }
-    const merchant = await findMerchant(trx, next.merchantId);
-    await recordChargeEvent(trx, next, merchant?.name ?? "", now);
-    return { charge: next, settled: true };
-  });
+  const { charge, settled } = await ctx.tx.write((trx) => settleChargeIn(ctx, trx, chargeId, settlement, now));
   if (settled) ctx.wake("events");
   return charge;
+}
+
+/**
+ * Inside the caller's transaction (the Zengin result import settles a whole file in one): the
+ * charge's settlement as `settleCharge` writes it. `settled` false: it was no longer PENDING.
+ */
+export async function settleChargeIn(
+  ctx: FlowContext,
+  trx: Tx,
+  chargeId: string,
+  settlement: ChargeSettlement,
+  now: Date,
+): Promise<{ charge: ChargeRecord; settled: boolean }> {
+  const locked = await lockCharge(ctx.tx, trx, chargeId);
+  if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
+  if (locked.status !== ChargeStatus.PENDING) return { charge: locked, settled: false };
+  const failure =
+    settlement.status === ChargeStatus.FAILURE
+      ? { errorType: settlement.errorType, message: settlement.message }
+      : undefined;
+  const next = transitionCharge(locked, settlement.status, now, failure);
+  await saveChargeStatus(trx, next);
+  const request = await lockedAsyncRequestOf(ctx, trx, next);
+  if (request && !isAsyncRequestFinal(request.status)) {
+    const running =
+      request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
+    const final = failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED;
+    await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, final, now, { failure }));
+  }
+  const merchant = await findMerchant(trx, next.merchantId);
+  await recordChargeEvent(trx, next, merchant?.name ?? "", now);
+  return { charge: next, settled: true };
 }
 
 async function lockedAsyncRequestOf(

@@ -85,7 +85,8 @@ async function executePayment(ctx: FlowContext, payment: OnSessionPayment): Prom
     reference: payment.charge.id,
     at: ctx.clock.now(),
   });
-  return answer.ok ? { ok: true } : { ok: false, errorType: answer.errorType, message: answer.message };
+  if (answer.ok || answer.scheduled) return { ok: true, scheduled: answer.scheduled };
+  return { ok: false, errorType: answer.errorType, message: answer.message };
 }
 
 /** After a KYC decision: the customer's approvals held in WAITING_EKYC go on (debit) or fail (denied). */

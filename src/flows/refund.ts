@@ -1,4 +1,5 @@
-import { EventType, PaymentErrorCode, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, EventType, PaymentErrorCode, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { cancelItem } from "../storage/zengin.js";
 import { newId } from "../domain/ids.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, Metadata, RefundRecord } from "../domain/records.js";
@@ -7,6 +8,7 @@ import {
   decideRefund,
   failRefund,
   newRefund,
+  type RefundDecision,
   refundRetryAt,
   requireOwnedCharge,
   sandboxForcesRefundFailure,
@@ -30,6 +32,7 @@ import { bankRulesOfCustomer } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
 import { recordEvent } from "./outbox.js";
+import type { Tx } from "../storage/transactor.js";
 
 export interface RefundRequestInput {
   chargeId: string;
@@ -69,12 +72,16 @@ export async function refundCharge(
   const now = ctx.clock.now();
   const outcome = await ctx.tx.write(async (trx) => {
     const charge = requireOwnedCharge(await lockChargeOfMerchant(ctx.tx, trx, merchant.id, input.chargeId));
-    const decision = decideRefund(
-      charge,
-      input.amount,
-      now,
-      await bankRulesOfCustomer(trx, ctx.config, charge.customerId),
-    );
+    const zengin = ctx.config.bankConnector === "zengin";
+    // A Zengin debit not yet in its request file is left out of it: the charge is cancelled.
+    const cancelledBeforeFile =
+      zengin &&
+      charge.status === ChargeStatus.PENDING &&
+      (input.amount === undefined || input.amount === charge.amount) &&
+      (await cancelItem(trx, "zengin_debits", charge.id, now.toISOString()));
+    const decision: RefundDecision = cancelledBeforeFile
+      ? { kind: "cancellation", amount: charge.amount }
+      : decideRefund(charge, input.amount, now, await bankRulesOfCustomer(trx, ctx.config, charge.customerId), !zengin);
     const refund = newRefund({
       id: newId("rfd"),
       charge,
@@ -112,7 +119,8 @@ export async function getRefund(ctx: FlowContext, merchant: MerchantPrincipal, i
   return refund;
 }
 
-type BankVerdict = { ok: true } | { ok: false; rootCause: string } | { retryAt: Date };
+/** `scheduled`: the transfer waits for its Zengin file; the refund stays PENDING until its result. */
+type BankVerdict = { ok: true } | { ok: false; rootCause: string } | { retryAt: Date } | { scheduled: true };
 
 /**
  * Settles one pending refund: the bank transfer (outside any transaction; the rfd-* id is the
@@ -133,32 +141,43 @@ export async function settlePendingRefund(
   if (!charge) return { done: true };
   const verdict = await askBank(ctx, charge, refund, attempt, forcedFailure);
   if ("retryAt" in verdict) return { retryAt: verdict.retryAt };
+  if ("scheduled" in verdict) return { done: true };
 
   const now = ctx.clock.now();
-  const merchantName = (await findMerchant(ctx.tx.db, refund.merchantId))?.name ?? "";
-  const recorded = await ctx.tx.write(async (trx) => {
-    const locked = await lockChargeOfMerchant(ctx.tx, trx, refund.merchantId, refund.chargeId);
-    const current = await findRefund(trx, refund.id);
-    // Settled meanwhile (a sandbox SettleRefunds and the job raced): the first outcome stands.
-    if (!locked || current?.status !== RefundStatus.PENDING) return false;
-    const result = verdict.ok
-      ? settleRefund(locked, current, now)
-      : failRefund(locked, current, verdict.rootCause, now);
-    await saveChargeRefundState(trx, result.charge);
-    await saveRefundOutcome(trx, result.refund);
-    await recordEvent(trx, {
-      merchantId: refund.merchantId,
-      type: verdict.ok ? EventType.REFUND_SUCCEEDED : EventType.REFUND_FAILED,
-      chargeId: locked.id,
-      content: verdict.ok
-        ? refundSucceededContent(result.charge, result.refund, now)
-        : refundFailedContent(result.charge, result.refund, merchantName),
-      now,
-    });
-    return true;
-  });
+  const recorded = await ctx.tx.write((trx) => recordRefundVerdict(ctx, trx, refund, verdict, now));
   if (recorded) ctx.wake("events");
   return { done: true };
+}
+
+/**
+ * Inside the caller's transaction: the pending refund's outcome, the charge's amounts and status,
+ * and the REFUND_SUCCEEDED or REFUND_FAILED event. False when the refund was settled meanwhile
+ * (a sandbox SettleRefunds and the job raced, or a result file imported twice): the first outcome stands.
+ */
+export async function recordRefundVerdict(
+  ctx: FlowContext,
+  trx: Tx,
+  refund: { id: string; merchantId: string; chargeId: string },
+  verdict: { ok: true } | { ok: false; rootCause: string },
+  now: Date,
+): Promise<boolean> {
+  const locked = await lockChargeOfMerchant(ctx.tx, trx, refund.merchantId, refund.chargeId);
+  const current = await findRefund(trx, refund.id);
+  if (!locked || current?.status !== RefundStatus.PENDING) return false;
+  const result = verdict.ok ? settleRefund(locked, current, now) : failRefund(locked, current, verdict.rootCause, now);
+  await saveChargeRefundState(trx, result.charge);
+  await saveRefundOutcome(trx, result.refund);
+  const merchantName = (await findMerchant(trx, refund.merchantId))?.name ?? "";
+  await recordEvent(trx, {
+    merchantId: refund.merchantId,
+    type: verdict.ok ? EventType.REFUND_SUCCEEDED : EventType.REFUND_FAILED,
+    chargeId: locked.id,
+    content: verdict.ok
+      ? refundSucceededContent(result.charge, result.refund, now)
+      : refundFailedContent(result.charge, result.refund, merchantName),
+    now,
+  });
+  return true;
 }
 
 async function askBank(
@@ -180,6 +199,7 @@ async function askBank(
     at: ctx.clock.now(),
   });
   if (result.ok) return { ok: true };
+  if (result.scheduled) return { scheduled: true };
   if (result.retryable) return { retryAt: result.retryAfter ?? refundRetryAt(ctx.clock.now(), attempt) };
   return { ok: false, rootCause: result.message };
 }

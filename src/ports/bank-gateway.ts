@@ -2,11 +2,14 @@ import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 
 /**
  * What the bank answered. A refusal names the spec's ErrorType; `retryable` for maintenance, with
- * `retryAfter` when the bank knows when its maintenance window ends.
+ * `retryAfter` when the bank knows when its maintenance window ends. `scheduled`: the Zengin file
+ * exchange took the debit or transfer for a file; its result comes later, from the bank's result
+ * file (the charge or refund stays pending until then).
  */
 export type BankResult =
-  | { ok: true }
-  | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
+  | { ok: true; scheduled?: undefined }
+  | { ok: false; scheduled?: undefined; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date }
+  | { ok: false; scheduled: true };
 
 /**
  * The bank behind the gateway. `reference` is the bank-side idempotency key (the trx-* id for a

@@ -32,6 +32,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Result files moved to quarantine by this process (the alert; the dashboard lists them all). */
+  readonly zenginQuarantined = new Counter({
+    name: "furikomi_zengin_files_quarantined_total",
+    help: "Zengin result files quarantined (nothing of them applied)",
+    registers: [this.registry],
+  });
+
   constructor(queueStats: () => Promise<QueueStats>, clock: Clock, logger: Logger) {
     collectDefaultMetrics({ register: this.registry });
     // A scrape reads the gauges in parallel: they share one round of queries.
@@ -46,6 +53,11 @@ export class Metrics {
       ["queue"],
     );
     const failedEvents = gauge("furikomi_webhook_events_failed", "Events whose delivery retries ran out");
+    const zenginOverdue = gauge(
+      "furikomi_zengin_results_overdue",
+      "Zengin request files whose results have not come by ZENGIN_RESULT_DEADLINE_DAYS business days after their date",
+    );
+    const zenginQuarantinedFiles = gauge("furikomi_zengin_files_quarantined", "Zengin result files in quarantine");
     const up = gauge("furikomi_database_up", "1 when the last scrape could read the queues from the database");
     const refresh = async () => {
       try {
@@ -61,6 +73,8 @@ export class Metrics {
         report("webhook_outbox", stats.webhookOutbox);
         for (const [kind, stat] of stats.jobs) report(`jobs:${kind}`, stat);
         failedEvents.set(stats.webhookFailedEvents);
+        zenginOverdue.set(stats.zengin.overdue);
+        zenginQuarantinedFiles.set(stats.zengin.quarantined);
         up.set(1);
       } catch (error) {
         logger.warn({ err: error }, "metrics: queue statistics unavailable");

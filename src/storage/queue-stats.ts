@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { AsyncStatus, DeliveryStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { Tx } from "./transactor.js";
+import { zenginAlerts } from "./zengin.js";
 
 /** How much work waits in one queue, and since when (the oldest item's time; undefined when empty). */
 export interface QueueStat {
@@ -16,11 +17,13 @@ export interface QueueStats {
   /** Webhook events not yet delivered to a merchant that has a webhook URL (the outbox), and events whose retries ran out. */
   readonly webhookOutbox: QueueStat;
   readonly webhookFailedEvents: number;
+  /** Zengin files in quarantine, and request files whose results are overdue. */
+  readonly zengin: { readonly quarantined: number; readonly overdue: number };
 }
 
 /** The queue sizes the /metrics endpoint reports; aggregate queries only. */
-export async function queueStats(db: Tx): Promise<QueueStats> {
-  const [jobs, asyncRequests, outbox, failed] = await Promise.all([
+export async function queueStats(db: Tx, now: Date): Promise<QueueStats> {
+  const [jobs, asyncRequests, outbox, failed, zengin] = await Promise.all([
     db
       .selectFrom("jobs")
       .select(["kind", sql<number>`count(*)`.as("depth"), sql<string>`min(run_at)`.as("oldest")])
@@ -45,6 +48,7 @@ export async function queueStats(db: Tx): Promise<QueueStats> {
       .select(sql<number>`count(*)`.as("n"))
       .where("delivery_status", "=", DeliveryStatus.FAILED)
       .executeTakeFirstOrThrow(),
+    zenginAlerts(db, now),
   ]);
   const stat = (row: { depth: number | string; oldest: string | null }): QueueStat => ({
     depth: Number(row.depth),
@@ -55,5 +59,6 @@ export async function queueStats(db: Tx): Promise<QueueStats> {
     asyncRequests: stat(asyncRequests),
     webhookOutbox: stat(outbox),
     webhookFailedEvents: Number(failed.n),
+    zengin,
   };
 }

@@ -29,6 +29,10 @@ export interface Database {
   csv_batches: CsvBatchTable;
   csv_rows: CsvRowTable;
   totp_challenges: TotpChallengeTable;
+  zengin_consignors: ZenginConsignorTable;
+  zengin_files: ZenginFileTable;
+  zengin_debits: ZenginItemTable;
+  zengin_transfers: ZenginItemTable;
 }
 
 export interface MerchantTable {
@@ -356,4 +360,62 @@ export interface JobTable {
   lease_until: string | null;
   state: string;
   created_at: string;
+}
+
+/** A merchant's consignor settings for the Zengin file exchange (委託者). */
+export interface ZenginConsignorTable {
+  merchant_id: string;
+  code: string;
+  name: string;
+  bank_code: string;
+  bank_name: string;
+  branch_code: string;
+  branch_name: string;
+  account_type: number;
+  account_number: string;
+  updated_at: string;
+}
+
+/** A Zengin file sent (out: writing → sent → answered) or received (in: archived | quarantined). */
+export interface ZenginFileTable {
+  id: string;
+  merchant_id: string;
+  /** "91" account debits, "21" transfers. */
+  kind: string;
+  direction: string;
+  date: string;
+  name: string;
+  state: string;
+  answers: string | null;
+  record_count: number;
+  total_amount: number;
+  done_count: number;
+  done_amount: number;
+  failed_count: number;
+  failed_amount: number;
+  sha256: string;
+  reason: string;
+  due_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A debit (reference trx-*) or a transfer (reference rfd-*): scheduled → filed → answered, or cancelled. */
+export interface ZenginItemTable {
+  reference: string;
+  merchant_id: string;
+  date: string | null;
+  state: string;
+  file_id: string | null;
+  customer_number: string | null;
+  amount: number;
+  new_code: number;
+  bank_code: string;
+  branch_code: string;
+  account_type: number;
+  account_number: string;
+  holder: string;
+  result_code: number | null;
+  created_at: string;
+  updated_at: string;
 }

@@ -1,0 +1,104 @@
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import type { Config } from "../config.js";
+import { bankCalendar } from "../domain/bank-calendar.js";
+import { normaliseBankKana } from "../domain/kana.js";
+import { errorTypeMessages } from "../domain/payment-failure.js";
+import { debitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
+import { findBankAccount } from "../storage/bank-accounts.js";
+import type { Transactor } from "../storage/transactor.js";
+import { findConsignor, findItem, insertItem, type ZenginItemKind } from "../storage/zengin.js";
+import type { BankGateway, BankResult } from "./bank-gateway.js";
+
+/**
+ * The Zengin file exchange as the bank gateway (BANK_CONNECTOR=zengin): a debit or a refund is
+ * not booked at once but scheduled for the merchant's next request file (種別 91 for a debit on
+ * its debit date, 種別 21 for a refund at the next cutoff); the result file settles it
+ * (flows/zengin-files.ts). The reference (trx-*, rfd-*) keys the item, so asking twice schedules once.
+ */
+export class ZenginBank implements BankGateway {
+  readonly #calendar;
+
+  constructor(
+    private readonly tx: Transactor,
+    private readonly config: Config,
+  ) {
+    this.#calendar = bankCalendar(config.bankExtraHolidays);
+  }
+
+  debit(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }) {
+    return this.#schedule("zengin_debits", request);
+  }
+
+  refund(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }) {
+    return this.#schedule("zengin_transfers", request);
+  }
+
+  async #schedule(
+    table: ZenginItemKind,
+    request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date },
+  ): Promise<BankResult> {
+    const db = this.tx.db;
+    if (await findItem(db, table, request.reference)) return { ok: false, scheduled: true };
+    if (!(await findConsignor(db, request.merchantId)))
+      return refusal("the merchant has no Zengin consignor settings (merchants update --consignor-…)");
+    const account = await findBankAccount(db, request.merchantId, request.customerId);
+    if (!account) return refusal("no bank account linked");
+    // Linking keeps the holder in the bank's half-width form; older rows are normalised here.
+    const holder = normaliseBankKana(account.account_holder);
+    if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
+    const debit = table === "zengin_debits";
+    // 新規コード 1: the first debit under this account's mandate registers it at the bank.
+    const earlier =
+      debit &&
+      (await db
+        .selectFrom("zengin_debits")
+        .select("reference")
+        .where("merchant_id", "=", request.merchantId)
+        .where("bank_code", "=", account.bank_code)
+        .where("branch_code", "=", account.branch_code)
+        .where("account_number", "=", account.account_number)
+        .where("state", "!=", "cancelled")
+        .executeTakeFirst());
+    const now = request.at.toISOString();
+    await this.tx.write((trx) =>
+      insertItem(trx, table, {
+        reference: request.reference,
+        merchant_id: request.merchantId,
+        // A refund goes into the transfer file of the next cutoff, paid the business day after it.
+        date: debitDateOf(
+          request.at,
+          debit ? timetableOf(this.config) : { ...timetableOf(this.config), leadDays: 1 },
+          this.#calendar,
+        ),
+        state: "scheduled",
+        file_id: null,
+        customer_number: null,
+        amount: request.amount,
+        new_code: debit && !earlier ? 1 : 0,
+        bank_code: account.bank_code,
+        branch_code: account.branch_code,
+        // Accounts linked today are ordinary (普通) accounts.
+        account_type: 1,
+        account_number: account.account_number.padStart(7, "0"),
+        holder: holder.value,
+        result_code: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    return { ok: false, scheduled: true };
+  }
+}
+
+export function timetableOf(config: Config): ZenginTimetable {
+  return {
+    leadDays: config.zengin.leadDays,
+    fileCutoff: config.zengin.fileCutoff,
+    resultDeadlineDays: config.zengin.resultDeadlineDays,
+  };
+}
+
+function refusal(detail: string): BankResult {
+  const errorType = ErrorType.PAYMENT_GATEWAY_FAILED;
+  return { ok: false, errorType, message: `${errorTypeMessages[errorType]} (${detail})`, retryable: false };
+}

@@ -1,0 +1,219 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
+import { updateConsignor } from "../../src/flows/merchants.js";
+import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
+import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
+
+let server: TestServer;
+let dir: string;
+const quarantined: { name: string; reason: string }[] = [];
+
+// Tuesday 2026-11-24 10:00 JST: debits accepted now are made on Thursday 26th, their file is due
+// at 15:00 JST on Wednesday 25th.
+const start = new Date("2026-11-24T01:00:00Z");
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "zengin-"));
+  server = await startTestServer({
+    clockStart: start,
+    env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: dir, ZENGIN_SIMULATED_BANK: "off", WORKERS: "off" },
+  });
+  await updateConsignor(server.ctx, server.merchant.merchant_id, {
+    code: "1234567890",
+    name: "テスト ショップ",
+    bankCode: "0184",
+    bankName: "ﾐﾔｻﾞｷ",
+    branchCode: "001",
+    branchName: "ﾎﾝﾃﾝ",
+    accountType: "1",
+    accountNumber: "1234567",
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const exchange = () => zenginExchangeOf(server.ctx, (file) => quarantined.push(file));
+const cycle = () => runZenginCycle(server.ctx, exchange());
+
+async function post(path: string, json: object) {
+  const res = await api(server, path, { method: "POST", json });
+  return { status: res.status, body: await res.json() };
+}
+
+async function charge(id: string) {
+  return server.ctx.tx.db.selectFrom("charges").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+}
+
+async function eventTypes(chargeId: string) {
+  const rows = await server.ctx.tx.db
+    .selectFrom("events")
+    .select("event_type_name")
+    .where("charge_id", "=", chargeId)
+    .orderBy("seq")
+    .execute();
+  return rows.map((row) => row.event_type_name);
+}
+
+describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
+  const ids: Record<string, string> = {};
+  let contractOfB = "";
+
+  it("refuses consignor settings a Zengin file cannot carry", async () => {
+    await expect(
+      updateConsignor(server.ctx, server.merchant.merchant_id, {
+        code: "12345",
+        name: "ｼﾖｯﾌﾟ",
+        bankCode: "0184",
+        branchCode: "001",
+        accountType: "1",
+        accountNumber: "1234567",
+      }),
+    ).rejects.toThrow(/consignor-code: must be 10 digits/);
+    await expect(
+      updateConsignor(server.ctx, server.merchant.merchant_id, {
+        code: "1234567890",
+        name: "Shop・漢字",
+        bankCode: "0184",
+        branchCode: "001",
+        accountType: "1",
+        accountNumber: "1234567",
+      }),
+    ).rejects.toThrow(/consignor-name/);
+  });
+
+  it("accepts charges as PENDING (async RUNNING) with a debit date, and cancels one refunded before its file", async () => {
+    const a = await seedActiveCustomer(server, { balance: 100_000, accountNumber: "0012345" });
+    const b = await seedActiveCustomer(server, { balance: 100_000, accountNumber: "9999994" });
+    const c = await seedActiveCustomer(server, { balance: 100_000, accountNumber: "0054321" });
+    contractOfB = b.contractId;
+    const body = (customer_id: string, price: number) => ({ customer_id, charge: { price, description: "box" } });
+    const first = await post("/v1/payments/off-session/async", body(a.customerId, 1500));
+    const second = await post("/v1/payments/off-session/async", body(b.customerId, 2500));
+    const third = await post("/v1/payments/off-session", body(c.customerId, 700));
+    expect([first.status, second.status, third.status]).toEqual([200, 200, 200]);
+    await server.jobs.drain();
+    ids.a = first.body.chargeId;
+    ids.b = second.body.chargeId;
+    ids.c = third.body.charge.chargeId;
+    expect(third.body.charge.chargeStatus).toBe("CHARGE_STATUS_PENDING");
+    expect((await charge(ids.a)).status).toBe(ChargeStatus.PENDING);
+    expect((await charge(ids.c)).status).toBe(ChargeStatus.PENDING);
+    const request = await server.ctx.tx.db
+      .selectFrom("async_requests")
+      .select("status")
+      .where("charge_id", "=", ids.a)
+      .executeTakeFirstOrThrow();
+    expect(request.status).toBe(AsyncStatus.RUNNING);
+    const debit = await server.ctx.tx.db
+      .selectFrom("zengin_debits")
+      .selectAll()
+      .where("reference", "=", ids.a)
+      .executeTakeFirstOrThrow();
+    expect(debit).toMatchObject({ date: "2026-11-26", state: "scheduled", new_code: 1 });
+
+    const refund = await post("/v1/refund", { charge_id: ids.c });
+    expect(refund.status).toBe(200);
+    expect((await charge(ids.c)).status).toBe(ChargeStatus.CANCELLED);
+    expect(await eventTypes(ids.c)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED"]);
+  });
+
+  it("writes no file before the cutoff, then one file with every charge at 15:00 JST the business day before", async () => {
+    expect((await cycle()).written).toEqual([]);
+    server.clock.advance(Date.parse("2026-11-25T06:00:00Z") - server.clock.now().getTime());
+    const report = await cycle();
+    expect(report.written).toEqual(["Z91_1234567890_20261126.txt"]);
+    const bytes = readFileSync(join(dir, "outgoing", "Z91_1234567890_20261126.txt"));
+    const decoded = decodeDebitFile(bytes, false);
+    if (!decoded.ok) throw new Error(decoded.reason);
+    expect(decoded.file.consignor).toMatchObject({ code: "1234567890", name: "ﾃｽﾄ ｼﾖﾂﾌﾟ" });
+    expect(decoded.file.debitDate).toBe("1126");
+    const records = [...decoded.file.records].sort((x, y) => x.amount - y.amount);
+    expect(records.map((r) => [r.accountNumber, r.amount, r.newCode, r.holder])).toEqual([
+      ["0012345", 1500, 1, "ﾔﾏﾀﾞ ﾀﾛｳ"],
+      ["9999994", 2500, 1, "ﾔﾏﾀﾞ ﾀﾛｳ"],
+    ]);
+    expect(records.map((r) => r.customerNumber).sort()).toEqual(["20261126000000000001", "20261126000000000002"]);
+    // No temporary file is left, and a second turn writes nothing again.
+    expect(readdirSync(join(dir, "outgoing"))).toEqual(["Z91_1234567890_20261126.txt"]);
+    expect((await cycle()).written).toEqual([]);
+    expect(readFileSync(join(dir, "outgoing", "Z91_1234567890_20261126.txt")).equals(bytes)).toBe(true);
+  });
+
+  it("quarantines a result that does not match the request, applying nothing", async () => {
+    const sent = decodeDebitFile(readFileSync(join(dir, "outgoing", "Z91_1234567890_20261126.txt")), false);
+    if (!sent.ok) throw new Error(sent.reason);
+    const wrongAmount = encodeDebitFile(
+      { ...sent.file, records: sent.file.records.map((r) => (r.amount === 1500 ? { ...r, amount: 1499 } : r)) },
+      true,
+    );
+    writeFileSync(join(dir, "incoming", "R91_bad.txt"), wrongAmount);
+    const report = await cycle();
+    expect(report.quarantined).toEqual([
+      { name: "R91_bad.txt", reason: expect.stringMatching(/amount 1499 is not 1500/) },
+    ]);
+    expect(quarantined).toHaveLength(1);
+    expect(existsSync(join(dir, "quarantine", "R91_bad.txt"))).toBe(true);
+    expect(readFileSync(join(dir, "quarantine", "R91_bad.txt.reason.txt"), "utf8")).toMatch(/amount 1499/);
+    expect(existsSync(join(dir, "incoming", "R91_bad.txt"))).toBe(false);
+    expect((await charge(ids.a)).status).toBe(ChargeStatus.PENDING);
+  });
+
+  it("settles every charge from the simulated bank's result, deactivating the contract of a 依頼書なし", async () => {
+    server.clock.advance(Date.parse("2026-11-26T07:59:00Z") - server.clock.now().getTime());
+    expect(await answerRequestFiles(server.ctx.tx, dir, server.clock.now())).toEqual([]);
+    server.clock.advance(60_000);
+    expect(await answerRequestFiles(server.ctx.tx, dir, server.clock.now())).toEqual(["R91_1234567890_20261126.txt"]);
+    const report = await cycle();
+    expect(report.imported).toEqual(["R91_1234567890_20261126.txt"]);
+    expect(await charge(ids.a)).toMatchObject({ status: ChargeStatus.SUCCESS });
+    expect(await charge(ids.b)).toMatchObject({
+      status: ChargeStatus.FAILURE,
+      error_type: ErrorType.PAYMENT_CUSTOMER_INACTIVE,
+      error_message: expect.stringMatching(/Zengin result 4/),
+    });
+    const contract = await server.ctx.tx.db
+      .selectFrom("contracts")
+      .select("status")
+      .where("id", "=", contractOfB)
+      .executeTakeFirstOrThrow();
+    expect(contract.status).toBe(ContractStatus.DEACTIVATED);
+    expect(await eventTypes(ids.a)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
+    expect(await eventTypes(ids.b)).toEqual(["EVENT_TYPE_CHARGE_FAIL"]);
+    expect(existsSync(join(dir, "archive", "R91_1234567890_20261126.txt"))).toBe(true);
+    const files = await server.ctx.tx.db
+      .selectFrom("zengin_files")
+      .selectAll()
+      .where("direction", "=", "out")
+      .execute();
+    expect(files[0]).toMatchObject({ state: "answered", done_count: 1, failed_count: 1 });
+    expect(Number(files[0].done_amount)).toBe(1500);
+  });
+
+  it("imports the same result again without changing anything", async () => {
+    const archived = readFileSync(join(dir, "archive", "R91_1234567890_20261126.txt"));
+    writeFileSync(join(dir, "incoming", "R91_1234567890_20261126.txt"), archived);
+    const eventsBefore = await server.ctx.tx.db.selectFrom("events").select("id").execute();
+    const report = await cycle();
+    expect(report.imported).toEqual(["R91_1234567890_20261126.txt"]);
+    expect(await server.ctx.tx.db.selectFrom("events").select("id").execute()).toHaveLength(eventsBefore.length);
+    // A different answer for a file already answered is a duplicate: quarantined.
+    const sent = decodeDebitFile(archived, true);
+    if (!sent.ok) throw new Error(sent.reason);
+    writeFileSync(
+      join(dir, "incoming", "R91_again.txt"),
+      encodeDebitFile({ ...sent.file, records: sent.file.records.map((r) => ({ ...r, resultCode: 0 })) }, true),
+    );
+    expect((await cycle()).quarantined).toEqual([
+      { name: "R91_again.txt", reason: expect.stringMatching(/duplicate/) },
+    ]);
+    expect(await charge(ids.b)).toMatchObject({ status: ChargeStatus.FAILURE });
+  });
+});
