@@ -188,7 +188,12 @@ async function askBank(
   forcedFailure?: string,
 ): Promise<BankVerdict> {
   if (forcedFailure !== undefined) return { ok: false, rootCause: forcedFailure };
-  if (ctx.config.mode === "sandbox" && sandboxForcesRefundFailure(refund.metadata))
+  // With the Zengin file exchange the simulated bank fails it from its transfer file instead.
+  if (
+    ctx.config.mode === "sandbox" &&
+    ctx.config.bankConnector === "simulated" &&
+    sandboxForcesRefundFailure(refund.metadata)
+  )
     return { ok: false, rootCause: sandboxRefundFailureMessage };
   if (!charge.customerId) return { ok: false, rootCause: "the charge has no customer bank account to refund to" };
   const result = await ctx.bank.refund({

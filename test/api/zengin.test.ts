@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
@@ -216,4 +216,100 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
     ]);
     expect(await charge(ids.b)).toMatchObject({ status: ChargeStatus.FAILURE });
   });
+});
+
+describe("the cycle as a job, with the simulated bank (sandbox default): debits, then refunds by 総合振込", () => {
+  let sandbox: TestServer;
+  let sandboxDir: string;
+
+  beforeAll(async () => {
+    sandboxDir = mkdtempSync(join(tmpdir(), "zengin-"));
+    sandbox = await startTestServer({ clockStart: start, env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: sandboxDir } });
+    await updateConsignor(sandbox.ctx, sandbox.merchant.merchant_id, {
+      code: "2234567890",
+      name: "ｻﾝﾄﾞﾎﾞﾂｸｽ",
+      bankCode: "0001",
+      branchCode: "001",
+      accountType: "1",
+      accountNumber: "7654321",
+    });
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+    rmSync(sandboxDir, { recursive: true, force: true });
+  });
+
+  /** Moves the manual clock in 3-hour steps, running due jobs at each. */
+  async function live(hours: number) {
+    for (let hour = 0; hour < hours; hour += 3) {
+      sandbox.clock.advance(3 * 3_600_000);
+      await sandbox.jobs.drain();
+    }
+  }
+
+  const balanceOf = async (customerId: string) =>
+    Number(
+      (
+        await sandbox.ctx.tx.db
+          .selectFrom("bank_accounts")
+          .select("balance")
+          .where("customer_id", "=", customerId)
+          .executeTakeFirstOrThrow()
+      ).balance,
+    );
+
+  const refundStatus = async (id: string) =>
+    await sandbox.ctx.tx.db
+      .selectFrom("refunds")
+      .select(["status", "error_message"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+
+  it("debits on the debit date, pays a refund back by a 種別 21 file, and fails one the bank cannot pay", async () => {
+    const { customerId } = await seedActiveCustomer(sandbox, { balance: 10_000, accountNumber: "0011111" });
+    const created = await api(sandbox, "/v1/payments/off-session/async", {
+      method: "POST",
+      json: { customer_id: customerId, charge: { price: 3000, description: "box" } },
+    });
+    const { chargeId } = await created.json();
+    await sandbox.jobs.drain();
+    await live(24 * 3);
+    const settled = await sandbox.ctx.tx.db
+      .selectFrom("charges")
+      .selectAll()
+      .where("id", "=", chargeId)
+      .executeTakeFirstOrThrow();
+    expect(settled.status).toBe(ChargeStatus.SUCCESS);
+    expect(await balanceOf(customerId)).toBe(7000);
+    expect(readdirSync(join(sandboxDir, "archive"))).toEqual(["R91_2234567890_20261126.txt"]);
+
+    const refund = async (amount: number, metadata: Record<string, string> = {}) => {
+      const res = await api(sandbox, "/v1/refund", { method: "POST", json: { charge_id: chargeId, amount, metadata } });
+      expect(res.status).toBe(200);
+      return (await res.json()).refund.refundId as string;
+    };
+    const paid = await refund(1000);
+    const failed = await refund(500, { sandboxRefundOutcome: "fail" });
+    await live(24 * 6);
+    expect(await refundStatus(paid)).toMatchObject({ status: RefundStatus.SUCCEEDED });
+    expect((await refundStatus(failed)).error_message).toMatch(/Zengin result 9/);
+    expect(await balanceOf(customerId)).toBe(8000);
+    const transferFiles = readdirSync(join(sandboxDir, "outgoing")).filter((name) => name.startsWith("Z21_"));
+    expect(transferFiles).toHaveLength(1);
+    expect(await eventTypes2(chargeId)).toEqual([
+      "EVENT_TYPE_CHARGE_SUCCESS",
+      expect.stringMatching(/REFUND_(SUCCEEDED|FAILED)/),
+      expect.stringMatching(/REFUND_(SUCCEEDED|FAILED)/),
+    ]);
+  });
+
+  async function eventTypes2(chargeId: string) {
+    const rows = await sandbox.ctx.tx.db
+      .selectFrom("events")
+      .select("event_type_name")
+      .where("charge_id", "=", chargeId)
+      .orderBy("seq")
+      .execute();
+    return rows.map((row) => row.event_type_name);
+  }
 });

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config.js";
+
+describe("BANK_CONNECTOR and the Zengin settings", () => {
+  it("defaults to the simulated bank in the sandbox and to the Zengin files in production", () => {
+    expect(loadConfig({}).bankConnector).toBe("simulated");
+    expect(loadConfig({ MODE: "production" }).bankConnector).toBe("zengin");
+  });
+
+  it("refuses the simulated bank, and the simulated Zengin bank, in production", () => {
+    expect(() => loadConfig({ MODE: "production", BANK_CONNECTOR: "simulated" })).toThrow(/BANK_CONNECTOR=zengin/);
+    expect(() => loadConfig({ MODE: "production", ZENGIN_SIMULATED_BANK: "on" })).toThrow(/ZENGIN_SIMULATED_BANK/);
+    expect(() => loadConfig({ BANK_CONNECTOR: "paper" })).toThrow(/simulated or zengin/);
+  });
+
+  it("reads the timetable, the folder and SFTP settings", () => {
+    const config = loadConfig({
+      BANK_CONNECTOR: "zengin",
+      ZENGIN_DIR: "/srv/zengin",
+      ZENGIN_LEAD_DAYS: "3",
+      ZENGIN_FILE_CUTOFF: "14:30",
+      ZENGIN_RESULT_DEADLINE_DAYS: "7",
+    });
+    expect(config.zengin).toMatchObject({
+      dir: "/srv/zengin",
+      simulatedBank: true,
+      leadDays: 3,
+      fileCutoff: "14:30",
+      resultDeadlineDays: 7,
+      sftp: undefined,
+    });
+    expect(() => loadConfig({ ZENGIN_FILE_CUTOFF: "3pm" })).toThrow(/HH:MM/);
+    expect(() => loadConfig({ ZENGIN_SFTP_URL: "sftp://bank@127.0.0.1:22/in" })).toThrow(/ZENGIN_SFTP_HOST_KEY/);
+  });
+});
