@@ -1,6 +1,8 @@
 import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { createHash } from "node:crypto";
+import SftpClient from "ssh2-sftp-client";
 
 /**
  * Where request files go and result files come from (ZENGIN_DIR's outgoing/ and incoming/, or an
@@ -83,11 +85,9 @@ export async function keepLocally(
 }
 
 /** The transport ZENGIN_SFTP_URL names, else the directory; ZENGIN_DIR's four folders exist afterwards. */
-export function createZenginTransport(config: { dir: string; sftp?: { url: string } }): ZenginTransport {
+export function createZenginTransport(config: { dir: string; sftp?: SftpSettings }): ZenginTransport {
   for (const folder of zenginFolders) mkdirSync(join(config.dir, folder), { recursive: true });
-  if (config.sftp)
-    throw new Error("ZENGIN_SFTP_URL: the SFTP transport is not available in this build; use the directory transport");
-  return new DirectoryTransport(config.dir);
+  return config.sftp ? new SftpTransport(config.sftp) : new DirectoryTransport(config.dir);
 }
 
 /** A file by name from ZENGIN_DIR's folders (outgoing, incoming, archive, quarantine), else as a path. */
@@ -98,4 +98,83 @@ export async function readZenginFile(dir: string, file: string): Promise<Buffer>
       if (found) return found;
     }
   return readFile(file);
+}
+
+/** ZENGIN_SFTP_URL, ZENGIN_SFTP_KEY_FILE, ZENGIN_SFTP_HOST_KEY. */
+export interface SftpSettings {
+  readonly url: string;
+  readonly keyFile: string;
+  /** The server's public key as known_hosts writes it ("ssh-ed25519 AAAA…"), or its "SHA256:…" fingerprint. */
+  readonly hostKey: string;
+}
+
+/** True when the key the server showed is the pinned one. */
+export function matchesPinnedHostKey(pinned: string, key: Buffer): boolean {
+  const trimmed = pinned.trim();
+  if (trimmed.startsWith("SHA256:"))
+    return trimmed.slice(7).replace(/=+$/, "") === createHash("sha256").update(key).digest("base64").replace(/=+$/, "");
+  const blob = trimmed.split(/\s+/).find((part) => /^AAAA[A-Za-z0-9+/=]+$/.test(part));
+  return blob !== undefined && Buffer.from(blob, "base64").equals(key);
+}
+
+/**
+ * The bank's SFTP server: ZENGIN_SFTP_URL sftp://user@host:port/path, request files into
+ * path/outgoing (uploaded under a temporary name, then renamed over the final one with OpenSSH's
+ * posix-rename), results from path/incoming. The server must show the pinned host key; the
+ * client signs in with the private key in ZENGIN_SFTP_KEY_FILE. One connection per operation
+ * (the cycle runs once a minute).
+ */
+export class SftpTransport implements ZenginTransport {
+  readonly #target: URL;
+  readonly #root: string;
+
+  constructor(private readonly settings: SftpSettings) {
+    this.#target = new URL(settings.url);
+    if (this.#target.protocol !== "sftp:") throw new Error("ZENGIN_SFTP_URL must be sftp://user@host:port/path");
+    this.#root = decodeURIComponent(this.#target.pathname).replace(/\/$/, "") || ".";
+  }
+
+  async #session<T>(work: (client: SftpClient) => Promise<T>): Promise<T> {
+    const client = new SftpClient("zengin");
+    await client.connect({
+      host: this.#target.hostname,
+      port: Number(this.#target.port || 22),
+      username: decodeURIComponent(this.#target.username),
+      privateKey: await readFile(this.settings.keyFile),
+      hostVerifier: (key: Buffer) => matchesPinnedHostKey(this.settings.hostKey, key),
+      readyTimeout: 20_000,
+    });
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  send(name: string, bytes: Buffer): Promise<void> {
+    return this.#session(async (client) => {
+      const temporary = `${this.#root}/outgoing/.${name}.tmp`;
+      await client.put(bytes, temporary);
+      await client.posixRename(temporary, `${this.#root}/outgoing/${name}`);
+    });
+  }
+
+  received(): Promise<string[]> {
+    return this.#session(async (client) =>
+      (await client.list(`${this.#root}/incoming`))
+        .filter((entry) => entry.type === "-" && isExchangeFileName(entry.name))
+        .map((entry) => entry.name)
+        .sort(),
+    );
+  }
+
+  read(name: string): Promise<Buffer> {
+    return this.#session(async (client) => (await client.get(`${this.#root}/incoming/${name}`)) as Buffer);
+  }
+
+  remove(name: string): Promise<void> {
+    return this.#session(async (client) => {
+      await client.delete(`${this.#root}/incoming/${name}`, true);
+    });
+  }
 }
