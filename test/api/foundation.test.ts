@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { ApiSource } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentErrorSchema } from "../../gen/payments/v1/errors_pb.js";
+import { seedCharge } from "../helpers/charges.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 
 let server: TestServer;
@@ -12,38 +14,16 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-/** A charge row written straight to the database: the read paths are what is under test here. */
-async function seedCharge(merchantId: string, id: string) {
-  const now = server.clock.now().toISOString();
-  await server.ctx.tx.write((trx) =>
-    trx
-      .insertInto("charges")
-      .values({
-        id,
-        merchant_id: merchantId,
-        customer_id: null,
-        contract_id: null,
-        on_session_id: null,
-        request_id: null,
-        api_source: 2,
-        status: 3,
-        amount: 1200,
-        description: "coffee",
-        metadata_json: "{}",
-        error_type: 0,
-        error_message: "",
-        refunded_amount: 0,
-        pending_refund_amount: 0,
-        succeeded_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute(),
-  );
-}
-
 describe("GetCharge over every protocol", () => {
-  beforeAll(async () => seedCharge(server.merchant.merchant_id, "trx-foundation1"));
+  // A row written straight to the database: the read paths are what is under test here.
+  beforeAll(async () => {
+    await seedCharge(server, {
+      id: "trx-foundation1",
+      merchantId: server.merchant.merchant_id,
+      apiSource: ApiSource.OFF_SESSION_ASYNC,
+      description: "coffee",
+    });
+  });
 
   it("answers over Connect JSON", async () => {
     const { charge } = await server.client(PaymentService).getCharge({ charge: "trx-foundation1" });

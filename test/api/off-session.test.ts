@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import {
+  ApiSource,
   AsyncStatus,
   ChargeStatus,
   ContractStatus,
@@ -482,7 +483,7 @@ describe("CreateOffSessionPayment (deprecated, synchronous)", () => {
       expect(info).toMatchObject({ reason: errorType, metadata: { paymentErrorCode } });
 
       const row = await onlyChargeOf(customerId);
-      expect(row).toMatchObject({ status: ChargeStatus.FAILURE, api_source: 1, amount: arranged.price ?? 3000 });
+      expect(row).toMatchObject({ status: ChargeStatus.FAILURE, api_source: ApiSource.OFF_SESSION_SYNC, amount: arranged.price ?? 3000 });
       const { charge } = await getJson(`/v1/charge/${row.id}`);
       expect(charge.error.code).toBe(errorType);
       const events = await eventsOf(row.id);

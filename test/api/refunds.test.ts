@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ApiSource, ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
-import { newId } from "../../src/domain/ids.js";
 import { ledgerOf } from "../../src/storage/bank-accounts.js";
 import { setWebhookUrl } from "../../src/flows/merchants.js";
+import { seedCharge } from "../helpers/charges.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, dialects, startTestServer, type TestServer } from "../helpers/test-server.js";
 import type { CreatedMerchant } from "../../src/flows/merchants.js";
@@ -63,34 +63,12 @@ async function unpaidCharge(
     return chargeId;
   }
   // PENDING and WAITING_EKYC are passing states the flows leave quickly: written as rows.
-  const chargeId = newId("trx");
-  const now = server.clock.now().toISOString();
-  await server.ctx.tx.write((trx) =>
-    trx
-      .insertInto("charges")
-      .values({
-        id: chargeId,
-        merchant_id: server.merchant.merchant_id,
-        customer_id: null,
-        contract_id: null,
-        on_session_id: null,
-        request_id: null,
-        api_source: 3,
-        status,
-        amount: 1200,
-        description: "green tea",
-        metadata_json: "{}",
-        error_type: 0,
-        error_message: "",
-        refunded_amount: 0,
-        pending_refund_amount: 0,
-        succeeded_at: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute(),
-  );
-  return chargeId;
+  return seedCharge(server, {
+    merchantId: server.merchant.merchant_id,
+    apiSource: ApiSource.ON_SESSION,
+    status,
+    description: "green tea",
+  });
 }
 
 function refundOverHttp(server: TestServer, json: Record<string, unknown>, apiKey?: string) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { openStorage, type Storage } from "../../src/storage/database.js";
 import { Transactor, isUniqueViolation } from "../../src/storage/transactor.js";
+import { chargeRow } from "../helpers/charges.js";
 import { dialects, freshDatabaseUrl } from "../helpers/test-server.js";
 
 // The same suite proves SQLite and PostgreSQL alike (kysely's habit: loop over every dialect).
@@ -37,26 +38,8 @@ describe.each(dialects)("storage on %s", (dialect) => {
     await cleanup?.();
   });
 
-  const charge = (id: string, amount = 1000) => ({
-    id,
-    merchant_id: "mer-1",
-    customer_id: null,
-    contract_id: null,
-    on_session_id: null,
-    request_id: null,
-    api_source: 1,
-    status: 3,
-    amount,
-    description: "",
-    metadata_json: "{}",
-    error_type: 0,
-    error_message: "",
-    refunded_amount: 0,
-    pending_refund_amount: 0,
-    succeeded_at: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    updated_at: "2026-01-01T00:00:00.000Z",
-  });
+  const charge = (id: string, amount = 1000) =>
+    chargeRow({ id, merchantId: "mer-1", amount }, new Date("2026-01-01T00:00:00.000Z"));
 
   it("runs migrations once, also when opened again", async () => {
     const again = await openStorage(url);
