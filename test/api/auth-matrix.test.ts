@@ -235,12 +235,16 @@ describe("API-key services: PaymentService and SandboxService", () => {
 
   it("refuse every method with a revoked (rotated-away) key", async () => {
     const other = await server.newMerchant("Rotating Shop");
-    await expect(server.client(PaymentService, other.api_key).listCustomers({})).resolves.toBeDefined();
+    await expect(server.client(PaymentService, other.api_key).listCustomers({})).resolves.toMatchObject({
+      customers: [],
+    });
     const rotated = await rotateApiKey(server.ctx, other.merchant_id);
     // A verified key is trusted for API_KEY_CACHE_MS (README); past it the revocation holds.
     server.clock.advance(server.ctx.config.apiKeyCacheMs + 1);
     await expectEveryMethodRefused(keyServices, { authorization: `Bearer ${other.api_key}` }, Code.Unauthenticated);
-    await expect(server.client(PaymentService, rotated.api_key).listCustomers({})).resolves.toBeDefined();
+    await expect(server.client(PaymentService, rotated.api_key).listCustomers({})).resolves.toMatchObject({
+      customers: [],
+    });
   });
 
   it("refuse every method with a key of the other mode, even one stored for the merchant", async () => {
@@ -378,18 +382,38 @@ describe("DashboardService: the session cookie", () => {
 });
 
 describe("HostedPageService: the payment-link token", () => {
+  // Valid other fields, so that the token is what a call is refused for.
+  const validFields: Record<string, Record<string, unknown>> = {
+    SubmitKyc: {
+      name: "山田 太郎",
+      katakanaLastName: "ヤマダ",
+      katakanaFirstName: "タロウ",
+      birthDate: "1990-04-01",
+      address: "東京都千代田区",
+    },
+    VerifyTwoFactorCode: { code: "123456" },
+    LinkBankAccount: { bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder: "ﾔﾏﾀﾞ ﾀﾛｳ" },
+  };
+
   it("refuses every method without a token or with a forged one", async () => {
     const client = callAs(HostedPageService, {});
     for (const method of unary(HostedPageService)) {
       for (const token of ["", "forged-token", victim.ids.token.slice(0, -2) + "xx"]) {
         const { message } = requestAimedAtVictim(method);
         const { error, text } = await answerOf(
-          client[method.localName](create(method.input, { ...message, token } as never)),
+          client[method.localName](create(method.input, { ...message, ...validFields[method.name], token } as never)),
           method,
         );
-        // InitiatePayment answers a refusal in its result (the page shows it); the others as errors.
-        if (error) expect([Code.NotFound, Code.InvalidArgument, Code.Unauthenticated]).toContain(error.code);
-        else expect(JSON.parse(text).result?.error, `${method.name} ${token}: ${text}`).toBeDefined();
+        const where = `${method.name} ${JSON.stringify(token)}: ${text}`;
+        // InitiatePayment and ApprovePayment answer an unknown link in their result (the page shows it).
+        if (token === "")
+          expect([error?.code, error?.rawMessage], where).toEqual([Code.InvalidArgument, "token: value is required"]);
+        else if (["InitiatePayment", "ApprovePayment"].includes(method.name))
+          expect(JSON.parse(text).result?.error, where).toEqual({
+            errorCode: "PAYMENT_ERROR_CODE_NOT_FOUND",
+            errorMessage: "payment link not found",
+          });
+        else expect([error?.code, error?.rawMessage], where).toEqual([Code.NotFound, "payment link not found"]);
         expect(leaked(text, { token })).toEqual([]);
       }
     }
@@ -401,6 +425,6 @@ describe("HostedPageService: the payment-link token", () => {
       client.initiatePayment(create(HostedPageService.method.initiatePayment.input, {})),
       HostedPageService.method.initiatePayment,
     );
-    expect(error).toBeDefined();
+    expect([error?.code, error?.rawMessage]).toEqual([Code.InvalidArgument, "token: value is required"]);
   });
 });

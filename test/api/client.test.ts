@@ -240,7 +240,7 @@ describe("safe retries", () => {
     const creates = attempts.filter((a) => a.method === "CreateOffSessionPayment");
     expect(creates).toHaveLength(2);
     const key = creates[0].idempotencyKey!;
-    expect(key).toBeTruthy();
+    expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // a fresh UUID
     expect(creates[1].idempotencyKey).toBe(`${key}~r2`);
 
     // One booking at the bank; the key keeps its failure (errors included), the derived key the success.

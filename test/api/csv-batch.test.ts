@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { parse } from "csv-parse/sync";
 import { sql } from "kysely";
 import { ChargeStatus, ContractStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
@@ -457,7 +458,7 @@ describe("a 300-row batch with mixed outcomes", () => {
     await server.jobs.drain();
     const { batch: done } = await ops.client.getCsvBatch({ batchId: batch.batchId });
     expect(done).toMatchObject({ status: "completed", rowCount: 300, succeeded: 260, failed: 40, processing: 0 });
-    expect(done?.completedAt).toBeDefined();
+    expect(timestampDate(done!.completedAt!)).toEqual(server.clock.now());
 
     const { fileName } = await ops.client.downloadCsvBatchResult({ batchId: batch.batchId });
     expect(fileName).toBe("three-hundred-result.csv");

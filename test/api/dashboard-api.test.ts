@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
-import { ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ContractStatus,
+  ErrorType,
+  KycStatus,
+  PaymentAuthorizationStatus,
+  RefundStatus,
+} from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import {
@@ -177,7 +185,10 @@ describe("customers, charges and refunds", () => {
     const { customers } = await ops.client.searchCustomers({ email: "Hanako@Example.jp" });
     expect(customers.map((c) => c.id)).toEqual([customerId]);
     const detail = await ops.client.getCustomerDetail({ customerId });
-    expect(detail.customer?.status?.payment).toBeDefined();
+    expect(detail.customer?.status).toMatchObject({
+      payment: PaymentAuthorizationStatus.AUTHORIZED,
+      kyc: KycStatus.NOT_SUBMITTED,
+    });
     expect(detail.contracts.map((c) => c.status)).toEqual([ContractStatus.ACTIVATED]);
     const byId = new Map(detail.charges.map((c) => [c.chargeId, c]));
     expect(byId.get(paidChargeId)?.chargeStatus).toBe(ChargeStatus.SUCCESS);
@@ -249,7 +260,7 @@ describe("API keys and webhook settings", () => {
     const api = server.client(PaymentService, secret);
     await api.listCustomers({});
     const { key: revoked } = await ops.client.revokeApiKey({ id: key!.id });
-    expect(revoked?.revokedAt).toBeDefined();
+    expect(timestampDate(revoked!.revokedAt!)).toEqual(server.clock.now());
     await expect(api.listCustomers({})).rejects.toMatchObject({ code: Code.Unauthenticated });
     await server.client(PaymentService).listCustomers({}); // the merchant's first key still works
   });

@@ -483,7 +483,11 @@ describe("CreateOffSessionPayment (deprecated, synchronous)", () => {
       expect(info).toMatchObject({ reason: errorType, metadata: { paymentErrorCode } });
 
       const row = await onlyChargeOf(customerId);
-      expect(row).toMatchObject({ status: ChargeStatus.FAILURE, api_source: ApiSource.OFF_SESSION_SYNC, amount: arranged.price ?? 3000 });
+      expect(row).toMatchObject({
+        status: ChargeStatus.FAILURE,
+        api_source: ApiSource.OFF_SESSION_SYNC,
+        amount: arranged.price ?? 3000,
+      });
       const { charge } = await getJson(`/v1/charge/${row.id}`);
       expect(charge.error.code).toBe(errorType);
       const events = await eventsOf(row.id);

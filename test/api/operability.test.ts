@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Code } from "@connectrpc/connect";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import pg from "pg";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
@@ -31,7 +32,7 @@ describe("GET /metrics", () => {
     const client = server.client(PaymentService);
     await client.listCustomers({});
     await client.listCustomers({});
-    await expect(client.getCustomer({ customer: newId("cus") })).rejects.toThrow();
+    await expect(client.getCustomer({ customer: newId("cus") })).rejects.toMatchObject({ code: Code.NotFound });
     const unauthenticated = await api(server, "/v1/customers", { apiKey: "sk_test_nobody" });
     expect(unauthenticated.status).toBe(401);
 

@@ -67,6 +67,6 @@ describe("operations from the command line", () => {
     useSealingKey("new-key");
     expect(unseal(stored)).toBe(created.webhook_secret);
     useSealingKey("old-key");
-    expect(() => unseal(stored)).toThrow();
+    expect(() => unseal(stored)).toThrow("a stored secret cannot be opened with SECRETS_KEY or SECRETS_KEY_PREVIOUS");
   });
 });
