@@ -11,7 +11,7 @@ import { realSystemFor, tally } from "./model/real-system.js";
 
 /**
  * Random sequences of API calls, bank failures and clock moves against an in-memory model
- * (test/model/): after every command each status the API reports matches the model, and for
+ * (model/): after every command each status the API reports matches the model, and for
  * every customer the bank's ledger equals what was charged minus what was refunded.
  */
 const sequences = Number(process.env.MODEL_SEQUENCES ?? 1_000);
