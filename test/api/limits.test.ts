@@ -47,7 +47,7 @@ describe("per-merchant rate limit", () => {
 
     const plain = await api(server, "/v1/customers");
     expect(plain.status).toBe(429);
-    expect(Number(plain.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(plain.headers.get("retry-after")).toMatch(/^(10|9|8)$/);
     expect((await plain.json()).code).toBe("resource_exhausted");
 
     const rpc = await fetch(`${server.url}/payments.v1.PaymentService/ListCustomers`, {
@@ -56,7 +56,7 @@ describe("per-merchant rate limit", () => {
       body: "{}",
     });
     expect(rpc.status).toBe(429);
-    expect(rpc.headers.get("retry-after")).not.toBeNull();
+    expect(rpc.headers.get("retry-after")).toMatch(/^(10|9|8)$/);
 
     // Another merchant has a bucket of its own.
     await expect(server.client(PaymentService, other.api_key).listCustomers({})).resolves.toMatchObject({
