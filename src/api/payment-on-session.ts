@@ -4,7 +4,7 @@ import { PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import type { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { createOnSessionPayment } from "../flows/on-session.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 
 /** PaymentService.CreateOnSessionPayment (POST /v1/payments/on-session). */
 export function createOnSessionHandlers(

@@ -4,7 +4,7 @@ import type { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js
 import type { FlowContext } from "../flows/flow-context.js";
 import { createOffSessionPayment } from "../flows/off-session.js";
 import { advanceClock, sendTestEvent } from "../flows/sandbox-events.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 import { encodeCharge } from "./encode.js";
 
 /** SandboxService.Withdraw, SendTestEvent and AdvanceClock; spread into the SandboxService implementation. */

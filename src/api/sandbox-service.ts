@@ -15,7 +15,7 @@ import {
   setBankMaintenance,
   type SimulatedAccount,
 } from "../flows/sandbox.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 import { encodeCustomer } from "./encode.js";
 import { encodeFailure } from "./hosted-page-service.js";
 

@@ -15,7 +15,7 @@ import {
   renewIdempotentRequest,
   type IdempotencyScope,
 } from "../flows/idempotency.js";
-import { idempotencyScopeKey, merchantKey } from "./context-keys.js";
+import { idempotencyScopeKey, merchantKey } from "../api/request-context.js";
 
 /** Set on a response that is the stored first response of an earlier request with the same key. */
 export const replayedHeader = "idempotent-replayed";
