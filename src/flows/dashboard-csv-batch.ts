@@ -20,7 +20,7 @@ import { offSessionRefusal } from "../domain/off-session-eligibility.js";
 import type { CustomerRecord } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { verifyTotpCode } from "../domain/totp.js";
-import { enqueueJob } from "../jobs/job-queue.js";
+import { enqueueJob } from "../storage/jobs.js";
 import {
   csvRowsWithCharges,
   findCsvBatch,

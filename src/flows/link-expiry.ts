@@ -1,6 +1,6 @@
 import { expiryChanges } from "../domain/on-session-settlement.js";
 import { approvalClaimLeaseMs, isApprovalClaimStale } from "../domain/payment-link.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import type { JobOutcome } from "../storage/jobs.js";
 import { findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
 import { executeClaimedApproval, reclaimStaleApproval } from "./on-session-approval.js";

@@ -26,8 +26,7 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, Metadata } from "../domain/records.js";
 import { chargeEventContent } from "../domain/webhook-content.js";
 import { chargeFailure, invalidTriggerFailure, triggeredFailure } from "../errors.js";
-import { enqueueJob } from "../jobs/job-queue.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import { enqueueJob, type JobOutcome } from "../storage/jobs.js";
 import {
   findAsyncRequest,
   insertAsyncRequest,

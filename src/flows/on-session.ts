@@ -20,7 +20,7 @@ import {
 import type { ChargeRecord, ContractRecord, CustomerRecord, Metadata } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { checkRedirectUrls } from "../domain/redirect-url.js";
-import { enqueueJob } from "../jobs/job-queue.js";
+import { enqueueJob } from "../storage/jobs.js";
 import { insertCharge } from "../storage/charges.js";
 import { findActivatedContracts, insertContract } from "../storage/contracts.js";
 import { insertCustomer, lockCustomer, lockCustomerByEmail, saveCustomer } from "../storage/customers.js";

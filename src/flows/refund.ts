@@ -14,8 +14,7 @@ import {
   settleRefund,
 } from "../domain/refund.js";
 import { refundFailedContent, refundSucceededContent } from "../domain/webhook-content.js";
-import { enqueueJob } from "../jobs/job-queue.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import { enqueueJob, type JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
 import {
   findChargeById,
