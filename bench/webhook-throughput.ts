@@ -17,7 +17,7 @@ import pino from "pino";
 import { EventType } from "../gen/payments/v1/enums_pb.js";
 import { loadConfig } from "../src/config.js";
 import { createMerchant } from "../src/flows/merchants.js";
-import { recordEvent } from "../src/flows/outbox.js";
+import { recordEvent } from "../src/storage/events.js";
 import { startService } from "../src/service.js";
 
 const burstEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);

@@ -1,6 +1,5 @@
 import { create, createFileRegistry, type DescFile, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import { createLogger } from "./server/logger.js";
 import { file_payments_v1_payment_service, PaymentService } from "../gen/payments/v1/payment_service_pb.js";
@@ -14,7 +13,7 @@ import { file_grpc_reflection_v1alpha_reflection } from "../gen/grpc/reflection/
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
 import type { Config } from "./config.js";
 import { ManualClock, systemClock, type Clock } from "./ports/clock.js";
-import { openStorage } from "./storage/database.js";
+import { databaseAnswers, openStorage } from "./storage/database.js";
 import { useSealingKey } from "./storage/sealed.js";
 import { Transactor } from "./storage/transactor.js";
 import { WakeChannel, type WakeTopic } from "./storage/wake-channel.js";
@@ -128,10 +127,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const ready = async () => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2_000)));
-    const probe = sql`select 1`.execute(storage.db).then(
-      () => true,
-      () => false,
-    );
+    const probe = databaseAnswers(storage.db);
     try {
       return await Promise.race([probe, timeout]);
     } finally {

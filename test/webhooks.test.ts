@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { DeliveryStatus, EventType } from "../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
-import { recordEvent } from "../src/flows/outbox.js";
+import { recordEvent } from "../src/storage/events.js";
 import { listAllMerchants, setWebhookUrl } from "../src/flows/merchants.js";
 import { retryCeilingMs, retryWindowMs } from "../src/domain/webhook-retry.js";
 import { createWebhookTransport } from "../src/ports/webhook-transport.js";

@@ -39,7 +39,7 @@ import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
 import { upsertBankAccount } from "../storage/bank-accounts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
-import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
+import { deleteOneTimeCode, insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
 import {
   findPaymentLinkById,
   findPaymentLinkByToken,
@@ -272,7 +272,7 @@ export async function sendTwoFactorCode(
     });
   } catch (error) {
     // Not delivered: forget it, so the customer may ask again at once.
-    await ctx.tx.write((trx) => trx.deleteFrom("one_time_codes").where("id", "=", stored.id).execute());
+    await ctx.tx.write((trx) => deleteOneTimeCode(trx, stored.id));
     throw error;
   }
   return {

@@ -40,7 +40,7 @@ import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
-import { recordEvent } from "./outbox.js";
+import { recordEvent } from "../storage/events.js";
 
 /** An off-session request as the flows take it (decisions.md: the off-session request body). */
 export interface OffSessionInput {

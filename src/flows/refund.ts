@@ -28,7 +28,7 @@ import {
 import { bankRulesOfCustomer } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
-import { recordEvent } from "./outbox.js";
+import { recordEvent } from "../storage/events.js";
 
 export interface RefundRequestInput {
   chargeId: string;

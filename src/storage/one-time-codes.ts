@@ -50,3 +50,8 @@ export async function saveCodeAttempt(trx: Tx, code: OneTimeCodeRecord): Promise
     .where("id", "=", code.id)
     .execute();
 }
+
+/** Forgets a code (one that could not be delivered). */
+export async function deleteOneTimeCode(trx: Tx, id: string): Promise<void> {
+  await trx.deleteFrom("one_time_codes").where("id", "=", id).execute();
+}
