@@ -57,7 +57,7 @@ import {
   failTriggeredApproval,
   reclaimStaleApproval,
 } from "./on-session-approval.js";
-import { currentOutcome } from "./on-session-payment.js";
+import { currentOutcome } from "./payment-link-transition.js";
 
 /** The merchant as the page shows it, with the way back. */
 export interface HostedMerchantView {

@@ -4,7 +4,7 @@ import type { JobOutcome } from "../storage/jobs.js";
 import { findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
 import { executeClaimedApproval, reclaimStaleApproval } from "./on-session-approval.js";
-import { changeOnSessionPayment } from "./on-session-payment.js";
+import { changeOnSessionPayment } from "./payment-link-transition.js";
 
 /**
  * spec: a link that lapses unpaid fails its charge with ERROR_TYPE_PAYMENT_LINK_EXPIRED (a

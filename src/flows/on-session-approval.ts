@@ -11,7 +11,7 @@ import {
 import { isApprovalClaimStale } from "../domain/payment-link.js";
 import { findLinksWaitingForKyc, findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
-import { changeOnSessionPayment, loadOnSessionPayment } from "./on-session-payment.js";
+import { changeOnSessionPayment, loadOnSessionPayment } from "./payment-link-transition.js";
 
 /**
  * Claims the approval of an open, unexpired link (open → approving, in one transaction on the

@@ -8,7 +8,7 @@ import { merchantOf } from "./request-context.js";
 import { encodeCharge } from "./encode.js";
 
 /** SandboxService.Withdraw, SendTestEvent and AdvanceClock; spread into the SandboxService implementation. */
-export function createSandboxEngineHandlers(
+export function createSandboxOperationHandlers(
   ctx: FlowContext,
 ): Pick<ServiceImpl<typeof SandboxService>, "withdraw" | "sendTestEvent" | "advanceClock"> {
   return {

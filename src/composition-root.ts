@@ -39,7 +39,7 @@ import { notifierForMode } from "./ports/notifier-for-mode.js";
 import { createHostedPageService } from "./api/hosted-page-service.js";
 import { createAbsentSandboxService, createSandboxService } from "./api/sandbox-service.js";
 import { createSandboxRefundHandlers } from "./api/sandbox-refunds.js";
-import { createSandboxEngineHandlers } from "./api/sandbox-engine.js";
+import { createSandboxOperationHandlers } from "./api/sandbox-operations.js";
 import { runLinkExpiryJob } from "./flows/link-expiry.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
@@ -155,7 +155,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       router.service(
         SandboxService,
         config.mode === "sandbox"
-          ? { ...createSandboxService(ctx), ...createSandboxRefundHandlers(ctx), ...createSandboxEngineHandlers(ctx) }
+          ? {
+              ...createSandboxService(ctx),
+              ...createSandboxRefundHandlers(ctx),
+              ...createSandboxOperationHandlers(ctx),
+            }
           : createAbsentSandboxService(),
       );
       router.service(DashboardService, createDashboardService(ctx));
