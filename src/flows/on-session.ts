@@ -1,12 +1,11 @@
 import {
   ApiSource,
-  ChargeStatus,
   ContractStatus,
-  ErrorType,
   KycStatus,
   PaymentAuthorizationStatus,
   PaymentWorkflow,
 } from "../../gen/payments/v1/enums_pb.js";
+import { newPendingCharge } from "../domain/charge.js";
 import { withSuppliedFields, type CustomerProfile } from "../domain/customer.js";
 import { newId, randomToken } from "../domain/ids.js";
 import { chooseOnSessionWorkflow, onSessionInternalError } from "../domain/on-session-workflow.js";
@@ -124,27 +123,22 @@ async function createInOneTransaction(
     const linkId = newId("chg");
     let charge: ChargeRecord | undefined;
     if (workflowCharges(workflow) && request.charge.price !== undefined) {
-      charge = {
-        id: newId("trx"),
-        merchantId: merchant.id,
-        // One-off: nothing kept for later deductions, and no customer id shown to the merchant.
-        customerId: workflow === PaymentWorkflow.ONE_TIME_CHARGE ? null : customer.id,
-        contractId: contract?.id ?? null,
-        onSessionId: linkId,
-        requestId: null,
-        apiSource: ApiSource.ON_SESSION,
-        status: ChargeStatus.PENDING,
-        amount: request.charge.price,
-        description: request.charge.description,
-        metadata: request.charge.metadata,
-        errorType: ErrorType.UNSPECIFIED,
-        errorMessage: "",
-        refundedAmount: 0,
-        pendingRefundAmount: 0,
-        succeededAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
+      charge = newPendingCharge(
+        {
+          id: newId("trx"),
+          merchantId: merchant.id,
+          // One-off: nothing kept for later deductions, and no customer id shown to the merchant.
+          customerId: workflow === PaymentWorkflow.ONE_TIME_CHARGE ? null : customer.id,
+          contractId: contract?.id ?? null,
+          onSessionId: linkId,
+          requestId: null,
+          apiSource: ApiSource.ON_SESSION,
+          amount: request.charge.price,
+          description: request.charge.description,
+          metadata: request.charge.metadata,
+        },
+        now,
+      );
       await insertCharge(trx, charge);
     }
 

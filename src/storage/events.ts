@@ -1,41 +1,16 @@
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely } from "kysely";
 import { DeliveryStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
 import type { DeliveryAttemptRecord, EventRecord } from "../domain/records.js";
 import type { DialectName } from "./database.js";
-import type { Database, DeliveryAttemptTable, EventTable } from "./schema.js";
+import type { Database } from "./schema.js";
 import { unseal } from "./sealed.js";
 import type { Tx } from "./transactor.js";
+import { eventFromRow, attemptFromRow } from "./records.js";
 
 /** The webhook outbox as the dispatcher and the event API read and update it. */
 
 type Db = Kysely<Database>;
-
-function eventFromRow(row: Selectable<EventTable>): EventRecord {
-  return {
-    id: row.id,
-    merchantId: row.merchant_id,
-    eventType: row.event_type,
-    eventTypeName: row.event_type_name,
-    chargeId: row.charge_id,
-    contentJson: row.content_json,
-    createdAt: new Date(row.created_at),
-    seq: row.seq,
-    deliveryStatus: row.delivery_status,
-    nextAttemptAt: new Date(row.next_attempt_at),
-    deliveredAt: row.delivered_at ? new Date(row.delivered_at) : null,
-  };
-}
-
-function attemptFromRow(row: Selectable<DeliveryAttemptTable>): DeliveryAttemptRecord {
-  return {
-    eventId: row.event_id,
-    attemptedAt: new Date(row.attempted_at),
-    httpStatus: row.http_status,
-    error: row.error,
-    durationMs: row.duration_ms,
-  };
-}
 
 /**
  * Merchants with a webhook URL and at least one event due, oldest due first: a merchant whose
