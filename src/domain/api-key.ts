@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Mode } from "../config.js";
+import type { Mode } from "./mode.js";
 
 /** `sk_test_…` in sandbox, `sk_live_…` in production: a key of the other mode is refused. */
 export function keyPrefixFor(mode: Mode): string {

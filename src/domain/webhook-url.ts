@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from "node:net";
-import type { Mode } from "../config.js";
+import type { Mode } from "./mode.js";
 
 /**
  * Where webhooks may be sent (decisions.md, "Webhooks"; issue 3). In production a webhook URL is
