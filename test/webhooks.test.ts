@@ -26,7 +26,7 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-/** A charge body as the spec shows it, with text that JSON could write in more than one way. */
+/** A charge body as docs/reference/contract.md#webhooks shows it, with text that JSON could write in more than one way. */
 function chargeContent(chargeId: string, extra: object = {}) {
   return {
     id: chargeId,
@@ -83,7 +83,7 @@ describe.each(dialects)("webhook delivery on %s", (dialect) => {
   });
   afterAll(async () => server?.stop());
 
-  it("POSTs the spec's envelope, verifiable with standardwebhooks and by hand", async () => {
+  it("POSTs the contract's envelope, verifiable with standardwebhooks and by hand", async () => {
     const merchant = await server.newMerchant("Envelope Shop");
     const receiver = await receiverFor(merchant);
     await setWebhookUrl(server.ctx, merchant.merchant_id, receiver.url);

@@ -40,7 +40,7 @@ export function createOnSessionHandlers(
           price: link.price,
           description: link.description,
           metadata: link.metadata,
-          // spec: absent for one-off charges.
+          // docs/reference/contract.md#on-session: absent for one-off charges.
           customer: {
             id: link.workflow === PaymentWorkflow.ONE_TIME_CHARGE ? undefined : customer.id,
             email: customer.email,

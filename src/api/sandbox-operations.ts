@@ -12,7 +12,7 @@ export function createSandboxOperationHandlers(
   ctx: FlowContext,
 ): Pick<ServiceImpl<typeof SandboxService>, "withdraw" | "sendTestEvent" | "advanceClock"> {
   return {
-    // spec: POST /api/v1/payment/withdraw — an off-session charge through the same engine (API_SOURCE_OFF_SESSION_SYNC).
+    // docs/reference/contract.md#sandbox: POST /api/v1/payment/withdraw — an off-session charge through the same engine (API_SOURCE_OFF_SESSION_SYNC).
     async withdraw(req, context) {
       const charge = await createOffSessionPayment(ctx, merchantOf(context), {
         customerId: req.merchantCustomerId,

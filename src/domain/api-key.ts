@@ -15,7 +15,7 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-/** Webhook signing secret: whsec_ + base64 of 32 random bytes (decisions.md). */
+/** Webhook signing secret: whsec_ + base64 of 32 random bytes (docs/reference/contract.md#webhooks). */
 export function newWebhookSecret(): string {
   return "whsec_" + randomBytes(32).toString("base64");
 }

@@ -153,7 +153,7 @@ function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): Host
 }
 
 /**
- * spec: Error triggers — what the link's metadata asks for at this point: the customer's metadata
+ * docs/reference/contract.md#error-triggers — what the link's metadata asks for at this point: the customer's metadata
  * for a contract-only link, the charge metadata otherwise.
  */
 async function linkTrigger(ctx: FlowContext, link: PaymentLinkRecord, point: TriggerPoint): Promise<ErrorTrigger> {
@@ -201,7 +201,7 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
   ]);
   if (link.state === "expired") return { error: expiredRefusal(merchant, redirectUrl) };
   if (link.state === "open") {
-    // spec: only VALIDATION_FAILED and LINK_EXPIRED trigger here; nothing is changed.
+    // docs/reference/contract.md#error-triggers: only VALIDATION_FAILED and LINK_EXPIRED trigger here; nothing is changed.
     const trigger = await linkTrigger(ctx, link, "initiate_payment");
     if (trigger.kind === "error") return { error: triggeredRefusal(trigger.errorType, { merchant }) };
   }

@@ -7,7 +7,7 @@ import { executeClaimedApproval, reclaimStaleApproval } from "./on-session-appro
 import { changeOnSessionPayment } from "./payment-link-transition.js";
 
 /**
- * spec: a link that lapses unpaid fails its charge with ERROR_TYPE_PAYMENT_LINK_EXPIRED (a
+ * docs/reference/contract.md#link-expiry: a link that lapses unpaid fails its charge with ERROR_TYPE_PAYMENT_LINK_EXPIRED (a
  * CHARGE_FAIL event) and its contract becomes EXPIRED. Only an open link expires, and only once
  * its time has come (or at once with `now`, for SandboxService.ExpirePaymentLink). True when
  * this call expired it.

@@ -26,7 +26,7 @@ export function claimApproval(ctx: FlowContext, linkId: string): Promise<boolean
 
 /**
  * A sandbox triggerError at approval: an open, unexpired link goes straight to failed with the
- * spec's side effects, in one transaction (so concurrent approvals fail it once); no bank call.
+ * side effects (docs/reference/contract.md#approve-side-effects), in one transaction (so concurrent approvals fail it once); no bank call.
  */
 export function failTriggeredApproval(ctx: FlowContext, linkId: string, errorType: ErrorType): Promise<boolean> {
   return changeOnSessionPayment(ctx, linkId, ["open"], (payment, now) =>

@@ -28,7 +28,7 @@ import { insertPaymentLink } from "../storage/payment-links.js";
 import { isUniqueViolation } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 
-/** An on-session request, decoded (spec: the buyer, charge and redirect groups). */
+/** An on-session request, decoded (docs/reference/contract.md#on-session: the buyer, charge and redirect groups). */
 export interface OnSessionRequest {
   buyer: CustomerProfile & { email: string; customerId: string; forceKyc: boolean; metadata: Metadata };
   charge: { price: number | undefined; description: string; metadata: Metadata; oneOff: boolean };

@@ -45,7 +45,7 @@ export interface RefundOutcome {
 }
 
 /**
- * Refund (spec: Refund; decisions.md, "Money and time"). One transaction locks the charge, checks
+ * Refund (docs/reference/contract.md#refunds, docs/reference/contract.md#money-and-time). One transaction locks the charge, checks
  * the refundable remainder and either cancels the charge (full refund before the customer's
  * bank's cutoff on the charge's bank day, no money moves, REFUND_SUCCEEDED at once) or holds the
  * amount as pending and queues the bank transfer for the bank's settlement day. The

@@ -254,7 +254,7 @@ export async function attemptsOfEvents(db: Db, eventIds: string[]): Promise<Map<
   return byEvent;
 }
 
-/** The event_type as it travels: the enum name, or the spec's test-trigger names. */
+/** The event_type as it travels: the enum name, or the test-trigger names (docs/reference/contract.md#test-trigger). */
 export function eventTypeName(type: EventType): string {
   if (type === EventType.TEST_CHARGE_CREATED) return "charge.created";
   if (type === EventType.TEST_CHARGE_FAIL) return "charge.fail";
@@ -263,7 +263,7 @@ export function eventTypeName(type: EventType): string {
 
 /**
  * Writes a webhook event into the outbox, inside the caller's transaction: the event exists
- * exactly when the state change that caused it does (decisions.md, "Webhooks"). The content is
+ * exactly when the state change that caused it does (docs/reference/contract.md#webhooks). The content is
  * serialized here once; the dispatcher sends these bytes unchanged on every attempt.
  * Call `ctx.wake("events")` after the transaction commits.
  */
