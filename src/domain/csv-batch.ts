@@ -6,7 +6,7 @@ import { errorTypeMessages } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
 
 /**
- * A CSV batch from upload to result (README, "CSV batch payments"). Rows are stored in a state;
+ * A CSV batch from upload to result (docs/guide/csv-batches.md). Rows are stored in a state;
  * what the result says of a charged row is read from its charge, so it is never stale.
  *
  *   invalid   failed validation at upload (final, reason set)

@@ -27,8 +27,8 @@ function rejection(
 }
 
 /**
- * Which workflow an on-session request starts, or the synchronous rejection (docs/reference/contract.md#on-session-rejections: "On-session
- * rejection codes"; see README, "Workflows"):
+ * Which workflow an on-session request starts, or the synchronous rejection (docs/reference/contract.md#on-session-rejections;
+ * docs/guide/on-session.md):
  *
  * | request                                            | workflow                 |
  * |----------------------------------------------------|--------------------------|
