@@ -6,7 +6,7 @@ import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
 import { findBankAccount } from "../storage/bank-accounts.js";
 import type { Transactor } from "../storage/transactor.js";
-import { findConsignor, findItem, insertItem, type ZenginItemKind } from "../storage/zengin.js";
+import { findConsignor, findItem, hasEarlierDebit, insertItem, type ZenginItemKind } from "../storage/zengin.js";
 import type { BankGateway, BankResult } from "./bank-gateway.js";
 
 /**
@@ -48,17 +48,7 @@ export class ZenginBank implements BankGateway {
     if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
     const debit = table === "zengin_debits";
     // 新規コード 1: the first debit under this account's mandate registers it at the bank.
-    const earlier =
-      debit &&
-      (await db
-        .selectFrom("zengin_debits")
-        .select("reference")
-        .where("merchant_id", "=", request.merchantId)
-        .where("bank_code", "=", account.bank_code)
-        .where("branch_code", "=", account.branch_code)
-        .where("account_number", "=", account.account_number)
-        .where("state", "!=", "cancelled")
-        .executeTakeFirst());
+    const earlier = debit && (await hasEarlierDebit(db, request.merchantId, account));
     const now = request.at.toISOString();
     await this.tx.write((trx) =>
       insertItem(trx, table, {

@@ -273,3 +273,21 @@ export async function bookSimulatedTransfer(
     return 0;
   });
 }
+
+/** True when the merchant already asked to debit this account (so the next debit is not 新規). */
+export async function hasEarlierDebit(
+  db: Tx,
+  merchantId: string,
+  account: { bank_code: string; branch_code: string; account_number: string },
+): Promise<boolean> {
+  const row = await db
+    .selectFrom("zengin_debits")
+    .select("reference")
+    .where("merchant_id", "=", merchantId)
+    .where("bank_code", "=", account.bank_code)
+    .where("branch_code", "=", account.branch_code)
+    .where("account_number", "=", account.account_number.padStart(7, "0"))
+    .where("state", "!=", "cancelled")
+    .executeTakeFirst();
+  return row !== undefined;
+}
