@@ -105,6 +105,7 @@ const endToEnd: Array<[string, string]> = [
   ["off-session end to end", "bench/off-session-e2e.ts"],
   ["webhook delivery", "bench/webhook-throughput.ts"],
   ["CSV batch of 300 rows", "bench/csv-batch.ts"],
+  ["Zengin file of 100,000 debits", "bench/zengin-files.ts"],
 ];
 
 /** Runs a bench script that prints one JSON object as its last line of output. */

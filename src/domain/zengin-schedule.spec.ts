@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bankCalendar } from "./bank-calendar.js";
-import { customerNumberOf, debitDateOf, fileCutoffOf, resultDeadlineOf } from "./zengin-schedule.js";
+import { debitDateOf, fileCutoffOf, resultDeadlineOf } from "./zengin-schedule.js";
 
 const calendar = bankCalendar();
 const timetable = { leadDays: 2, fileCutoff: "15:00", resultDeadlineDays: 5 };
@@ -28,9 +28,5 @@ describe("the Zengin timetable", () => {
   it("calls results overdue after the deadline's business day", () => {
     // Thursday 26th + 5 business days = Thursday 3 December; overdue from Friday 4th 00:00 JST.
     expect(resultDeadlineOf("2026-11-26", timetable, calendar).toISOString()).toBe("2026-12-03T15:00:00.000Z");
-  });
-
-  it("numbers records by date and position, 20 digits", () => {
-    expect(customerNumberOf("2026-11-26", 7)).toBe("20261126000000000007");
   });
 });

@@ -41,11 +41,3 @@ export function resultDeadlineOf(debitDate: JstDate, timetable: ZenginTimetable,
   for (let day = 0; day < timetable.resultDeadlineDays; day++) date = calendar.nextBusinessDay(date);
   return jstInstant(calendar.nextBusinessDay(date));
 }
-
-/**
- * The 20-digit customer number (顧客番号) that identifies a debit or a transfer in its file: the
- * date of the file (YYYYMMDD) and the record's position in it.
- */
-export function customerNumberOf(date: JstDate, position: number): string {
-  return `${date.replaceAll("-", "")}${String(position).padStart(12, "0")}`;
-}

@@ -1,8 +1,15 @@
 import { createHash } from "node:crypto";
-import { ChargeStatus, ContractStatus } from "../../gen/payments/v1/enums_pb.js";
+import { AsyncStatus, ChargeStatus, ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
+import { type AsyncRequestRecord, isAsyncRequestFinal, transitionAsyncRequest } from "../domain/async-request.js";
+import { transitionCharge } from "../domain/charge.js";
+import type { ChargeRecord } from "../domain/records.js";
+import { chargeEventContent } from "../domain/webhook-content.js";
+import { saveAsyncRequestStatuses } from "../storage/async-requests.js";
+import { saveChargeStatuses } from "../storage/charges.js";
+import { recordEvents } from "../storage/events.js";
+import { findMerchant } from "../storage/merchants.js";
 import { bankCalendar } from "../domain/bank-calendar.js";
 import { transitionContract } from "../domain/contract.js";
-import type { ChargeSettlement } from "../domain/off-session-charge.js";
 import {
   type Consignor,
   type DebitFile,
@@ -13,7 +20,7 @@ import {
 } from "../domain/zengin-debit-file.js";
 import { monthDayOf } from "../domain/zengin-record.js";
 import { zenginFailureMessage, zenginResultOfCode } from "../domain/zengin-result.js";
-import { customerNumberOf, debitDateOf, fileCutoffOf, resultDeadlineOf } from "../domain/zengin-schedule.js";
+import { debitDateOf, fileCutoffOf, resultDeadlineOf } from "../domain/zengin-schedule.js";
 import {
   decodeTransferFile,
   encodeTransferFile,
@@ -29,7 +36,10 @@ import { findRefund } from "../storage/refunds.js";
 import type { ZenginConsignorTable, ZenginFileTable, ZenginItemTable } from "../storage/schema.js";
 import type { Tx } from "../storage/transactor.js";
 import {
-  answerItem,
+  answerItems,
+  asyncRequestsOfFile,
+  chargesOfFile,
+  fileTotals,
   findConsignor,
   findConsignorByCode,
   findIncomingBySha,
@@ -46,7 +56,6 @@ import {
   type ZenginItemKind,
 } from "../storage/zengin.js";
 import type { FlowContext } from "./flow-context.js";
-import { settleChargeIn } from "./off-session.js";
 import { recordRefundVerdict } from "./refund.js";
 
 /** What the cycle works with: the transport, ZENGIN_DIR for the kept copies, and who hears of a quarantine. */
@@ -128,16 +137,13 @@ async function writeDueFiles(ctx: FlowContext, exchange: ZenginExchange): Promis
           });
           return;
         }
-        const items = await fileItems(
-          trx,
-          table,
-          { merchantId: group.merchant_id, date: group.date, fileId: id, now: now.toISOString() },
-          (position) => customerNumberOf(group.date, position),
-        );
-        await updateFile(trx, id, {
-          record_count: items.length,
-          total_amount: items.reduce((sum, item) => sum + Number(item.amount), 0),
+        await fileItems(trx, table, {
+          merchantId: group.merchant_id,
+          date: group.date,
+          fileId: id,
+          now: now.toISOString(),
         });
+        await updateFile(trx, id, await fileTotals(trx, table, id));
       });
     }
   }
@@ -296,9 +302,14 @@ export async function importResultFile(
   return { ok: false, reason: applied };
 }
 
-type Checked =
-  | { ok: true; sent: ZenginFileTable; results: { customerNumber: string; resultCode: number }[] }
-  | { ok: false; reason: string };
+/** One answered record, checked against the request (so its amount is the one we asked for). */
+interface FileResult {
+  customerNumber: string;
+  resultCode: number;
+  amount: number;
+}
+
+type Checked = { ok: true; sent: ZenginFileTable; results: FileResult[] } | { ok: false; reason: string };
 
 /** Decodes the file and matches it to the request file we sent (docs/operations/zengin.md, "Result files"). */
 async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
@@ -330,36 +341,34 @@ async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
     results: file.records.map((record) => ({
       customerNumber: record.customerNumber,
       resultCode: record.resultCode ?? 0,
+      amount: record.amount,
     })),
   };
 }
 
 /** Settles every charge or refund of the file; returns the file's totals. */
-async function applyResults(
-  ctx: FlowContext,
-  trx: Tx,
-  sent: ZenginFileTable,
-  results: { customerNumber: string; resultCode: number }[],
-  now: Date,
-) {
+async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileTable, results: FileResult[], now: Date) {
   const table = kinds[sent.kind];
-  const items = new Map((await itemsOfFile(trx, table, sent.id)).map((item) => [item.customer_number, item]));
   const totals = { done_count: 0, done_amount: 0, failed_count: 0, failed_amount: 0 };
-  for (const { customerNumber, resultCode } of results) {
-    const item = items.get(customerNumber);
-    if (!item) throw new Error(`customer number ${customerNumber} vanished from ${sent.name}`);
-    const amount = Number(item.amount);
+  const failures = new Map<number, string[]>();
+  for (const { customerNumber, resultCode, amount } of results) {
     if (resultCode === 0) {
       totals.done_count++;
       totals.done_amount += amount;
     } else {
       totals.failed_count++;
       totals.failed_amount += amount;
+      const numbers = failures.get(resultCode) ?? [];
+      numbers.push(customerNumber);
+      failures.set(resultCode, numbers);
     }
-    const result = zenginResultOfCode(resultCode);
-    if (table === "zengin_debits") await settleDebit(ctx, trx, item.reference, resultCode, now);
-    else {
-      const refund = await findRefund(trx, item.reference);
+  }
+  if (table === "zengin_debits") await settleDebits(ctx, trx, sent, results, now);
+  else {
+    const items = new Map((await itemsOfFile(trx, table, sent.id)).map((item) => [item.customer_number, item]));
+    for (const { customerNumber, resultCode } of results) {
+      const refund = await findRefund(trx, items.get(customerNumber)?.reference ?? "");
+      const result = zenginResultOfCode(resultCode);
       if (refund)
         await recordRefundVerdict(
           ctx,
@@ -374,21 +383,63 @@ async function applyResults(
           now,
         );
     }
-    await answerItem(trx, table, item.reference, resultCode, now.toISOString());
   }
+  await answerItems(trx, table, sent.id, failures, now.toISOString());
   return totals;
 }
 
-async function settleDebit(ctx: FlowContext, trx: Tx, chargeId: string, resultCode: number, now: Date): Promise<void> {
-  const result = zenginResultOfCode(resultCode);
-  const settlement: ChargeSettlement = result
-    ? { status: ChargeStatus.FAILURE, errorType: result.errorType, message: zenginFailureMessage(result) }
-    : { status: ChargeStatus.SUCCESS };
-  const { charge } = await settleChargeIn(ctx, trx, chargeId, settlement, now);
-  if (!result?.deactivates || !charge.contractId) return;
-  const contract = await lockContract(ctx.tx, trx, charge.contractId);
-  if (contract?.status === ContractStatus.ACTIVATED)
-    await saveContractStatus(trx, transitionContract(contract, ContractStatus.DEACTIVATED, now));
+/**
+ * The charges of a debit file settled together, as `settleChargeIn` settles one (charge, its
+ * async request, its event), in a few statements per thousand charges: a file holds up to
+ * hundreds of thousands. Results 3 and 4 also deactivate the contract.
+ */
+async function settleDebits(
+  ctx: FlowContext,
+  trx: Tx,
+  sent: ZenginFileTable,
+  results: FileResult[],
+  now: Date,
+): Promise<void> {
+  const charges = new Map((await chargesOfFile(trx, sent.id)).map((row) => [row.customerNumber, row.charge]));
+  const requests = new Map((await asyncRequestsOfFile(trx, sent.id)).map((request) => [request.chargeId, request]));
+  const merchantName = (await findMerchant(trx, sent.merchant_id))?.name ?? "";
+  const settledCharges: ChargeRecord[] = [];
+  const settledRequests: AsyncRequestRecord[] = [];
+  const deactivate: string[] = [];
+  for (const { customerNumber, resultCode } of results) {
+    const charge = charges.get(customerNumber);
+    if (charge?.status !== ChargeStatus.PENDING) continue;
+    const result = zenginResultOfCode(resultCode);
+    const failure = result && { errorType: result.errorType, message: zenginFailureMessage(result) };
+    const next = transitionCharge(charge, failure ? ChargeStatus.FAILURE : ChargeStatus.SUCCESS, now, failure);
+    settledCharges.push(next);
+    const request = requests.get(charge.id);
+    if (request && !isAsyncRequestFinal(request.status)) {
+      const running =
+        request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
+      settledRequests.push(
+        transitionAsyncRequest(running, failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED, now, { failure }),
+      );
+    }
+    if (result?.deactivates && charge.contractId) deactivate.push(charge.contractId);
+  }
+  await saveChargeStatuses(trx, settledCharges);
+  await saveAsyncRequestStatuses(trx, settledRequests);
+  await recordEvents(
+    trx,
+    settledCharges.map((charge) => ({
+      merchantId: charge.merchantId,
+      type: charge.status === ChargeStatus.SUCCESS ? EventType.CHARGE_SUCCESS : EventType.CHARGE_FAIL,
+      chargeId: charge.id,
+      content: chargeEventContent(charge, merchantName),
+      now,
+    })),
+  );
+  for (const contractId of deactivate) {
+    const contract = await lockContract(ctx.tx, trx, contractId);
+    if (contract?.status === ContractStatus.ACTIVATED)
+      await saveContractStatus(trx, transitionContract(contract, ContractStatus.DEACTIVATED, now));
+  }
 }
 
 /** How often the cycle looks for due files and results when nothing else asks. */

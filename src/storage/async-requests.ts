@@ -3,6 +3,7 @@ import type { AsyncRequestRecord } from "../domain/async-request.js";
 import type { Database } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { asyncRequestFromRow } from "./records.js";
+import { updateGrouped } from "./charges.js";
 
 export async function insertAsyncRequest(trx: Tx, request: AsyncRequestRecord): Promise<void> {
   await trx
@@ -35,6 +36,23 @@ export async function saveAsyncRequestStatus(trx: Tx, request: AsyncRequestRecor
     })
     .where("id", "=", request.id)
     .execute();
+}
+
+/** `saveAsyncRequestStatus` for many requests at once (grouped by change). */
+export async function saveAsyncRequestStatuses(trx: Tx, requests: readonly AsyncRequestRecord[]): Promise<void> {
+  await updateGrouped(
+    requests.map((request) => ({
+      id: request.id,
+      set: {
+        status: request.status,
+        attempts: request.attempts,
+        error_type: request.errorType,
+        error_message: request.errorMessage,
+        updated_at: request.updatedAt.toISOString(),
+      },
+    })),
+    (set, ids) => trx.updateTable("async_requests").set(set).where("id", "in", ids).execute(),
+  );
 }
 
 /** Scoped to one merchant: another merchant's request reads exactly like a missing one. */

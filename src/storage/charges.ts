@@ -21,6 +21,42 @@ export async function saveChargeStatus(trx: Tx, charge: ChargeRecord): Promise<v
     .execute();
 }
 
+/**
+ * `saveChargeStatus` for many charges at once (a Zengin result file settles a whole file): one
+ * UPDATE per distinct change and chunk of ids.
+ */
+export async function saveChargeStatuses(trx: Tx, charges: readonly ChargeRecord[]): Promise<void> {
+  await updateGrouped(
+    charges.map((charge) => ({
+      id: charge.id,
+      set: {
+        status: charge.status,
+        error_type: charge.errorType,
+        error_message: charge.errorMessage,
+        succeeded_at: charge.succeededAt?.toISOString() ?? null,
+        updated_at: charge.updatedAt.toISOString(),
+      },
+    })),
+    (set, ids) => trx.updateTable("charges").set(set).where("id", "in", ids).execute(),
+  );
+}
+
+/** Runs `update` once per distinct change and chunk of at most 500 ids. */
+export async function updateGrouped<T extends object>(
+  rows: readonly { id: string; set: T }[],
+  update: (set: T, ids: string[]) => Promise<unknown>,
+): Promise<void> {
+  const groups = new Map<string, { set: T; ids: string[] }>();
+  for (const row of rows) {
+    const key = JSON.stringify(row.set);
+    const group = groups.get(key) ?? { set: row.set, ids: [] };
+    group.ids.push(row.id);
+    groups.set(key, group);
+  }
+  for (const { set, ids } of groups.values())
+    for (let start = 0; start < ids.length; start += 500) await update(set, ids.slice(start, start + 500));
+}
+
 export async function lockCharge(tx: Transactor, trx: Tx, id: string): Promise<ChargeRecord | undefined> {
   const row = await tx.lockRows(trx.selectFrom("charges").selectAll().where("id", "=", id)).executeTakeFirst();
   return row && chargeFromRow(row);

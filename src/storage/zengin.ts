@@ -1,6 +1,9 @@
 import { sql } from "kysely";
 import type { BankAccountTable, ZenginConsignorTable, ZenginFileTable, ZenginItemTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
+import type { AsyncRequestRecord } from "../domain/async-request.js";
+import type { ChargeRecord } from "../domain/records.js";
+import { asyncRequestFromRow, chargeFromRow } from "./records.js";
 
 /** The two queues of items on their way through a file: debits (trx-*) and transfers (rfd-*). */
 export type ZenginItemKind = "zengin_debits" | "zengin_transfers";
@@ -75,8 +78,7 @@ export async function fileItems(
   trx: Tx,
   table: ZenginItemKind,
   group: { merchantId: string; date: string; fileId: string; now: string },
-  customerNumberOf: (position: number) => string,
-): Promise<ZenginItemTable[]> {
+): Promise<void> {
   await trx
     .updateTable(table)
     .set({ state: "filed", file_id: group.fileId, updated_at: group.now })
@@ -84,21 +86,67 @@ export async function fileItems(
     .where("merchant_id", "=", group.merchantId)
     .where("date", "=", group.date)
     .execute();
-  const items = await trx
-    .selectFrom(table)
-    .selectAll()
-    .where("file_id", "=", group.fileId)
-    .orderBy("created_at")
-    .orderBy("reference")
+  // 顧客番号: the date (YYYYMMDD) and the position, 12 digits, in one statement for the whole file.
+  const zeros = "000000000000";
+  await sql`
+    update ${sql.table(table)} set customer_number = ${group.date.replaceAll("-", "")} || substr(${zeros} || numbered.pos, length(${zeros} || numbered.pos) - 11, 12)
+    from (
+      select reference as ref, row_number() over (order by created_at, reference) as pos
+      from ${sql.table(table)} where file_id = ${group.fileId}
+    ) as numbered
+    where ${sql.table(table)}.reference = numbered.ref`.execute(trx);
+}
+
+/** The charges of a debit file with their customer numbers (the file row is locked by the caller). */
+export async function chargesOfFile(
+  trx: Tx,
+  fileId: string,
+): Promise<{ charge: ChargeRecord; customerNumber: string }[]> {
+  const rows = await trx
+    .selectFrom("charges")
+    .innerJoin("zengin_debits as d", "d.reference", "charges.id")
+    .selectAll("charges")
+    .select("d.customer_number")
+    .where("d.file_id", "=", fileId)
     .execute();
-  const numbered = items.map((item, index) => ({ ...item, customer_number: customerNumberOf(index + 1) }));
-  for (const item of numbered)
-    await trx
-      .updateTable(table)
-      .set({ customer_number: item.customer_number })
-      .where("reference", "=", item.reference)
-      .execute();
-  return numbered;
+  return rows.map(({ customer_number, ...row }) => ({
+    charge: chargeFromRow(row),
+    customerNumber: customer_number ?? "",
+  }));
+}
+
+/** The async requests of the charges of a debit file. */
+export async function asyncRequestsOfFile(trx: Tx, fileId: string): Promise<AsyncRequestRecord[]> {
+  const rows = await trx
+    .selectFrom("async_requests")
+    .innerJoin("zengin_debits as d", "d.reference", "async_requests.charge_id")
+    .selectAll("async_requests")
+    .where("d.file_id", "=", fileId)
+    .execute();
+  return rows.map(asyncRequestFromRow);
+}
+
+/** Every item of the file answered: result 0, then the other codes by customer number. */
+export async function answerItems(
+  trx: Tx,
+  table: ZenginItemKind,
+  fileId: string,
+  failures: ReadonlyMap<number, readonly string[]>,
+  now: string,
+): Promise<void> {
+  await trx
+    .updateTable(table)
+    .set({ state: "answered", result_code: 0, updated_at: now })
+    .where("file_id", "=", fileId)
+    .execute();
+  for (const [code, numbers] of failures)
+    for (let start = 0; start < numbers.length; start += 500)
+      await trx
+        .updateTable(table)
+        .set({ result_code: code })
+        .where("file_id", "=", fileId)
+        .where("customer_number", "in", numbers.slice(start, start + 500))
+        .execute();
 }
 
 /** Items scheduled for a date whose file is already written move to a later date. */
@@ -118,14 +166,6 @@ export async function rescheduleItems(
 
 export async function itemsOfFile(db: Tx, table: ZenginItemKind, fileId: string): Promise<ZenginItemTable[]> {
   return db.selectFrom(table).selectAll().where("file_id", "=", fileId).orderBy("customer_number").execute();
-}
-
-export async function answerItem(trx: Tx, table: ZenginItemKind, reference: string, resultCode: number, now: string) {
-  await trx
-    .updateTable(table)
-    .set({ state: "answered", result_code: resultCode, updated_at: now })
-    .where("reference", "=", reference)
-    .execute();
 }
 
 export async function insertFile(trx: Tx, row: ZenginFileTable): Promise<boolean> {
@@ -290,4 +330,14 @@ export async function hasEarlierDebit(
     .where("state", "!=", "cancelled")
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** A file's record count and total, from its items. */
+export async function fileTotals(trx: Tx, table: ZenginItemKind, fileId: string) {
+  const row = await trx
+    .selectFrom(table)
+    .select([sql<number>`count(*)`.as("n"), sql<number>`coalesce(sum(amount), 0)`.as("total")])
+    .where("file_id", "=", fileId)
+    .executeTakeFirstOrThrow();
+  return { record_count: Number(row.n), total_amount: Number(row.total) };
 }
