@@ -4,7 +4,7 @@ import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { signedInUser } from "../helpers/dashboard.js";
-import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { seedActiveCustomer, seedConsignor } from "../helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, redirect, tokenOf } from "../helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -379,10 +379,13 @@ describe("production mode", () => {
   let production: TestServer;
   beforeAll(async () => {
     production = await startTestServer({ env: { MODE: "production" } });
+    await seedConsignor(production);
   });
   afterAll(async () => production?.stop());
 
-  it("treats triggerError as ordinary metadata: the charge goes to the bank and succeeds", async () => {
+  // Production moves money by Zengin files (BANK_CONNECTOR=zengin): the charge is accepted for
+  // its debit date and stays PENDING until the bank's result file.
+  it("treats triggerError as ordinary metadata: the charge goes to the bank", async () => {
     const { customerId } = await seedActiveCustomer(production);
     const metadata = trigger(ErrorType.PAYMENT_CHARGE_FAILED);
     const sync = await api(production, "/v1/payments/off-session", {
@@ -390,7 +393,7 @@ describe("production mode", () => {
       json: { customer_id: customerId, charge: { price: 700, metadata } },
     });
     expect(sync.status).toBe(200);
-    expect((await sync.json()).charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_SUCCESS", metadata });
+    expect((await sync.json()).charge).toMatchObject({ chargeStatus: "CHARGE_STATUS_PENDING", metadata });
 
     const invalid = await api(production, "/v1/payments/off-session/async", {
       method: "POST",

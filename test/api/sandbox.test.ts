@@ -13,7 +13,7 @@ import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { KycOutcome, KycReviewMode, SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { setWebhookUrl } from "../../src/flows/merchants.js";
-import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { seedActiveCustomer, seedConsignor } from "../helpers/fixtures.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 import { mailBody, startFakeSmtp } from "../helpers/fake-smtp.js";
 import { createPayment, eventsAbout, freshEmail, payStepByStep, tokenOf } from "../helpers/on-session.js";
@@ -437,6 +437,7 @@ describe("production mode", () => {
         SMTP_FROM: "pay@furikomi.example",
       },
     });
+    await seedConsignor(production);
   });
   afterAll(async () => {
     await production?.stop();
@@ -488,9 +489,10 @@ describe("production mode", () => {
       accountHolder: "スズキ",
     });
     const approved = await page.approvePayment({ token });
-    expect(approved.result?.outcome.value).toMatchObject({ chargeStatus: ChargeStatus.SUCCESS });
+    // Production debits by Zengin file: the charge waits, PENDING, for its debit date's result.
+    expect(approved.result?.outcome.value).toMatchObject({ chargeStatus: ChargeStatus.PENDING });
     expect((await production.client(PaymentService).getCharge({ charge: charge!.chargeId })).charge?.chargeStatus).toBe(
-      ChargeStatus.SUCCESS,
+      ChargeStatus.PENDING,
     );
     const mailbox = await production.ctx.tx.db.selectFrom("mailbox").select("id").execute();
     expect(mailbox).toHaveLength(0);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
-import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
+import { type DebitRecord, decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
@@ -164,6 +164,40 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
     expect(readFileSync(join(dir, "quarantine", "R91_bad.txt.reason.txt"), "utf8")).toMatch(/amount 1499/);
     expect(existsSync(join(dir, "incoming", "R91_bad.txt"))).toBe(false);
     expect((await charge(ids.a)).status).toBe(ChargeStatus.PENDING);
+  });
+
+  it("quarantines every kind of malformed result file, applying nothing of any", async () => {
+    const sentBytes = readFileSync(join(dir, "outgoing", "Z91_1234567890_20261126.txt"));
+    const sent = decodeDebitFile(sentBytes, false);
+    if (!sent.ok) throw new Error(sent.reason);
+    const file = sent.file;
+    const answered = encodeDebitFile(file, true);
+    const withRecords = (change: (r: DebitRecord) => Partial<DebitRecord>) =>
+      encodeDebitFile({ ...file, records: file.records.map((r) => ({ ...r, ...change(r) })) }, true);
+    const sjis = Buffer.from(answered);
+    sjis.set([0x83, 0x41], 122 + 50);
+    const badTotal = Buffer.from(answered);
+    badTotal.write("9", 3 * 122 + 18, "latin1");
+    const cases: [string, Buffer, RegExp][] = [
+      ["short-record", Buffer.concat([answered.subarray(0, 200), answered.subarray(201)]), /120-byte|CR LF/],
+      ["bad-totals", badTotal, /trailer's total/],
+      [
+        "unknown-customer",
+        withRecords((r) => ({ customerNumber: r.customerNumber.replace(/.$/, "9") })),
+        /not in the request/,
+      ],
+      ["wrong-date", encodeDebitFile({ ...file, debitDate: "1127" }, true), /no 種別 91 file .* dated 1127/],
+      ["invalid-sjis", sjis, /not a JIS X 0201 character/],
+      ["truncated", answered.subarray(0, 3 * 122), /truncated/],
+      ["empty", Buffer.alloc(0), /not a 種別 91 or 21 file/],
+    ];
+    for (const [name, bytes] of cases) writeFileSync(join(dir, "incoming", `R91_${name}.txt`), bytes);
+    const report = await cycle();
+    for (const [name, , reason] of cases)
+      expect(report.quarantined.find((file) => file.name === `R91_${name}.txt`)?.reason).toMatch(reason);
+    expect(report.imported).toEqual([]);
+    expect((await charge(ids.a)).status).toBe(ChargeStatus.PENDING);
+    expect((await charge(ids.b)).status).toBe(ChargeStatus.PENDING);
   });
 
   it("settles every charge from the simulated bank's result, deactivating the contract of a 依頼書なし", async () => {

@@ -3,6 +3,8 @@ import { newId } from "../../src/domain/ids.js";
 import { upsertBankAccount } from "../../src/storage/bank-accounts.js";
 import type { Clock } from "../../src/ports/clock.js";
 import type { Transactor } from "../../src/storage/transactor.js";
+import type { FlowContext } from "../../src/flows/flow-context.js";
+import { updateConsignor } from "../../src/flows/merchants.js";
 
 /**
  * A customer with an activated contract and a linked simulated account, written straight to the
@@ -74,4 +76,19 @@ export async function seedActiveCustomer(
     });
   });
   return { customerId, contractId };
+}
+
+/** Consignor settings for a merchant, so BANK_CONNECTOR=zengin (production's default) takes its charges. */
+export async function seedConsignor(
+  server: { merchant: { merchant_id: string }; ctx: FlowContext },
+  code = "1000000001",
+) {
+  await updateConsignor(server.ctx, server.merchant.merchant_id, {
+    code,
+    name: "ﾃｽﾄ ｼﾖﾂﾌﾟ",
+    bankCode: "0001",
+    branchCode: "001",
+    accountType: "1",
+    accountNumber: "1234567",
+  });
 }

@@ -74,11 +74,14 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect, options.sqliteDir);
+  const zenginDir = mkdtempSync(join(tmpdir(), "furikomi-zengin-"));
   const config: Config = loadConfig({
     PORT: "0",
     HOST: "127.0.0.1",
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: "silent",
+    // Zengin files of a test server stay in a folder of its own.
+    ZENGIN_DIR: zenginDir,
     ...options.env,
   });
   const clock = new ManualClock(options.clockStart);
@@ -111,6 +114,7 @@ export async function startTestServer(
     async stop() {
       await service.close();
       await cleanup();
+      rmSync(zenginDir, { recursive: true, force: true });
       log.assertNoLeak();
     },
   };
