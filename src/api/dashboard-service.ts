@@ -14,6 +14,7 @@ import {
 import { ListEventsRequestSchema, RedeliverEventRequestSchema } from "../../gen/payments/v1/payment_service_pb.js";
 import { GetBankAccountRequestSchema, ListMailboxRequestSchema } from "../../gen/payments/v1/sandbox_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
+import { zenginFilesOfMerchant } from "../flows/zengin-files.js";
 import {
   authenticateSession,
   beginTotpEnrollment,
@@ -164,6 +165,35 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     },
     async revokeApiKey(req, context) {
       return { key: encodeApiKey(await revokeOneApiKey(ctx, merchantOf(context), req.id)) };
+    },
+    async listZenginFiles(_req, context) {
+      const view = await zenginFilesOfMerchant(ctx, merchantOf(context).id);
+      return {
+        files: view.files.map((file) => ({
+          name: file.name,
+          kind: file.kind,
+          direction: file.direction,
+          date: file.date,
+          state: file.state,
+          recordCount: file.record_count,
+          totalAmount: BigInt(file.total_amount),
+          doneCount: file.done_count,
+          doneAmount: BigInt(file.done_amount),
+          failedCount: file.failed_count,
+          failedAmount: BigInt(file.failed_amount),
+          reason: file.reason,
+          createdAt: timestampFromDate(new Date(file.created_at)),
+          overdue: file.overdue,
+        })),
+        debitDates: view.debitDates.map((date) => ({
+          ...date,
+          requestedAmount: BigInt(date.requestedAmount),
+          debitedAmount: BigInt(date.debitedAmount),
+          failedAmount: BigInt(date.failedAmount),
+        })),
+        quarantined: view.quarantined,
+        overdue: view.overdue,
+      };
     },
     async getWebhookSettings(_req, context) {
       return getWebhookSettings(ctx, merchantOf(context));

@@ -290,11 +290,12 @@ export async function importResultFile(
     await keepLocally(exchange.dir, "archive", name, bytes);
     return { ok: true, applied: true };
   }
-  const sentFile = checked.ok ? checked.sent : undefined;
+  // The merchant (and the file it answers) when known, so the merchant's dashboard shows it too.
+  const sentFile = checked.sent;
   await ctx.tx.write((trx) =>
     insertFile(
       trx,
-      incoming("quarantined", applied, sentFile?.merchant_id, sentFile?.kind, sentFile?.date, sentFile?.id ?? null),
+      incoming("quarantined", applied, checked.merchantId, sentFile?.kind, sentFile?.date, sentFile?.id ?? null),
     ),
   );
   await keepLocally(exchange.dir, "quarantine", name, bytes, applied);
@@ -309,9 +310,12 @@ interface FileResult {
   amount: number;
 }
 
-type Checked = { ok: true; sent: ZenginFileTable; results: FileResult[] } | { ok: false; reason: string };
+/** A file that can be applied, or why not (with the merchant and the sent file when they are known). */
+type Checked =
+  | { ok: true; sent: ZenginFileTable; merchantId: string; results: FileResult[] }
+  | { ok: false; reason: string; merchantId?: string; sent?: ZenginFileTable };
 
-/** Decodes the file and matches it to the request file we sent (docs/operations/zengin.md, "Result files"). */
+/** Decodes the file and matches it to the request file we sent (docs/operations/zengin.md, "The cycle"). */
 async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
   const kind = bytes.subarray(1, 3).toString("latin1");
   if (kind !== "91" && kind !== "21") return { ok: false, reason: `not a 種別 91 or 21 file (header "${kind}")` };
@@ -326,18 +330,28 @@ async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
   if (!consignor) return { ok: false, reason: `no merchant has the consignor code ${header.code}` };
   const sent = await findSentFile(db, consignor.merchant_id, kind, header.date);
   if (!sent)
-    return { ok: false, reason: `we sent no 種別 ${kind} file for consignor ${header.code} dated ${header.date}` };
+    return {
+      ok: false,
+      reason: `we sent no 種別 ${kind} file for consignor ${header.code} dated ${header.date}`,
+      merchantId: consignor.merchant_id,
+    };
   if (sent.state === "answered")
-    return { ok: false, reason: `duplicate: the results of ${sent.name} were already imported` };
+    return {
+      ok: false,
+      reason: `duplicate: the results of ${sent.name} were already imported`,
+      merchantId: sent.merchant_id,
+      sent,
+    };
   const ours = await sentFileOf(db, sent);
   const mismatch =
     "consignor" in file
       ? resultMismatch(ours as DebitFile, file)
       : transferResultMismatch(ours as TransferFile, file as TransferFile);
-  if (mismatch) return { ok: false, reason: mismatch };
+  if (mismatch) return { ok: false, reason: mismatch, merchantId: sent.merchant_id, sent };
   return {
     ok: true,
     sent,
+    merchantId: sent.merchant_id,
     results: file.records.map((record) => ({
       customerNumber: record.customerNumber,
       resultCode: record.resultCode ?? 0,
@@ -488,4 +502,35 @@ export async function showZenginFile(dir: string, file: string) {
   const decoded = kind === "21" ? decodeTransferFile(bytes) : decodeDebitFile(bytes, answered);
   if (!decoded.ok) return { file, valid: false, reason: decoded.reason };
   return { file, valid: true, kind, ...decoded.file };
+}
+
+/** The dashboard's view: the merchant's files, each debit date reconciled, and the alerts. */
+export async function zenginFilesOfMerchant(ctx: FlowContext, merchantId: string) {
+  const now = ctx.clock.now().toISOString();
+  const files = (await listFiles(ctx.tx.db, merchantId)).map((file) => ({
+    ...file,
+    overdue: file.direction === "out" && file.state === "sent" && file.due_at !== null && file.due_at < now,
+  }));
+  const debitDates = files
+    .filter((file) => file.direction === "out" && file.kind === "91")
+    .map((file) => {
+      const answered = file.done_count + file.failed_count;
+      const results = Number(file.done_amount) + Number(file.failed_amount);
+      return {
+        date: file.date,
+        requestedCount: file.record_count,
+        requestedAmount: Number(file.total_amount),
+        answeredCount: answered,
+        debitedAmount: Number(file.done_amount),
+        failedAmount: Number(file.failed_amount),
+        reconciled:
+          file.state === "answered" && answered === file.record_count && results === Number(file.total_amount),
+      };
+    });
+  return {
+    files,
+    debitDates,
+    quarantined: files.filter((file) => file.state === "quarantined").length,
+    overdue: files.filter((file) => file.overdue).length,
+  };
 }

@@ -7,6 +7,7 @@ import { type DebitRecord, decodeDebitFile, encodeDebitFile } from "../../src/do
 import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
+import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -229,6 +230,34 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
       .execute();
     expect(files[0]).toMatchObject({ state: "answered", done_count: 1, failed_count: 1 });
     expect(Number(files[0].done_amount)).toBe(1500);
+  });
+
+  it("shows the dashboard the files, the reconciliation of the debit date and the quarantined files", async () => {
+    const ops = await signedInUser(server);
+    const view = await ops.client.listZenginFiles({});
+    expect(view.debitDates).toEqual([
+      expect.objectContaining({
+        date: "2026-11-26",
+        requestedCount: 2,
+        requestedAmount: 4000n,
+        answeredCount: 2,
+        debitedAmount: 1500n,
+        failedAmount: 2500n,
+        reconciled: true,
+      }),
+    ]);
+    expect(view.quarantined).toBeGreaterThan(0);
+    expect(view.files.find((file) => file.name === "R91_bad.txt")).toMatchObject({
+      state: "quarantined",
+      reason: expect.stringMatching(/amount 1499/),
+    });
+    expect(view.files.find((file) => file.name === "Z91_1234567890_20261126.txt")).toMatchObject({
+      state: "answered",
+      overdue: false,
+    });
+    // Another merchant's dashboard sees none of it.
+    const other = await signedInUser(server, { merchantId: (await server.newMerchant()).merchant_id });
+    expect((await other.client.listZenginFiles({})).files).toEqual([]);
   });
 
   it("imports the same result again without changing anything", async () => {

@@ -8,6 +8,7 @@ import { batchView, batchesView } from "./views/batches.js";
 import { chargeView, chargesView } from "./views/charges.js";
 import { customerView, customersView } from "./views/customers.js";
 import { eventsView } from "./views/events.js";
+import { zenginView } from "./views/zengin.js";
 import { sandboxView } from "./views/sandbox.js";
 import { securityView } from "./views/security.js";
 import { settingsView } from "./views/settings.js";
@@ -53,6 +54,8 @@ async function view(route: Route): Promise<HTMLElement> {
       return route.id ? batchView(app, route.id) : batchesView(app);
     case "events":
       return eventsView(app);
+    case "zengin":
+      return zenginView();
     case "settings":
       return settingsView(app);
     case "security":
@@ -70,6 +73,7 @@ function navigation(route: Route): HTMLElement {
     ["charges", t().navCharges],
     ["batches", t().navBatches],
     ["events", t().navEvents],
+    ["zengin", t().navZengin],
     ["settings", t().navSettings],
     ["security", t().navSecurity],
     ...(mode === "sandbox" ? ([["sandbox", t().navSandbox]] as Array<[string, string]>) : []),
