@@ -299,11 +299,8 @@ async function settleCharge(ctx: FlowContext, chargeId: string, settlement: Char
   return charge;
 }
 
-/**
- * Inside the caller's transaction (the Zengin result import settles a whole file in one): the
- * charge's settlement as `settleCharge` writes it. `settled` false: it was no longer PENDING.
- */
-export async function settleChargeIn(
+/** Inside the caller's transaction: the settlement. `settled` false: it was no longer PENDING. */
+async function settleChargeIn(
   ctx: FlowContext,
   trx: Tx,
   chargeId: string,

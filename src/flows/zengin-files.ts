@@ -122,6 +122,7 @@ async function writeDueFiles(ctx: FlowContext, exchange: ZenginExchange): Promis
           failed_amount: 0,
           sha256: "",
           reason: "",
+          consignor_json: JSON.stringify(consignorOf(consignor)),
           due_at: resultDeadlineOf(group.date, timetable, calendar).toISOString(),
           created_at: now.toISOString(),
           updated_at: now.toISOString(),
@@ -159,12 +160,12 @@ async function writeDueFiles(ctx: FlowContext, exchange: ZenginExchange): Promis
   return written;
 }
 
-export function fileIdOf(kind: string, merchantId: string, date: string): string {
+function fileIdOf(kind: string, merchantId: string, date: string): string {
   return `zf-${kind}-${merchantId}-${date}`;
 }
 
 /** Z91_<consignor code>_<YYYYMMDD>.txt: what the bank receives. */
-export function fileNameOf(kind: string, consignorCode: string, date: string): string {
+function fileNameOf(kind: string, consignorCode: string, date: string): string {
   return `Z${kind}_${consignorCode}_${date.replaceAll("-", "")}.txt`;
 }
 
@@ -173,15 +174,13 @@ function sha256Of(bytes: Uint8Array): string {
 }
 
 /** The request file's bytes, from what is recorded: the same every time it is asked for. */
-export async function requestBytes(db: Tx, file: ZenginFileTable): Promise<Buffer> {
+async function requestBytes(db: Tx, file: ZenginFileTable): Promise<Buffer> {
   const sent = await sentFileOf(db, file);
   return "consignor" in sent ? encodeDebitFile(sent) : encodeTransferFile(sent);
 }
 
 async function sentFileOf(db: Tx, file: ZenginFileTable): Promise<DebitFile | TransferFile> {
-  const consignorRow = await findConsignor(db, file.merchant_id);
-  if (!consignorRow) throw new Error(`merchant ${file.merchant_id} has no consignor settings`);
-  const consignor = consignorOf(consignorRow);
+  const consignor = JSON.parse(file.consignor_json) as Consignor;
   const items = await itemsOfFile(db, kinds[file.kind], file.id);
   if (file.kind === "91")
     return { consignor, debitDate: monthDayOf(file.date), records: items.map((item) => debitRecordOf(item)) };
@@ -266,6 +265,7 @@ export async function importResultFile(
     failed_amount: 0,
     sha256,
     reason,
+    consignor_json: "",
     due_at: null,
     created_at: now.toISOString(),
     updated_at: now.toISOString(),

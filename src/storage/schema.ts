@@ -395,6 +395,8 @@ export interface ZenginFileTable {
   failed_amount: number;
   sha256: string;
   reason: string;
+  /** out: the consignor settings the file was recorded with (JSON). */
+  consignor_json: string;
   due_at: string | null;
   created_at: string;
   updated_at: string;

@@ -47,6 +47,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("failed_amount", money, (c) => c.notNull().defaultTo(0))
     .addColumn("sha256", text, (c) => c.notNull().defaultTo(""))
     .addColumn("reason", text, (c) => c.notNull().defaultTo(""))
+    // out: the consignor as the file was recorded (its bytes do not change with later settings)
+    .addColumn("consignor_json", text, (c) => c.notNull().defaultTo(""))
     // out: when its results are overdue (ZENGIN_RESULT_DEADLINE_DAYS business days after its date)
     .addColumn("due_at", text)
     .addColumn("created_at", text, (c) => c.notNull())
