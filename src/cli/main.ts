@@ -36,7 +36,9 @@ const usage = `usage: furikomi <command>
   merchants update --id MERCHANT_ID --consignor-code 10_DIGITS --consignor-name KANA
          --consignor-bank 4_DIGITS [--consignor-bank-name KANA] --consignor-branch 3_DIGITS
          [--consignor-branch-name KANA] --consignor-account-type 1|2|9 --consignor-account 7_DIGITS
-      Sets the merchant's Zengin consignor (委託者) settings for BANK_CONNECTOR=zengin.
+         [--debit-day 1-28]
+      Sets the merchant's Zengin consignor (委託者) settings for BANK_CONNECTOR=zengin; with
+      --debit-day charges are debited on that day of the month.
   keys rotate --merchant MERCHANT_ID
       Revokes the merchant's API keys and prints a new one.
   users create --merchant MERCHANT_ID --email EMAIL [--password P | --password-stdin]
@@ -112,6 +114,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
           "consignor-branch-name",
           "consignor-account-type",
           "consignor-account",
+          "debit-day",
         ].map((name) => [name, { type: "string" as const }]),
       ),
     });
@@ -138,6 +141,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
         branchName: value("consignor-branch-name"),
         accountType: value("consignor-account-type"),
         accountNumber: value("consignor-account"),
+        debitDay: value("debit-day"),
       }),
     }));
   },

@@ -35,6 +35,28 @@ export function debitDateOf(acceptedAt: Date, timetable: ZenginTimetable, calend
   return date;
 }
 
+/**
+ * With a merchant-chosen monthly debit day (1–28): that day of the month (the next business day
+ * when it is not one), the first such date no earlier than `debitDateOf` allows.
+ *
+ * @example monthlyDebitDateOf(new Date("2026-11-24T01:00:00Z"), 27, …) // "2026-11-27"
+ */
+export function monthlyDebitDateOf(
+  acceptedAt: Date,
+  debitDay: number,
+  timetable: ZenginTimetable,
+  calendar: BankCalendar,
+): JstDate {
+  const earliest = debitDateOf(acceptedAt, timetable, calendar);
+  let month = earliest.slice(0, 7);
+  for (;;) {
+    const candidate = calendar.businessDayFrom(`${month}-${String(debitDay).padStart(2, "0")}`);
+    if (candidate >= earliest) return candidate;
+    const [year, m] = month.split("-").map(Number);
+    month = m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, "0")}`;
+  }
+}
+
 /** When the results of a debit date are overdue: the end of its deadline's business day (JST). */
 export function resultDeadlineOf(debitDate: JstDate, timetable: ZenginTimetable, calendar: BankCalendar): Date {
   let date = debitDate;

@@ -153,6 +153,8 @@ export interface ConsignorInput {
   branchName?: string;
   accountType: string;
   accountNumber: string;
+  /** A monthly debit day, 1–28 ("" or absent: ZENGIN_LEAD_DAYS business days after acceptance). */
+  debitDay?: string;
 }
 
 /**
@@ -172,6 +174,12 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     if (!result.ok) throw refuse(field, result.reason);
     return result.value;
   };
+  const debitDayOf = (value: string) => {
+    if (value === "") return 0;
+    if (!/^\d{1,2}$/.test(value) || Number(value) < 1 || Number(value) > 28)
+      throw refuse("debit-day", "must be 1 to 28");
+    return Number(value);
+  };
   if (!["1", "2", "9"].includes(input.accountType))
     throw refuse("consignor-account-type", "must be 1 (普通), 2 (当座) or 9 (その他)");
   const row = {
@@ -184,6 +192,7 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     branch_name: kana("consignor-branch-name", input.branchName ?? "", 15, true),
     account_type: Number(input.accountType),
     account_number: digits("consignor-account", input.accountNumber, 7),
+    debit_day: debitDayOf(input.debitDay ?? ""),
     updated_at: ctx.clock.now().toISOString(),
   };
   await ctx.tx.write(async (trx) => {

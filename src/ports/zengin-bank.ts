@@ -3,7 +3,7 @@ import type { Config } from "../config.js";
 import { bankCalendar } from "../domain/bank-calendar.js";
 import { normaliseBankKana } from "../domain/kana.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
-import { debitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
+import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
 import { findBankAccount } from "../storage/bank-accounts.js";
 import type { Transactor } from "../storage/transactor.js";
 import { findConsignor, findItem, hasEarlierDebit, insertItem, type ZenginItemKind } from "../storage/zengin.js";
@@ -39,8 +39,8 @@ export class ZenginBank implements BankGateway {
   ): Promise<BankResult> {
     const db = this.tx.db;
     if (await findItem(db, table, request.reference)) return { ok: false, scheduled: true };
-    if (!(await findConsignor(db, request.merchantId)))
-      return refusal("the merchant has no Zengin consignor settings (merchants update --consignor-…)");
+    const consignor = await findConsignor(db, request.merchantId);
+    if (!consignor) return refusal("the merchant has no Zengin consignor settings (merchants update --consignor-…)");
     const account = await findBankAccount(db, request.merchantId, request.customerId);
     if (!account) return refusal("no bank account linked");
     // Linking keeps the holder in the bank's half-width form; older rows are normalised here.
@@ -55,11 +55,11 @@ export class ZenginBank implements BankGateway {
         reference: request.reference,
         merchant_id: request.merchantId,
         // A refund goes into the transfer file of the next cutoff, paid the business day after it.
-        date: debitDateOf(
-          request.at,
-          debit ? timetableOf(this.config) : { ...timetableOf(this.config), leadDays: 1 },
-          this.#calendar,
-        ),
+        date: !debit
+          ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
+          : consignor.debit_day > 0
+            ? monthlyDebitDateOf(request.at, consignor.debit_day, timetableOf(this.config), this.#calendar)
+            : debitDateOf(request.at, timetableOf(this.config), this.#calendar),
         state: "scheduled",
         file_id: null,
         customer_number: null,

@@ -373,6 +373,8 @@ export interface ZenginConsignorTable {
   branch_name: string;
   account_type: number;
   account_number: string;
+  /** A monthly debit day (1–28); 0 for none. */
+  debit_day: number;
   updated_at: string;
 }
 

@@ -376,3 +376,42 @@ describe("the cycle as a job, with the simulated bank (sandbox default): debits,
     return rows.map((row) => row.event_type_name);
   }
 });
+
+describe("a merchant-chosen monthly debit day", () => {
+  it("debits on that day of the month, and refuses a day past the 28th", async () => {
+    const own = await startTestServer({
+      clockStart: start,
+      env: { BANK_CONNECTOR: "zengin", ZENGIN_SIMULATED_BANK: "off", WORKERS: "off" },
+    });
+    try {
+      const settings = {
+        code: "7234567890",
+        name: "ﾏﾝｽﾘ-",
+        bankCode: "0001",
+        branchCode: "001",
+        accountType: "1",
+        accountNumber: "1234567",
+      };
+      await expect(updateConsignor(own.ctx, own.merchant.merchant_id, { ...settings, debitDay: "31" })).rejects.toThrow(
+        /debit-day: must be 1 to 28/,
+      );
+      await updateConsignor(own.ctx, own.merchant.merchant_id, { ...settings, debitDay: "10" });
+      const { customerId } = await seedActiveCustomer(own, { accountNumber: "0033333" });
+      const res = await api(own, "/v1/payments/off-session/async", {
+        method: "POST",
+        json: { customer_id: customerId, charge: { price: 980, description: "monthly" } },
+      });
+      const { chargeId } = await res.json();
+      await own.jobs.drain();
+      const debit = await own.ctx.tx.db
+        .selectFrom("zengin_debits")
+        .select("date")
+        .where("reference", "=", chargeId)
+        .executeTakeFirstOrThrow();
+      // Accepted on 24 November: the next 10th is 10 December (a Thursday).
+      expect(debit.date).toBe("2026-12-10");
+    } finally {
+      await own.stop();
+    }
+  });
+});

@@ -20,6 +20,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("branch_name", text, (c) => c.notNull())
     .addColumn("account_type", int, (c) => c.notNull())
     .addColumn("account_number", text, (c) => c.notNull())
+    // A monthly debit day (1–28) the merchant chose; 0: ZENGIN_LEAD_DAYS after acceptance.
+    .addColumn("debit_day", int, (c) => c.notNull().defaultTo(0))
     .addColumn("updated_at", text, (c) => c.notNull())
     .execute();
 
