@@ -6,6 +6,7 @@ import { BankAccountSchema, SandboxService, type BankAccount } from "../../gen/p
 import { RequestRefusal } from "../domain/request-refusal.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { configureKycReview, decideKyc } from "../flows/kyc-review.js";
+import { configureSimulatedZenginBank } from "../flows/zengin-files.js";
 import {
   completePayment,
   configureBankAccount,
@@ -74,6 +75,11 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
       const decision = req.decision as KycStatus.APPROVED | KycStatus.DENIED;
       return {
         customer: encodeCustomer(await decideKyc(ctx, merchantOf(context).id, req.customerId, decision, req.reason)),
+      };
+    },
+    async configureZenginBank(req, context) {
+      return {
+        resultDelayMinutes: await configureSimulatedZenginBank(ctx, merchantOf(context).id, req.resultDelayMinutes),
       };
     },
     async configureKycReview(req, context) {

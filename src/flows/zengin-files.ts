@@ -51,6 +51,7 @@ import {
   listFiles,
   lockFile,
   rescheduleItems,
+  saveSimulatedResultMinutes,
   scheduledGroups,
   updateFile,
   type ZenginItemKind,
@@ -533,4 +534,10 @@ export async function zenginFilesOfMerchant(ctx: FlowContext, merchantId: string
     quarantined: files.filter((file) => file.state === "quarantined").length,
     overdue: files.filter((file) => file.overdue).length,
   };
+}
+
+/** SandboxService.ConfigureZenginBank: when the simulated bank answers the merchant's files. */
+export async function configureSimulatedZenginBank(ctx: FlowContext, merchantId: string, minutes: number) {
+  await ctx.tx.write((trx) => saveSimulatedResultMinutes(trx, merchantId, minutes));
+  return minutes;
 }

@@ -8,11 +8,8 @@ import { decodeTransferFile, encodeTransferFile } from "../domain/zengin-transfe
 import { zenginResultOfAccount } from "../domain/zengin-result.js";
 import { findRefund } from "../storage/refunds.js";
 import type { Transactor } from "../storage/transactor.js";
-import { bookSimulatedTransfer, findSentFileByName, itemsOfFile } from "../storage/zengin.js";
+import { bookSimulatedTransfer, findSentFileByName, itemsOfFile, simulatedResultMinutes } from "../storage/zengin.js";
 import { isExchangeFileName, writeAtomically } from "./zengin-transport.js";
-
-/** The simulated bank answers a file at this JST time on its debit (or transfer) date. */
-export const simulatedResultTime = "17:00";
 
 /** The result file's name for a request file: Z91_… → R91_…. */
 export function resultNameOf(requestName: string): string {
@@ -21,7 +18,8 @@ export function resultNameOf(requestName: string): string {
 
 /**
  * ZENGIN_SIMULATED_BANK=on (sandbox): reads the request files in outgoing/ and, once the clock
- * reaches 17:00 JST on their date, writes each one's result into incoming/. Debits are booked on
+ * reaches their date's settlement time (17:00 JST unless SandboxService.ConfigureZenginBank
+ * moved it), writes each one's result into incoming/. Debits are booked on
  * the simulated accounts: no account 2 (取引なし), the magic numbers 999999N result N, a
  * rejecting account 9, too small a balance 1 (資金不足), else 0 and the balance goes down.
  * Transfers (refunds) are credited, 0; a refund with metadata sandboxRefundOutcome=fail, or to an
@@ -34,7 +32,9 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
     const resultName = resultNameOf(name);
     if (["incoming", "archive", "quarantine"].some((folder) => existsSync(join(dir, folder, resultName)))) continue;
     const sent = await findSentFileByName(tx.db, name);
-    if (!sent || sent.state !== "sent" || now < jstInstant(sent.date, simulatedResultTime)) continue;
+    if (!sent || sent.state !== "sent") continue;
+    const delayMs = (await simulatedResultMinutes(tx.db, sent.merchant_id)) * 60_000;
+    if (now.getTime() < jstInstant(sent.date).getTime() + delayMs) continue;
     const bytes = await readFile(join(dir, "outgoing", name));
     const at = now.toISOString();
     const book = (

@@ -33,6 +33,13 @@ export interface Database {
   zengin_files: ZenginFileTable;
   zengin_debits: ZenginItemTable;
   zengin_transfers: ZenginItemTable;
+  zengin_simulated_bank: ZenginSimulatedBankTable;
+}
+
+/** Sandbox: when the simulated Zengin bank answers a merchant's files. */
+export interface ZenginSimulatedBankTable {
+  merchant_id: string;
+  result_delay_minutes: number;
 }
 
 export interface MerchantTable {

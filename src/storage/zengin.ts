@@ -341,3 +341,23 @@ export async function fileTotals(trx: Tx, table: ZenginItemKind, fileId: string)
     .executeTakeFirstOrThrow();
   return { record_count: Number(row.n), total_amount: Number(row.total) };
 }
+
+/** Minutes after 00:00 JST of a file's date when the simulated bank answers it (default 17:00). */
+export const defaultSimulatedResultMinutes = 17 * 60;
+
+export async function simulatedResultMinutes(db: Tx, merchantId: string): Promise<number> {
+  const row = await db
+    .selectFrom("zengin_simulated_bank")
+    .select("result_delay_minutes")
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return row?.result_delay_minutes ?? defaultSimulatedResultMinutes;
+}
+
+export async function saveSimulatedResultMinutes(trx: Tx, merchantId: string, minutes: number): Promise<void> {
+  await trx
+    .insertInto("zengin_simulated_bank")
+    .values({ merchant_id: merchantId, result_delay_minutes: minutes })
+    .onConflict((oc) => oc.column("merchant_id").doUpdateSet({ result_delay_minutes: minutes }))
+    .execute();
+}

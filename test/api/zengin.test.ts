@@ -1,3 +1,4 @@
+import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -329,6 +330,9 @@ describe("the cycle as a job, with the simulated bank (sandbox default): debits,
       .executeTakeFirstOrThrow();
 
   it("debits on the debit date, pays a refund back by a 種別 21 file, and fails one the bank cannot pay", async () => {
+    // Answers at 09:00 JST on the file's date instead of 17:00.
+    const configured = await sandbox.client(SandboxService).configureZenginBank({ resultDelayMinutes: 540 });
+    expect(configured.resultDelayMinutes).toBe(540);
     const { customerId } = await seedActiveCustomer(sandbox, { balance: 10_000, accountNumber: "0011111" });
     const created = await api(sandbox, "/v1/payments/off-session/async", {
       method: "POST",
@@ -336,7 +340,12 @@ describe("the cycle as a job, with the simulated bank (sandbox default): debits,
     });
     const { chargeId } = await created.json();
     await sandbox.jobs.drain();
-    await live(24 * 3);
+    // Up to 07:00 JST on the debit date (the file was sent at the cutoff), then 10:00 JST: the
+    // result came at 09:00, not at the default 17:00.
+    await live(45);
+    expect(readdirSync(join(sandboxDir, "outgoing"))).toEqual(["Z91_2234567890_20261126.txt"]);
+    expect(readdirSync(join(sandboxDir, "archive"))).toEqual([]);
+    await live(3);
     const settled = await sandbox.ctx.tx.db
       .selectFrom("charges")
       .selectAll()

@@ -25,6 +25,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", text, (c) => c.notNull())
     .execute();
 
+  // Sandbox: when the simulated bank answers a merchant's files (minutes after 00:00 JST of their date).
+  await db.schema
+    .createTable("zengin_simulated_bank")
+    .addColumn("merchant_id", text, (c) => c.primaryKey())
+    .addColumn("result_delay_minutes", int, (c) => c.notNull())
+    .execute();
+
   // One row per file, sent (direction out) or received (in). An outgoing file's id is derived from
   // merchant, kind and date, so a file is created once however many instances try.
   await db.schema
