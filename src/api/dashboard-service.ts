@@ -71,7 +71,7 @@ export function createDashboardAuthInterceptor(ctx: FlowContext) {
   );
 }
 
-/** DashboardService (README, "Merchant dashboard"): decode, call a flow, encode. */
+/** DashboardService (docs/guide/dashboard.md): decode, call a flow, encode. */
 export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof DashboardService> {
   const cookies = dashboardCookiesFor(ctx);
   const merchantOf = (context: HandlerContext) => dashboardPrincipalOf(context).merchant;

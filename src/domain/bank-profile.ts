@@ -8,7 +8,7 @@ export interface BankLimits {
 }
 
 /**
- * How one simulated bank behaves (README, "The simulated Japanese bank"). The sandbox picks the
+ * How one simulated bank behaves (docs/guide/simulated-bank.md). The sandbox picks the
  * profile by the linked account's 4-digit bank code; any code not listed gets the default.
  */
 export interface BankProfile {

@@ -6,7 +6,7 @@ import { errorTypeMessages } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
 
 /**
- * A CSV batch from upload to result (README, "CSV batch payments"). Rows are stored in a state;
+ * A CSV batch from upload to result (docs/guide/csv-batches.md). Rows are stored in a state;
  * what the result says of a charged row is read from its charge, so it is never stale.
  *
  *   invalid   failed validation at upload (final, reason set)
@@ -29,7 +29,7 @@ export const csvChargeReasons = Object.freeze({
   keyReused: "idempotency_key was already used for a different payment",
 });
 
-/** The TOTP confirmation of a batch (spec: Limits; README, "CSV batch payments"). */
+/** The TOTP confirmation of a batch (docs/reference/contract.md#limits, docs/guide/csv-batches.md). */
 export const csvConfirmationLimits = Object.freeze({
   /** A challenge is answered within 5 minutes (a new one can be asked for while the batch lives). */
   challengeMs: 5 * 60_000,

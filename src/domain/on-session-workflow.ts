@@ -28,7 +28,7 @@ function rejection(
 
 /**
  * Which workflow an on-session request starts, or the synchronous rejection (spec: "On-session
- * rejection codes"; see README, "Workflows"):
+ * rejection codes"; see docs/guide/on-session.md#workflows):
  *
  * | request                                            | workflow                 |
  * |----------------------------------------------------|--------------------------|

@@ -116,7 +116,7 @@ export function outcomeOfLink(
 }
 
 /**
- * Where the customer is sent once the link is settled (see README, "Redirect parameters"):
+ * Where the customer is sent once the link is settled (docs/guide/on-session.md#redirect-parameters):
  * success_url for SUCCESS and WAITING_EKYC, failure_url otherwise, with
  * charge_id (chg-*), transaction_id (trx-*, absent for contract-only links), contract_id (con-*,
  * when the link sets up a contract), status (CHARGE_STATUS_*) and, on failure, error_code

@@ -88,7 +88,7 @@ export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, 
   ) as object;
 }
 
-/** Content of EVENT_TYPE_REFUND_SUCCEEDED (ours to define; see README). */
+/** Content of EVENT_TYPE_REFUND_SUCCEEDED (ours to define; docs/reference/events.md). */
 export function refundSucceededContent(charge: ChargeRecord, refund: RefundRecord, settledAt: Date): object {
   return toJson(
     RefundSucceededContentSchema,

@@ -294,7 +294,7 @@ export async function listRecentCsvBatches(
   return Promise.all(batches.map(async (batch) => (await batchWithRows(ctx, batch)).view));
 }
 
-/** The result CSV (README, "CSV batch payments"); rows not final yet say "Payment is still processing". */
+/** The result CSV (docs/guide/csv-batches.md); rows not final yet say "Payment is still processing". */
 export async function csvBatchResult(
   ctx: FlowContext,
   principal: DashboardPrincipal,
