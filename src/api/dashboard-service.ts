@@ -51,7 +51,7 @@ import {
   dashboardPrincipalOf,
   sessionCookieHeaders,
   type DashboardCookies,
-} from "../server/dashboard-session.js";
+} from "./dashboard-session.js";
 import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
 import { createEventHandlers } from "./payment-events.js";
 import { createRefundHandlers } from "./payment-refunds.js";
