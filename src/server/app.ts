@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
 import { withClientFaultCodes } from "./client-fault-codes.js";
 import { createRestRouter } from "./rest-router.js";
+import { readMaxBytes, withWireChecks } from "./wire-checks.js";
 import { registerReflection } from "./reflection.js";
 import { registerHealth } from "./health.js";
 import { loadOpenApiDocument } from "./openapi.js";
@@ -35,7 +36,7 @@ export function createApp(options: AppOptions): RequestListener {
     interceptors: options.interceptors,
     acceptCompression: [compressionGzip, compressionBrotli],
     jsonOptions: { alwaysEmitImplicit: true },
-    readMaxBytes: 4 * 1024 * 1024,
+    readMaxBytes,
   });
   options.routes(router);
   const serviceNames = options.services.map((s) => s.typeName);
@@ -47,7 +48,7 @@ export function createApp(options: AppOptions): RequestListener {
   ]);
   registerHealth(router, options.ready);
 
-  const handlers = router.handlers.map(withClientFaultCodes);
+  const handlers = router.handlers.map((h) => withClientFaultCodes(withWireChecks(h)));
   const rpcs = new Map(handlers.map((h) => [h.requestPath, h]));
   const rest = createRestRouter(options.services, handlers);
   const openApiDocument = loadOpenApiDocument();
