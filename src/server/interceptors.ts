@@ -14,10 +14,15 @@ import type { MerchantPrincipal } from "../flows/flow-context.js";
 import { merchantKey, requestIdKey } from "./context-keys.js";
 import { textProblem, wireProblemKey } from "./wire-checks.js";
 
+/** A caller's request id, echoed only when short and plain (it reaches logs and headers); else a fresh one. */
+export function requestIdOf(given: string | null): string {
+  return given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
+}
+
 /** Assigns the request id, logs failures, and turns domain failures into Connect errors. */
 export function createErrorInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
-    const requestId = req.header.get("x-request-id")?.slice(0, 100) || randomUUID();
+    const requestId = requestIdOf(req.header.get("x-request-id"));
     req.contextValues.set(requestIdKey, requestId);
     const started = performance.now();
     try {
