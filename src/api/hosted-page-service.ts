@@ -52,6 +52,7 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
               redirectUrl: session.redirectUrl,
               chargeStatus: session.outcome.chargeStatus,
               error: encodeFailure(session.outcome),
+              detailsWithheld: session.detailsWithheld,
             },
           },
         },

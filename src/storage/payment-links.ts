@@ -1,13 +1,14 @@
 import type { Kysely } from "kysely";
-import type { LinkState, PaymentLinkRecord } from "../domain/payment-link.js";
+import { hashLinkToken, type LinkState, type PaymentLinkRecord } from "../domain/payment-link.js";
 import type { Database, PaymentLinkTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 
-export function paymentLinkFromRow(row: PaymentLinkTable): PaymentLinkRecord {
+/** The link of a row; `token` is the one the caller presented, when it was looked up by it. */
+export function paymentLinkFromRow(row: PaymentLinkTable, token = ""): PaymentLinkRecord {
   return {
     id: row.id,
     merchantId: row.merchant_id,
-    token: row.token,
+    token,
     workflow: row.workflow,
     customerId: row.customer_id ?? "",
     contractId: row.contract_id,
@@ -36,7 +37,7 @@ export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promi
     .values({
       id: link.id,
       merchant_id: link.merchantId,
-      token: link.token,
+      token_hash: hashLinkToken(link.token),
       workflow: link.workflow,
       customer_id: link.customerId,
       contract_id: link.contractId,
@@ -64,8 +65,12 @@ export async function findPaymentLinkByToken(
   db: Kysely<Database>,
   token: string,
 ): Promise<PaymentLinkRecord | undefined> {
-  const row = await db.selectFrom("payment_links").selectAll().where("token", "=", token).executeTakeFirst();
-  return row && paymentLinkFromRow(row);
+  const row = await db
+    .selectFrom("payment_links")
+    .selectAll()
+    .where("token_hash", "=", hashLinkToken(token))
+    .executeTakeFirst();
+  return row && paymentLinkFromRow(row, token);
 }
 
 export async function findPaymentLinkById(db: Kysely<Database>, id: string): Promise<PaymentLinkRecord | undefined> {
@@ -124,5 +129,5 @@ export async function findLinksWaitingForKyc(db: Kysely<Database>, customerId: s
     .where("customer_id", "=", customerId)
     .where("state", "=", "waiting_kyc")
     .execute();
-  return rows.map(paymentLinkFromRow);
+  return rows.map((row) => paymentLinkFromRow(row));
 }
