@@ -84,9 +84,8 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
 
 /**
  * An async request answered ASYNC_STATUS_FAILED_TO_START (HTTP 200), as a FurikomiError carrying
- * the charge's error type. decisions.md routes terminal refusals there (customer not found or
- * inactive, not authorised, KYC), so it is retryable only as that error type is (spec, retry
- * guidance): GATEWAY_UNAVAILABLE, or CHARGE_FAILED whose message says it is temporary.
+ * the charge's error type. docs/reference/contract.md routes terminal refusals there (customer not found or
+ * inactive, not authorised, KYC), so it is retryable only as that error type is (docs/reference/contract.md#retry-guidance): GATEWAY_UNAVAILABLE, or CHARGE_FAILED whose message says it is temporary.
  */
 function failedToStart(
   response: UnaryResponse | StreamResponse,
