@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
-import { newId } from "../../src/domain/ids.js";
+import { chargeRow } from "../helpers/charges.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { freshEmail, redirect } from "../helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -40,33 +40,14 @@ describe("the default message of every ERROR_TYPE", () => {
   it("is what a failed charge without a message of its own says, for all ten", async () => {
     expect(messages).toHaveLength(Object.keys(ErrorType).filter((k) => isNaN(Number(k))).length - 1);
     for (const [errorType, message] of messages) {
-      const id = newId("trx");
-      const now = server.clock.now().toISOString();
-      await server.ctx.tx.write((trx) =>
-        trx
-          .insertInto("charges")
-          .values({
-            id,
-            merchant_id: server.merchant.merchant_id,
-            customer_id: null,
-            contract_id: null,
-            on_session_id: null,
-            request_id: null,
-            api_source: 2,
-            status: ChargeStatus.FAILURE,
-            amount: 100,
-            description: "",
-            metadata_json: "{}",
-            error_type: errorType,
-            error_message: "",
-            refunded_amount: 0,
-            pending_refund_amount: 0,
-            succeeded_at: null,
-            created_at: now,
-            updated_at: now,
-          })
-          .execute(),
-      );
+      // A failed charge that kept no message of its own.
+      const row = {
+        ...chargeRow({ merchantId: server.merchant.merchant_id, status: ChargeStatus.FAILURE }, server.clock.now()),
+        error_type: errorType,
+        error_message: "",
+      };
+      await server.ctx.tx.write((trx) => trx.insertInto("charges").values(row).execute());
+      const id = row.id;
       const res = await api(server, `/v1/charge/${id}`);
       const { charge } = await res.json();
       expect(charge.chargeStatus).toBe("CHARGE_STATUS_FAILURE");
