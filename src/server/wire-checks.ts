@@ -119,9 +119,10 @@ export function jsonProblem(input: DescMessage, json: JsonValue): WireProblem | 
   } catch (error) {
     const message = messageOf(error);
     const named = /^cannot decode field ([\w.]+) from JSON: (.*)$/s.exec(message);
-    const field = named && [...paths].find(([f]) => `${f.parent.typeName}.${f.name}` === named[1])?.[1];
-    if (field) return { field, message: `${field}: ${named[2]}`, rule: ruleOf(paths, field) };
-    return { message: `request body: ${message}`, rule: "decode" };
+    const met = named && [...paths].find(([f]) => `${f.parent.typeName}.${f.name}` === named[1]);
+    if (!met) return { message: `request body: ${message}`, rule: "decode" };
+    const [field, at] = met;
+    return { field: at, message: `${at}: ${named[2]}`, rule: amountRule(field) ?? "decode" };
   }
 }
 
@@ -219,11 +220,6 @@ function isWholeNumber(value: JsonValue): boolean {
 function amountRule(field: DescField): string | undefined {
   if (!hasOption(field, fieldRules)) return undefined;
   return getOption(field, fieldRules).cel.some((rule) => rule.id === "INVALID_AMOUNT") ? "INVALID_AMOUNT" : undefined;
-}
-
-function ruleOf(paths: Map<DescField, string>, at: string): string {
-  const field = [...paths].find(([, p]) => p === at)?.[0];
-  return (field && field.fieldKind === "scalar" && amountRule(field)) || "decode";
 }
 
 /**
