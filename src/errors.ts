@@ -148,6 +148,25 @@ export function toConnectError(error: unknown): ConnectError | undefined {
   return undefined;
 }
 
+/**
+ * Every 400 names a catalogued code a client can branch on: a refusal that has none (an
+ * idempotency key reused with another request, a precondition, an unusable page token, …) gets a
+ * google.rpc.ErrorInfo whose reason is the method's validation code (`methodCode`).
+ */
+export function withErrorInfo(error: ConnectError, methodCode: string): ConnectError {
+  if (httpStatusOf[error.code] !== 400) return error;
+  const hasInfo = error.details.some((d) => ("desc" in d ? d.desc.typeName : d.type) === ErrorInfoSchema.typeName);
+  if (hasInfo) return error;
+  const metadata: Record<string, string> = {};
+  const genericCode = genericCodeOf(methodCode);
+  if (genericCode) metadata.genericCode = genericCode;
+  error.details.push({
+    desc: ErrorInfoSchema,
+    value: create(ErrorInfoSchema, { reason: methodCode, domain: errorDomain, metadata }),
+  });
+  return error;
+}
+
 function refusalToConnectError(refusal: RequestRefusal): ConnectError {
   const details: Array<
     { desc: typeof ErrorInfoSchema; value: ErrorInfo } | { desc: typeof RetryInfoSchema; value: RetryInfo }

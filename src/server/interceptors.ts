@@ -9,7 +9,7 @@ import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
 import { ErrorType, OnSessionPaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentFailure, errorTypeName, type CataloguedCode } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { toConnectError } from "../errors.js";
+import { toConnectError, withErrorInfo } from "../errors.js";
 import type { MerchantPrincipal } from "../flows/flow-context.js";
 import { merchantKey, requestIdKey } from "../api/request-context.js";
 import { textProblem, wireProblemKey } from "./wire-checks.js";
@@ -32,8 +32,9 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
       logger.debug({ requestId, method: req.url, ms: Math.round(performance.now() - started) }, "ok");
       return res;
     } catch (error) {
-      const connectError = toConnectError(error);
-      if (connectError) {
+      const converted = toConnectError(error);
+      if (converted) {
+        const connectError = withErrorInfo(converted, validationCodeOf(req.method));
         connectError.metadata.set("x-request-id", requestId);
         if (req.method.deprecated) connectError.metadata.set("deprecation", "true");
         // A catalogued internal error (e.g. ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR) keeps its cause for the log.

@@ -142,6 +142,21 @@ describe("every 400 carries an ErrorInfo with the method's code", () => {
     });
   }
 
+  it("refusals without a code of their own: a reused idempotency key, an unusable page token", async () => {
+    const key = `wire-${Date.now()}`;
+    expect((await post(asyncPath, offSession("100"), { "idempotency-key": key })).status).toBe(200);
+    const conflict = await post(asyncPath, offSession("200"), { "idempotency-key": key });
+    expect(conflict.status).toBe(400);
+    expect(errorInfo(conflict)).toMatchObject({
+      reason: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED",
+      metadata: { genericCode: "INVALID_REQUEST" },
+    });
+    const res = await api(server, "/v1/customers?page_token=garbage");
+    const page = { status: res.status, body: await res.json() };
+    expect(page.status).toBe(400);
+    expect(errorInfo(page).reason).toBe("ERROR_TYPE_PAYMENT_VALIDATION_FAILED");
+  });
+
   it("a Connect binary body that does not decode", async () => {
     const answer = await post(asyncRpc, new Uint8Array([0x0a, 0xff]), { "content-type": "application/proto" });
     expect(answer.status).toBe(400);
