@@ -12,7 +12,8 @@ import * as idempotencyRecovery from "./migrations/0004-idempotency-recovery.js"
 import * as dashboard from "./migrations/0005-dashboard.js";
 import * as bankAuthentication from "./migrations/0006-bank-authentication.js";
 import * as contractsByStatus from "./migrations/0007-contracts-by-status.js";
-import * as zengin from "./migrations/0008-zengin.js";
+import * as paymentLinkTokenHash from "./migrations/0008-payment-link-token-hash.js";
+import * as zengin from "./migrations/0009-zengin.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -34,7 +35,8 @@ const migrations: Record<string, Migration> = {
   "0005-dashboard": dashboard,
   "0006-bank-authentication": bankAuthentication,
   "0007-contracts-by-status": contractsByStatus,
-  "0008-zengin": zengin,
+  "0008-payment-link-token-hash": paymentLinkTokenHash,
+  "0009-zengin": zengin,
 };
 
 // int8 (bigint) columns hold yen balances, far below 2^53: read them as numbers.
