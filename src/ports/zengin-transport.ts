@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import SftpClient from "ssh2-sftp-client";
 
 /**
@@ -29,7 +29,8 @@ export function isExchangeFileName(name: string): boolean {
 /** Writes a file durably and atomically: a temporary name, fsync, rename, fsync of the folder. */
 export async function writeAtomically(dir: string, name: string, bytes: Buffer): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const temporary = join(dir, `.${name}.tmp`);
+  // Unique: two instances finishing the same file each write their own, then rename (same bytes).
+  const temporary = join(dir, `.${name}.${randomUUID()}.tmp`);
   const handle = await open(temporary, "w");
   try {
     await handle.writeFile(bytes);
@@ -153,7 +154,7 @@ export class SftpTransport implements ZenginTransport {
 
   send(name: string, bytes: Buffer): Promise<void> {
     return this.#session(async (client) => {
-      const temporary = `${this.#root}/outgoing/.${name}.tmp`;
+      const temporary = `${this.#root}/outgoing/.${name}.${randomUUID()}.tmp`;
       await client.put(bytes, temporary);
       await client.posixRename(temporary, `${this.#root}/outgoing/${name}`);
     });

@@ -13,6 +13,9 @@ import {
 import { answerRequestFiles, resultNameOf } from "../../src/ports/zengin-simulated-bank.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
+import pino from "pino";
+import { loadConfig } from "../../src/config.js";
+import { startService } from "../../src/composition-root.js";
 
 /**
  * Crashes around the file exchange, injected at each step (the transport or the archive copy
@@ -110,5 +113,57 @@ describe("crashes around Zengin files", () => {
     expect(statuses.filter((row) => charges.includes(row.id)).map((row) => row.status)).toEqual(
       charges.map(() => ChargeStatus.SUCCESS),
     );
+  });
+});
+
+describe("two instances on one database", () => {
+  it("write each file once: the charges of a debit date are in exactly one file", async () => {
+    const second = await startService(
+      loadConfig({
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATABASE_URL: server.databaseUrl,
+        LOG_LEVEL: "silent",
+        WORKERS: "off",
+        BANK_CONNECTOR: "zengin",
+        ZENGIN_DIR: dir,
+        ZENGIN_SIMULATED_BANK: "off",
+      }),
+      { clock: server.clock, logger: pino({ level: "silent" }) },
+    );
+    try {
+      const first = zenginExchangeOf(server.ctx, () => {});
+      const other = zenginExchangeOf(second.ctx, () => {});
+      // Both race at the cutoff of a new debit date.
+      const { customerId } = await seedActiveCustomer(server, { balance: 5000, accountNumber: "0099999" });
+      const res = await api(server, "/v1/payments/off-session/async", {
+        method: "POST",
+        json: { customer_id: customerId, charge: { price: 100, description: "race" } },
+      });
+      const { chargeId } = await res.json();
+      await server.jobs.drain();
+      const debit = await server.ctx.tx.db
+        .selectFrom("zengin_debits")
+        .select("date")
+        .where("reference", "=", chargeId)
+        .executeTakeFirstOrThrow();
+      server.clock.advance(Date.parse(`${debit.date}T06:00:00Z`) - server.clock.now().getTime());
+      const reports = await Promise.all([runZenginCycle(server.ctx, first), runZenginCycle(second.ctx, other)]);
+      const name = `Z91_6234567890_${debit.date?.replaceAll("-", "")}.txt`;
+      expect(reports.flatMap((report) => report.written).filter((written) => written === name).length).toBeGreaterThan(
+        0,
+      );
+      const files = await server.ctx.tx.db.selectFrom("zengin_files").selectAll().where("name", "=", name).execute();
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatchObject({ record_count: 1, state: "sent" });
+      const filed = await server.ctx.tx.db
+        .selectFrom("zengin_debits")
+        .select(["file_id", "state"])
+        .where("reference", "=", chargeId)
+        .executeTakeFirstOrThrow();
+      expect(filed).toEqual({ file_id: files[0].id, state: "filed" });
+    } finally {
+      await second.close();
+    }
   });
 });
