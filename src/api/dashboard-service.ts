@@ -15,6 +15,8 @@ import { ListEventsRequestSchema, RedeliverEventRequestSchema } from "../../gen/
 import { GetBankAccountRequestSchema, ListMailboxRequestSchema } from "../../gen/payments/v1/sandbox_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { zenginFilesOfMerchant } from "../flows/zengin-files.js";
+import { type ConsignorInput, consignorSettings, updateConsignor } from "../flows/merchants.js";
+
 import {
   authenticateSession,
   beginTotpEnrollment,
@@ -57,6 +59,21 @@ import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
 import { createEventHandlers } from "./payment-events.js";
 import { createRefundHandlers } from "./payment-refunds.js";
 import { createSandboxService } from "./sandbox-service.js";
+
+/** The consignor settings as the dashboard shows them. */
+function encodeConsignor(input: ConsignorInput) {
+  return {
+    code: input.code,
+    name: input.name,
+    bankCode: input.bankCode,
+    bankName: input.bankName ?? "",
+    branchCode: input.branchCode,
+    branchName: input.branchName ?? "",
+    accountType: Number(input.accountType || 0),
+    accountNumber: input.accountNumber,
+    debitDay: Number(input.debitDay || 0),
+  };
+}
 
 /** Cookies are Secure (and `__Host-`) when the server speaks TLS or sits behind an https public URL. */
 export function dashboardCookiesFor(ctx: FlowContext): DashboardCookies {
@@ -165,6 +182,25 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     },
     async revokeApiKey(req, context) {
       return { key: encodeApiKey(await revokeOneApiKey(ctx, merchantOf(context), req.id)) };
+    },
+    async getConsignorSettings(_req, context) {
+      return { settings: encodeConsignor(await consignorSettings(ctx, merchantOf(context).id)) };
+    },
+    async updateConsignorSettings(req, context) {
+      const settings = req.settings!;
+      const merchantId = merchantOf(context).id;
+      await updateConsignor(ctx, merchantId, {
+        code: settings.code,
+        name: settings.name,
+        bankCode: settings.bankCode,
+        bankName: settings.bankName,
+        branchCode: settings.branchCode,
+        branchName: settings.branchName,
+        accountType: String(settings.accountType),
+        accountNumber: settings.accountNumber,
+        debitDay: settings.debitDay ? String(settings.debitDay) : "",
+      });
+      return { settings: encodeConsignor(await consignorSettings(ctx, merchantId)) };
     },
     async listZenginFiles(_req, context) {
       const view = await zenginFilesOfMerchant(ctx, merchantOf(context).id);

@@ -15,7 +15,7 @@ import {
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { resumeDeliveries } from "./webhook-delivery.js";
 import { normaliseBankKana } from "../domain/kana.js";
-import { findConsignorByCode, saveConsignor } from "../storage/zengin.js";
+import { findConsignor, findConsignorByCode, saveConsignor } from "../storage/zengin.js";
 
 export interface CreatedMerchant {
   merchant_id: string;
@@ -204,4 +204,20 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     await saveConsignor(trx, row);
   });
   return row;
+}
+
+/** The merchant's consignor settings as `updateConsignor` takes them ("" when none are set). */
+export async function consignorSettings(ctx: FlowContext, merchantId: string): Promise<ConsignorInput> {
+  const row = await findConsignor(ctx.tx.db, merchantId);
+  return {
+    code: row?.code ?? "",
+    name: row?.name ?? "",
+    bankCode: row?.bank_code ?? "",
+    bankName: row?.bank_name ?? "",
+    branchCode: row?.branch_code ?? "",
+    branchName: row?.branch_name ?? "",
+    accountType: row ? String(row.account_type) : "",
+    accountNumber: row?.account_number ?? "",
+    debitDay: row?.debit_day ? String(row.debit_day) : "",
+  };
 }

@@ -256,9 +256,32 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
       state: "answered",
       overdue: false,
     });
-    // Another merchant's dashboard sees none of it.
+    // Another merchant's dashboard sees none of it, and sets its own consignor in the settings.
     const other = await signedInUser(server, { merchantId: (await server.newMerchant()).merchant_id });
     expect((await other.client.listZenginFiles({})).files).toEqual([]);
+    expect((await other.client.getConsignorSettings({})).settings).toMatchObject({ code: "", accountType: 0 });
+    const settings = {
+      code: "8234567890",
+      name: "ｶﾌﾞｼｷｶﾞｲｼﾔ ｵｱｼｽ",
+      bankCode: "0005",
+      bankName: "",
+      branchCode: "010",
+      branchName: "ｼﾌﾞﾔ",
+      accountType: 1,
+      accountNumber: "7654321",
+      debitDay: 27,
+    };
+    await expect(other.client.updateConsignorSettings({ settings: { ...settings, name: "株式会社" } })).rejects.toThrow(
+      /consignor-name/,
+    );
+    await expect(
+      other.client.updateConsignorSettings({ settings: { ...settings, code: "1234567890" } }),
+    ).rejects.toThrow(/another merchant's consignor code/);
+    const saved = await other.client.updateConsignorSettings({
+      settings: { ...settings, name: "カブシキガイシャ オアシス" },
+    });
+    expect(saved.settings).toMatchObject({ ...settings, name: "ｶﾌﾞｼｷｶﾞｲｼﾔ ｵｱｼｽ" });
+    expect((await other.client.getConsignorSettings({})).settings).toMatchObject({ code: "8234567890", debitDay: 27 });
   });
 
   it("imports the same result again without changing anything", async () => {

@@ -882,7 +882,7 @@ export const SandboxService: GenService<{
   /**
    * The test-environment off-session withdrawal (spec: POST /api/v1/payment/withdraw): an
    * off-session charge (API_SOURCE_OFF_SESSION_SYNC) through the same engine. A triggerError in
-   * charge.metadata answers the Connect error of the spec's error triggers.
+   * charge.metadata answers the Connect error of the error triggers (docs/reference/contract.md#error-triggers).
    *
    * @generated from rpc payments.v1.SandboxService.Withdraw
    */
