@@ -8,7 +8,11 @@ import { RequestRefusal } from "./request-refusal.js";
  */
 export const sessionLimits = Object.freeze({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, touchEveryMs: 60_000 });
 
-/** Ten wrong passwords in a row lock the account's sign-in for 15 minutes. */
+/**
+ * At most ten passwords are checked per e-mail in a run (each counted before it is checked, a
+ * success gives its own back); the tenth locks that e-mail's sign-in for 15 minutes, and a run is
+ * forgotten 15 minutes after its last attempt.
+ */
 export const signInLimits = Object.freeze({ max: 10, lockMs: 15 * 60_000 });
 
 export interface SessionTimes {
@@ -47,9 +51,13 @@ export function newCsrfToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-export function csrfTokenMatches(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
+/** Only the hash of the CSRF token is stored, as for the session token. */
+export const hashCsrfToken = hashSessionToken;
+
+/** Whether the token the page sent is the one whose hash the session keeps (constant time). */
+export function csrfTokenMatches(expectedHash: string, given: string): boolean {
+  const a = Buffer.from(expectedHash);
+  const b = Buffer.from(hashCsrfToken(given));
   return a.length === b.length && timingSafeEqual(a, b);
 }
 

@@ -3,6 +3,7 @@ import { normalizeEmail } from "../domain/customer.js";
 import {
   csrfTokenMatches,
   extendedIdleExpiry,
+  hashCsrfToken,
   hashSessionToken,
   newCsrfToken,
   newSessionTimes,
@@ -11,7 +12,7 @@ import {
   signedOut,
   signInLimits,
 } from "../domain/dashboard-session.js";
-import { afterFailure, isLocked } from "../domain/failure-lock.js";
+import { releaseAttempt, reserveAttempt } from "../domain/failure-lock.js";
 import { newId } from "../domain/ids.js";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../domain/password-hash.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
@@ -29,7 +30,8 @@ import {
   updateDashboardUser,
 } from "../storage/dashboard-users.js";
 import { findMerchant } from "../storage/merchants.js";
-import { isUniqueViolation } from "../storage/transactor.js";
+import { deleteStaleAttemptRuns, lockAttemptRun, saveAttemptRun } from "../storage/sign-in-attempts.js";
+import { isUniqueViolation, type Tx } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 
 /** The signed-in dashboard user of a call (set by the dashboard session interceptor). */
@@ -88,66 +90,39 @@ const wrongCredentials = () => new RequestRefusal("unauthenticated", "wrong e-ma
 
 /**
  * Signs a user in: a new session (its token goes in the cookie, its hash in the database) and
- * its CSRF token. An unknown e-mail costs the same hash as a known one; ten wrong passwords in a
- * row lock the account's sign-in for 15 minutes.
+ * its CSRF token (also kept only as a hash). The attempt is counted, by e-mail, before the
+ * password is checked, in the transaction that decides whether it may be checked at all, and
+ * given back on success: at most ten passwords are checked per e-mail per 15 minutes, however many
+ * arrive at once. An unknown e-mail costs the same hash and counts the same as a known one.
  */
 export async function signIn(
   ctx: FlowContext,
   input: { email: string; password: string },
 ): Promise<{ sessionToken: string; principal: DashboardPrincipal; absoluteExpiresAt: Date }> {
-  const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
-  if (!user) {
-    await verifyPassword(input.password, await decoyPasswordHash());
-    throw wrongCredentials();
-  }
   const now = ctx.clock.now();
-  if (isLocked({ lockedUntil: user.sign_in_locked_until ? new Date(user.sign_in_locked_until) : null }, now)) {
-    throw new RequestRefusal(
-      "rate_limited",
-      `too many wrong passwords: sign-in is locked until ${user.sign_in_locked_until}`,
-      "SIGN_IN_LOCKED",
-    );
-  }
-  if (!(await verifyPassword(input.password, user.password_hash))) {
-    await ctx.tx.write(async (trx) => {
-      const current = await lockDashboardUser(ctx.tx, trx, user.id);
-      if (!current) return;
-      const next = afterFailure(
-        {
-          failures: current.failed_sign_ins,
-          lockedUntil: current.sign_in_locked_until ? new Date(current.sign_in_locked_until) : null,
-        },
-        now,
-        signInLimits,
-      );
-      await updateDashboardUser(trx, user.id, {
-        failed_sign_ins: next.failures,
-        sign_in_locked_until: next.lockedUntil?.toISOString() ?? null,
-        updated_at: now.toISOString(),
-      });
-    });
-    throw wrongCredentials();
-  }
+  const attemptKey = `email:${normalizeEmail(input.email)}`;
+  const lockedUntil = await reserve(ctx, attemptKey, now, signInLimits);
+  if (lockedUntil) throw lockedOut("too many wrong passwords", lockedUntil, now, "SIGN_IN_LOCKED");
+  const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
+  const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyPasswordHash()));
+  if (!user || !matches) throw wrongCredentials();
+  const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
+  if (!merchant) throw wrongCredentials();
   const sessionToken = newSessionToken();
   const sessionHash = hashSessionToken(sessionToken);
   const csrfToken = newCsrfToken();
   const times = newSessionTimes(now);
-  const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
-  if (!merchant) throw wrongCredentials();
   await ctx.tx.write(async (trx) => {
-    await updateDashboardUser(trx, user.id, {
-      failed_sign_ins: 0,
-      sign_in_locked_until: null,
-      updated_at: now.toISOString(),
-    });
+    await release(ctx, trx, attemptKey, signInLimits);
     await deleteExpiredSessionsOfUser(trx, user.id, now.toISOString());
     await insertDashboardSession(trx, {
       id_hash: sessionHash,
       user_id: user.id,
-      csrf_token: csrfToken,
+      csrf_hash: hashCsrfToken(csrfToken),
       created_at: now.toISOString(),
       idle_expires_at: times.idleExpiresAt.toISOString(),
       absolute_expires_at: times.absoluteExpiresAt.toISOString(),
+      totp_verified_at: null,
     });
   });
   return {
@@ -162,6 +137,40 @@ export async function signIn(
       sessionHash,
     },
   };
+}
+
+const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
+  new RequestRefusal(
+    "rate_limited",
+    `${what}: sign-in is locked until ${until.toISOString()}`,
+    reason,
+    Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
+  );
+
+/**
+ * Counts one attempt of `key` before it is checked, committed before the check runs: the end of
+ * the lock when the run is locked (nothing counted), else null. Stale runs are cleared on the way.
+ */
+async function reserve(
+  ctx: FlowContext,
+  key: string,
+  now: Date,
+  limits: { max: number; lockMs: number },
+): Promise<Date | null> {
+  return ctx.tx.write(async (trx) => {
+    await deleteStaleAttemptRuns(trx, new Date(now.getTime() - limits.lockMs).toISOString(), now.toISOString());
+    const run = await lockAttemptRun(ctx.tx, trx, key, now.toISOString());
+    const next = reserveAttempt(run, now, limits);
+    if (!next) return run.lockedUntil;
+    await saveAttemptRun(trx, key, next);
+    return null;
+  });
+}
+
+/** Gives back the attempt a success reserved (inside the success's own transaction). */
+async function release(ctx: FlowContext, trx: Tx, key: string, limits: { max: number }): Promise<void> {
+  const run = await lockAttemptRun(ctx.tx, trx, key, ctx.clock.now().toISOString());
+  await saveAttemptRun(trx, key, releaseAttempt(run, limits));
 }
 
 /**
@@ -185,7 +194,7 @@ export async function authenticateSession(
     await ctx.tx.write((trx) => deleteDashboardSession(trx, sessionHash));
     throw signedOut();
   }
-  if (!csrfTokenMatches(session.csrf_token, csrfToken)) {
+  if (!csrfTokenMatches(session.csrf_hash, csrfToken)) {
     throw new RequestRefusal("unauthenticated", "missing or wrong x-csrf-token header", "CSRF_TOKEN_INVALID");
   }
   const extended = extendedIdleExpiry(times, now);
@@ -195,7 +204,8 @@ export async function authenticateSession(
     email: session.email,
     merchant: { id: session.merchant_id, name: session.merchant_name },
     totpEnabled: session.totp_enabled === 1,
-    csrfToken: session.csrf_token,
+    // Only its hash is stored: the token is the one the page sent, which matched.
+    csrfToken,
     sessionHash,
   };
 }

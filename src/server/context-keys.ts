@@ -12,3 +12,6 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 export const idempotencyScopeKey = createContextKey<IdempotencyScope | undefined>(undefined, {
   description: "idempotency scope",
 });
+
+/** The address of the client's connection (the socket's peer; a proxy in front is not looked through). */
+export const clientAddressKey = createContextKey<string>("", { description: "client address" });

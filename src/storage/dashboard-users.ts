@@ -57,7 +57,8 @@ export async function findDashboardSession(db: Kysely<Database>, idHash: string)
     .innerJoin("merchants", "merchants.id", "dashboard_users.merchant_id")
     .select([
       "dashboard_sessions.id_hash",
-      "dashboard_sessions.csrf_token",
+      "dashboard_sessions.csrf_hash",
+      "dashboard_sessions.totp_verified_at",
       "dashboard_sessions.idle_expires_at",
       "dashboard_sessions.absolute_expires_at",
       "dashboard_users.id as user_id",
