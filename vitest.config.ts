@@ -6,7 +6,11 @@ import { configDefaults, defineConfig } from "vitest/config";
 const serverSuites = "test/**/*.test.ts";
 const postgresOnly = ["test/scale-out.test.ts"];
 // SQLite-specific (integrity_check after kill -9) or long and about the domain, not the database.
-const sqliteOnly = ["test/crash-loop.test.ts", "test/model-based.test.ts"];
+const sqliteOnly = [
+  "test/crash-loop.test.ts",
+  "test/model-based.test.ts",
+  "test/process/sqlite-migrations-race.test.ts",
+];
 
 export default defineConfig({
   test: {
