@@ -14,6 +14,9 @@ export interface SignInRateLimits {
   readonly perEmailPerMinute: number;
 }
 
+/** The two steps of a dashboard sign-in (the e-mail is named in the first). */
+const signInMethods = new Set(["SignIn", "CompleteSignIn"]);
+
 /** A bucket set, or none when its rate is 0 (the limit is off). */
 function bucketsOf(ratePerSecond: number, burst: number): TokenBuckets | undefined {
   return ratePerSecond > 0 ? new TokenBuckets(ratePerSecond, burst) : undefined;
@@ -22,8 +25,8 @@ function bucketsOf(ratePerSecond: number, burst: number): TokenBuckets | undefin
 /**
  * Per-caller rate limit (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST): a merchant's API key or
  * dashboard session shares one bucket per merchant; a hosted page call one per payment-link token.
- * Runs after authentication, so only known callers spend tokens. Dashboard SignIn, which has no
- * caller yet, spends from a bucket of its client address and one of the e-mail it names
+ * Runs after authentication, so only known callers spend tokens. Dashboard sign-in, which has no
+ * caller yet, spends from a bucket of its client address and (SignIn) one of the e-mail it names
  * (SIGN_IN_RATE_LIMIT_PER_ADDRESS, SIGN_IN_RATE_LIMIT_PER_EMAIL, per minute). Real time, not the
  * service clock: moving a manual sandbox clock must not refill a bucket.
  */
@@ -43,7 +46,7 @@ export function createRateLimitInterceptor(limits: RateLimits, signIn?: SignInRa
     }
   };
   return (next) => async (req) => {
-    if (req.service.typeName === "payments.v1.DashboardService" && req.method.name === "SignIn") {
+    if (req.service.typeName === "payments.v1.DashboardService" && signInMethods.has(req.method.name)) {
       spend(addresses, req.contextValues.get(clientAddressKey));
       const email = (req.message as { email?: unknown }).email;
       if (typeof email === "string") spend(emails, normalizeEmail(email));

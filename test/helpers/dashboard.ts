@@ -104,3 +104,17 @@ export async function refusal(
   }
   throw new Error("the call was not refused");
 }
+
+/** Signs a user with TOTP in, both steps: the password, then a fresh code (or the code given). */
+export async function signedInWithTotp(
+  server: TestServer,
+  email: string,
+  secret: string,
+  code = nextTotpCode(server, secret),
+): Promise<DashboardBrowser> {
+  const browser = dashboardBrowser(server);
+  const first = await browser.client.signIn({ email, password: dashboardPassword });
+  if (!first.totpRequired) throw new Error("the sign-in asked for no TOTP code");
+  await browser.client.completeSignIn({ signInToken: first.signInToken, code });
+  return browser;
+}
