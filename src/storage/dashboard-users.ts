@@ -93,7 +93,9 @@ export async function deleteExpiredSessionsOfUser(db: Kysely<Database>, userId: 
     .execute();
 }
 
+/** A pending second step; expired ones (of anyone) are cleared on the way. */
 export async function insertSignInChallenge(db: Kysely<Database>, challenge: SignInChallengeTable): Promise<void> {
+  await db.deleteFrom("sign_in_challenges").where("expires_at", "<=", challenge.created_at).execute();
   await db.insertInto("sign_in_challenges").values(challenge).execute();
 }
 
