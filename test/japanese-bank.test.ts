@@ -481,16 +481,14 @@ describe.each(dialects)("the bank's own authentication step when linking (%s)", 
   afterAll(async () => server?.stop());
 
   const link = (token: string, accountNumber: string, credentials: { pin?: string; oneTimePassword?: string }) =>
-    server
-      .client(HostedPageService)
-      .linkBankAccount({
-        token,
-        bankCode: "9901",
-        branchCode: "001",
-        accountNumber,
-        accountHolder: "ヤマダ タロウ",
-        ...credentials,
-      });
+    server.client(HostedPageService).linkBankAccount({
+      token,
+      bankCode: "9901",
+      branchCode: "001",
+      accountNumber,
+      accountHolder: "ヤマダ タロウ",
+      ...credentials,
+    });
   const correct = { pin: "1234", oneTimePassword: "123456" };
 
   it("asks for the PIN and one-time password, and locks the account for the rest of the JST day after three wrong entries", async () => {
@@ -523,15 +521,13 @@ describe.each(dialects)("the bank's own authentication step when linking (%s)", 
     const { token } = await verifiedLink(server);
     expect(
       (
-        await server
-          .client(HostedPageService)
-          .linkBankAccount({
-            token,
-            bankCode: "0001",
-            branchCode: "001",
-            accountNumber: "2222222",
-            accountHolder: "ﾔﾏﾀﾞ",
-          })
+        await server.client(HostedPageService).linkBankAccount({
+          token,
+          bankCode: "0001",
+          branchCode: "001",
+          accountNumber: "2222222",
+          accountHolder: "ﾔﾏﾀﾞ",
+        })
       ).linked,
     ).toBe(true);
   });

@@ -1,7 +1,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { normalizeEmail } from "../domain/customer.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { clientAddressKey, merchantKey } from "./context-keys.js";
+import { clientAddressKey, merchantKey } from "../api/request-context.js";
 import { TokenBuckets } from "./token-bucket.js";
 
 export interface RateLimits {

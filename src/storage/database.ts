@@ -169,3 +169,11 @@ async function migrate({ db, schema }: Storage): Promise<void> {
     if ((error as { code?: string }).code !== "3F000" || attempt >= 5) throw error;
   }
 }
+
+/** Whether the database answers a trivial query (false on any error). */
+export function databaseAnswers(db: Kysely<Database>): Promise<boolean> {
+  return sql`select 1`.execute(db).then(
+    () => true,
+    () => false,
+  );
+}
