@@ -107,3 +107,10 @@ export function isRecoveryCode(code: string): boolean {
 export function hashRecoveryCode(code: string): string {
   return hashSessionToken(code.replace(/-/g, "").toLowerCase());
 }
+
+export const totpNotEnabled = () =>
+  new RequestRefusal(
+    "precondition",
+    "TOTP is not enabled for this user: enrol an authenticator app first",
+    "TOTP_NOT_ENABLED",
+  );

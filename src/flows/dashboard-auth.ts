@@ -11,6 +11,7 @@ import {
   steppedUp,
   stepUpRequired,
   totpAttemptLimits,
+  totpNotEnabled,
   hashSessionToken,
   newCsrfToken,
   newSessionTimes,
@@ -273,8 +274,6 @@ async function startSession(
 const signInAgain = () =>
   new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", "SIGN_IN_EXPIRED");
 const wrongCode = () => new RequestRefusal("invalid", "invalid TOTP or recovery code", "TOTP_CODE_INVALID");
-const totpNotEnabled = () =>
-  new RequestRefusal("precondition", "two-step verification (TOTP) is not enabled for this user", "TOTP_NOT_ENABLED");
 
 const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
   new RequestRefusal(
