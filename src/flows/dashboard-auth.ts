@@ -129,7 +129,7 @@ export async function signIn(ctx: FlowContext, input: { email: string; password:
   const now = ctx.clock.now();
   const attemptKey = `email:${normalizeEmail(input.email)}`;
   const lockedUntil = await reserve(ctx, attemptKey, now, signInLimits);
-  if (lockedUntil) throw lockedOut("too many wrong passwords", lockedUntil, now, "SIGN_IN_LOCKED");
+  if (lockedUntil) throw lockedOut("too many wrong passwords: sign-in is locked", lockedUntil, now, "SIGN_IN_LOCKED");
   const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
   const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyPasswordHash()));
   if (!user || !matches) throw wrongCredentials();
@@ -167,7 +167,7 @@ export async function completeSignIn(
   if (!pending || now >= new Date(pending.expires_at)) throw signInAgain();
   const attemptKey = `totp:${pending.user_id}`;
   const lockedUntil = await reserve(ctx, attemptKey, now, totpAttemptLimits);
-  if (lockedUntil) throw lockedOut("too many wrong codes", lockedUntil, now, "TOTP_LOCKED");
+  if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
   const user = await ctx.tx.write(async (trx) => {
     const found = await lockDashboardUser(ctx.tx, trx, pending.user_id);
     if (!found || !(await acceptSecondFactor(trx, found, input.code, now))) return undefined;
@@ -187,7 +187,7 @@ export async function verifyStepUp(ctx: FlowContext, principal: DashboardPrincip
   if (!principal.totpEnabled) throw totpNotEnabled();
   const attemptKey = `totp:${principal.userId}`;
   const lockedUntil = await reserve(ctx, attemptKey, now, totpAttemptLimits);
-  if (lockedUntil) throw lockedOut("too many wrong codes", lockedUntil, now, "TOTP_LOCKED");
+  if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
   const accepted = await ctx.tx.write(async (trx) => {
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
     if (!user || !(await acceptSecondFactor(trx, user, code, now))) return false;
@@ -278,7 +278,7 @@ const wrongCode = () => new RequestRefusal("invalid", "invalid TOTP or recovery 
 const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
   new RequestRefusal(
     "rate_limited",
-    `${what}: sign-in is locked until ${until.toISOString()}`,
+    `${what} until ${until.toISOString()}`,
     reason,
     Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
   );
