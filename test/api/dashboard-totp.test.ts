@@ -10,6 +10,7 @@ import {
   signedInUser,
   signedInWithTotp,
   totpCodeAt,
+  wrongTotpCodes,
 } from "../helpers/dashboard.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -41,7 +42,9 @@ describe("sign-in of a user with TOTP: the password, then a code", () => {
     expect(browser.cookies.size).toBe(0);
     expect(await refusal(browser.client.getSession({}))).toMatchObject({ reason: "SESSION_REQUIRED" });
     expect(
-      await refusal(browser.client.completeSignIn({ signInToken: first.signInToken, code: "000000" })),
+      await refusal(
+        browser.client.completeSignIn({ signInToken: first.signInToken, code: wrongTotpCodes(server, secret)[0] }),
+      ),
     ).toMatchObject({ code: Code.InvalidArgument, reason: "TOTP_CODE_INVALID" });
     const code = nextTotpCode(server, secret);
     const done = await browser.client.completeSignIn({ signInToken: first.signInToken, code });
@@ -73,8 +76,8 @@ describe("sign-in of a user with TOTP: the password, then a code", () => {
     const { email, secret } = await totpUser();
     const { signInToken } = await dashboardBrowser(server).client.signIn({ email, password: dashboardPassword });
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        refusal(dashboardBrowser(server).client.completeSignIn({ signInToken, code: String(100000 + i) })),
+      wrongTotpCodes(server, secret, 20).map((code) =>
+        refusal(dashboardBrowser(server).client.completeSignIn({ signInToken, code })),
       ),
     );
     const reasons = answers.map((a) => a.reason);
@@ -128,7 +131,7 @@ describe("step-up: sensitive calls of a user with TOTP need a code from the last
     }
     // Reading stays open.
     expect((await user.client.getWebhookSettings({})).secret).toMatch(/^whsec_/);
-    expect(await refusal(user.client.verifyStepUp({ code: "000000" }))).toMatchObject({
+    expect(await refusal(user.client.verifyStepUp({ code: wrongTotpCodes(server, user.secret)[0] }))).toMatchObject({
       reason: "TOTP_CODE_INVALID",
     });
     const { validUntil } = await user.client.verifyStepUp({ code: nextTotpCode(server, user.secret) });

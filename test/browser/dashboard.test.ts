@@ -6,7 +6,7 @@ import { parse } from "csv-parse/sync";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
 import { launchBrowser } from "../helpers/browser.js";
-import { dashboardPassword, nextTotpCode, totpCodeAt } from "../helpers/dashboard.js";
+import { dashboardPassword, nextTotpCode, totpCodeAt, wrongTotpCodes } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -170,7 +170,7 @@ describe("the dashboard in a browser", () => {
     await page.getByLabel("Password").press("Enter");
     await page.getByRole("heading", { name: "Enter your authenticator code" }).waitFor();
     expect(await page.getByRole("navigation").count()).toBe(0);
-    await page.getByLabel("Authenticator or recovery code").fill("000000");
+    await page.getByLabel("Authenticator or recovery code").fill(wrongTotpCodes(server, secret)[0]);
     await page.getByRole("button", { name: "Verify" }).click();
     await expect
       .poll(() => page.getByRole("alert").first().textContent())

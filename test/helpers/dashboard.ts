@@ -118,3 +118,12 @@ export async function signedInWithTotp(
   await browser.client.completeSignIn({ signInToken: first.signInToken, code });
   return browser;
 }
+
+/** `count` codes none of which the server accepts now (the codes of the drift window are left out). */
+export function wrongTotpCodes(server: TestServer, secret: string, count = 1): string[] {
+  const now = server.clock.now().getTime();
+  const valid = new Set([-30_000, 0, 30_000].map((offset) => totpCodeAt(secret, new Date(now + offset))));
+  const codes: string[] = [];
+  for (let n = 100_000; codes.length < count; n++) if (!valid.has(String(n))) codes.push(String(n));
+  return codes;
+}
