@@ -126,5 +126,12 @@ describe("SignIn rate limits", () => {
     const byAddress = await signInOverHttp(server, "third@example.jp", "wrong");
     expect(byAddress.status).toBe(429);
     expect(Number(byAddress.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // The second step spends from the address's bucket too.
+    const secondStep = await fetch(`${server.url}/payments.v1.DashboardService/CompleteSignIn`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ signInToken: "guessed", code: "123456" }),
+    });
+    expect(secondStep.status).toBe(429);
   });
 });
