@@ -47,10 +47,10 @@ pg.types.setTypeParser(20, (value) => Number(value));
  * `postgres://…` for PostgreSQL (`?schema=name` keeps a deployment or test run in its own schema).
  * Migrations run before it is returned.
  */
-export async function openStorage(url: string): Promise<Storage> {
+export async function openStorage(url: string, options: { migrateUpTo?: string } = {}): Promise<Storage> {
   const storage =
     url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
-  await migrate(storage);
+  await migrate(storage, options.migrateUpTo);
   if (storage.dialect === "sqlite") syncDirectoryOf(url);
   return storage;
 }
@@ -154,7 +154,8 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
   }) as typeof sqlite.prepare;
 }
 
-async function migrate({ db, schema }: Storage): Promise<void> {
+/** Runs every migration, or those up to `upTo` (a test building an older database's state). */
+async function migrate({ db, schema }: Storage, upTo?: string): Promise<void> {
   // On PostgreSQL Kysely holds an advisory lock while it migrates, so instances starting together
   // migrate once; it creates the schema (tolerating a concurrent create) and keeps its own
   // bookkeeping tables there, so another schema's tables are not mistaken for this one's.
@@ -164,7 +165,7 @@ async function migrate({ db, schema }: Storage): Promise<void> {
     migrationTableSchema: schema,
   });
   for (let attempt = 1; ; attempt++) {
-    const { error } = await migrator.migrateToLatest();
+    const { error } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     if (!error) return;
     // Kysely looks for its tables through every schema of the database: one dropped meanwhile
     // (another deployment or test run cleaning up) fails that look-up. Look again.
