@@ -4,6 +4,7 @@ import type { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js
 import type { FlowContext } from "../flows/flow-context.js";
 import { createOffSessionPayment } from "../flows/off-session.js";
 import { advanceClock, sendTestEvent } from "../flows/sandbox-events.js";
+import { idempotencyScopeKey } from "../server/context-keys.js";
 import { merchantOf } from "../server/interceptors.js";
 import { encodeCharge } from "./encode.js";
 
@@ -14,13 +15,18 @@ export function createSandboxEngineHandlers(
   return {
     // spec: POST /api/v1/payment/withdraw — an off-session charge through the same engine (API_SOURCE_OFF_SESSION_SYNC).
     async withdraw(req, context) {
-      const charge = await createOffSessionPayment(ctx, merchantOf(context), {
-        customerId: req.merchantCustomerId,
-        price: req.charge?.price ?? 0,
-        description: req.charge?.description ?? "",
-        metadata: req.charge?.metadata ?? {},
-        forceKyc: false,
-      });
+      const charge = await createOffSessionPayment(
+        ctx,
+        merchantOf(context),
+        {
+          customerId: req.merchantCustomerId,
+          price: req.charge?.price ?? 0,
+          description: req.charge?.description ?? "",
+          metadata: req.charge?.metadata ?? {},
+          forceKyc: false,
+        },
+        context.values.get(idempotencyScopeKey),
+      );
       return { charge: encodeCharge(charge) };
     },
     async sendTestEvent(req, context) {

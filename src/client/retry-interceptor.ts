@@ -8,7 +8,7 @@ import {
 } from "@connectrpc/connect";
 import { AsyncStatus } from "../../gen/payments/v1/enums_pb.js";
 import { clone } from "@bufbuild/protobuf";
-import { idempotencyKeyField, isHttpGet } from "../domain/method-idempotency.js";
+import { idempotencyKeyPath, isHttpGet, keyAt, setKeyAt } from "../domain/method-idempotency.js";
 import { FurikomiError, toFurikomiError } from "./furikomi-error.js";
 import { backoffDelayMs, type RetryPolicy } from "./retry-policy.js";
 
@@ -103,16 +103,12 @@ function withIdempotencyKey(
   req: UnaryRequest,
   replacement?: string,
 ): { request: UnaryRequest; idempotencyKey: string | undefined } {
-  const field = idempotencyKeyField(req.method);
-  if (!field) return { request: req, idempotencyKey: undefined };
-  const message = clone(req.method.input, req.message) as Record<string, unknown>;
-  const given = message[field.localName];
+  const path = idempotencyKeyPath(req.method);
+  if (!path) return { request: req, idempotencyKey: undefined };
+  const message = clone(req.method.input, req.message);
   const idempotencyKey =
-    replacement ??
-    (typeof given === "string" && given !== ""
-      ? given
-      : req.header.get("idempotency-key") || globalThis.crypto.randomUUID());
-  message[field.localName] = idempotencyKey;
+    replacement || keyAt(message, path) || req.header.get("idempotency-key") || globalThis.crypto.randomUUID();
+  setKeyAt(message, path, idempotencyKey);
   return { request: { ...req, message } as UnaryRequest, idempotencyKey };
 }
 

@@ -4,7 +4,7 @@
 
 import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode } from "./enums_pb.js";
 import { file_payments_v1_enums } from "./enums_pb.js";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/errors.proto.
  */
 export const file_payments_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhwYXltZW50cy92MS9lcnJvcnMucHJvdG8SC3BheW1lbnRzLnYxItkBCgxQYXltZW50RXJyb3ISDAoEY29kZRgBIAEoCRI5ChJwYXltZW50X2Vycm9yX2NvZGUYAiABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEioKCmVycm9yX3R5cGUYAyABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSRQoVb25fc2Vzc2lvbl9lcnJvcl9jb2RlGAQgASgOMiYucGF5bWVudHMudjEuT25TZXNzaW9uUGF5bWVudEVycm9yQ29kZRINCgVmaWVsZBgFIAEoCSJxCglFcnJvckJvZHkSJAoEY29kZRgBIAEoDjIWLnBheW1lbnRzLnYxLkVycm9yVHlwZRIPCgdtZXNzYWdlGAIgASgJEi0KB2RldGFpbHMYAyADKAsyHC5wYXltZW50cy52MS5FcnJvckJvZHlEZXRhaWwiMAoPRXJyb3JCb2R5RGV0YWlsEg0KBWZpZWxkGAEgASgJEg4KBnJlYXNvbhgCIAEoCTpUChV2YWxpZGF0aW9uX2Vycm9yX2NvZGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjRhgMgASgJUhN2YWxpZGF0aW9uRXJyb3JDb2RlYgZwcm90bzM", [file_google_protobuf_descriptor, file_payments_v1_enums]);
+  fileDesc("ChhwYXltZW50cy92MS9lcnJvcnMucHJvdG8SC3BheW1lbnRzLnYxItkBCgxQYXltZW50RXJyb3ISDAoEY29kZRgBIAEoCRI5ChJwYXltZW50X2Vycm9yX2NvZGUYAiABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEioKCmVycm9yX3R5cGUYAyABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSRQoVb25fc2Vzc2lvbl9lcnJvcl9jb2RlGAQgASgOMiYucGF5bWVudHMudjEuT25TZXNzaW9uUGF5bWVudEVycm9yQ29kZRINCgVmaWVsZBgFIAEoCSJxCglFcnJvckJvZHkSJAoEY29kZRgBIAEoDjIWLnBheW1lbnRzLnYxLkVycm9yVHlwZRIPCgdtZXNzYWdlGAIgASgJEi0KB2RldGFpbHMYAyADKAsyHC5wYXltZW50cy52MS5FcnJvckJvZHlEZXRhaWwiMAoPRXJyb3JCb2R5RGV0YWlsEg0KBWZpZWxkGAEgASgJEg4KBnJlYXNvbhgCIAEoCTpUChV2YWxpZGF0aW9uX2Vycm9yX2NvZGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjRhgMgASgJUhN2YWxpZGF0aW9uRXJyb3JDb2RlOkgKD2lkZW1wb3RlbmN5X2tleRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMY0oYDIAEoCFIOaWRlbXBvdGVuY3lLZXliBnByb3RvMw", [file_google_protobuf_descriptor, file_payments_v1_enums]);
 
 /**
  * Attached to every error that has a catalogued code, beside google.rpc.ErrorInfo
@@ -124,4 +124,10 @@ export const ErrorBodyDetailSchema: GenMessage<ErrorBodyDetail> = /*@__PURE__*/
  */
 export const validation_error_code: GenExtension<MethodOptions, string> = /*@__PURE__*/
   extDesc(file_payments_v1_errors, 0);
+
+/**
+ * @generated from extension: bool idempotency_key = 50002;
+ */
+export const idempotency_key: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_payments_v1_errors, 1);
 
