@@ -1,3 +1,4 @@
+import { customerIdShown } from "../domain/charge.js";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AsyncStatus, ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
@@ -49,7 +50,7 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [])
           message: charge.errorMessage || errorTypeMessages[charge.errorType],
         })
       : undefined,
-    customerId: charge.customerId ?? "",
+    customerId: customerIdShown(charge),
     metadata: charge.metadata,
     onSessionChargeId: charge.onSessionId ?? "",
     apiSource: charge.apiSource,

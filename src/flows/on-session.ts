@@ -127,8 +127,8 @@ async function createInOneTransaction(
       charge = {
         id: newId("trx"),
         merchantId: merchant.id,
-        // One-off: nothing kept for later deductions, and no customer id shown to the merchant.
-        customerId: workflow === PaymentWorkflow.ONE_TIME_CHARGE ? null : customer.id,
+        // One-off too: the charge keeps who paid (refunds go back there); the merchant is not shown the id.
+        customerId: customer.id,
         contractId: contract?.id ?? null,
         onSessionId: linkId,
         requestId: null,
