@@ -7,6 +7,7 @@ import { zenginFailureMessage, zenginResultOfAccount } from "../domain/zengin-re
 import type { BankAccountTable } from "../storage/schema.js";
 import type { Tx } from "../storage/transactor.js";
 import type { BankResult } from "./bank-gateway.js";
+import { isReversal, reversalReference } from "./sandbox-bank.js";
 
 const limitLabels: Readonly<Record<keyof BankLimits, string>> = Object.freeze({
   perPayment: "per payment",
@@ -50,16 +51,22 @@ export async function japaneseBankRefusal(
   return { ok: false, errorType: ErrorType.PAYMENT_CHARGE_OVER_LIMIT, message, retryable: false };
 }
 
-/** What the account was debited since 00:00 JST today and since the 1st of the month (JST). */
+/**
+ * What the account was debited since 00:00 JST today and since the 1st of the month (JST): what
+ * was really taken, so a debit reversed by a same-day cancellation does not count.
+ */
 async function debitedSoFar(trx: Tx, customerId: string, at: Date): Promise<{ today: number; thisMonth: number }> {
   const dayStart = jstDayStart(at).toISOString();
-  const debits = await trx
+  const rows = await trx
     .selectFrom("bank_ledger")
-    .select(["amount", "at"])
+    .select(["reference", "amount", "at"])
     .where("customer_id", "=", customerId)
-    .where("amount", "<", 0)
     .where("at", ">=", jstMonthStart(at).toISOString())
     .execute();
+  const references = new Set(rows.map((row) => row.reference));
+  const debits = rows.filter(
+    (row) => Number(row.amount) < 0 && !isReversal(row.reference) && !references.has(reversalReference(row.reference)),
+  );
   const sum = (rows: typeof debits) => rows.reduce((total, row) => total - Number(row.amount), 0);
   return { today: sum(debits.filter((row) => row.at >= dayStart)), thisMonth: sum(debits) };
 }

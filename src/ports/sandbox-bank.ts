@@ -1,6 +1,6 @@
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
-import type { Transactor } from "../storage/transactor.js";
+import type { Transactor, Tx } from "../storage/transactor.js";
 import { isUniqueViolation } from "../storage/transactor.js";
 import type { BankGateway, BankResult } from "./bank-gateway.js";
 import { japaneseBankRefusal } from "./japanese-bank-rules.js";
@@ -36,6 +36,41 @@ export class SandboxBank implements BankGateway {
     at: Date;
   }): Promise<BankResult> {
     return this.#book({ ...request, signedAmount: request.amount });
+  }
+
+  async reverseBooking(trx: Tx, request: { reference: string; at: Date }): Promise<void> {
+    const booking = await trx
+      .selectFrom("bank_ledger")
+      .selectAll()
+      .where("reference", "=", request.reference)
+      .executeTakeFirst();
+    if (!booking) return;
+    const account = await this.tx
+      .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", booking.customer_id))
+      .executeTakeFirst();
+    const reference = reversalReference(request.reference);
+    const reversed = await trx
+      .selectFrom("bank_ledger")
+      .select("id")
+      .where("reference", "=", reference)
+      .executeTakeFirst();
+    if (!account || reversed) return;
+    const balanceAfter = Number(account.balance) - Number(booking.amount);
+    await trx
+      .updateTable("bank_accounts")
+      .set({ balance: balanceAfter })
+      .where("customer_id", "=", booking.customer_id)
+      .execute();
+    await trx
+      .insertInto("bank_ledger")
+      .values({
+        customer_id: booking.customer_id,
+        reference,
+        amount: -Number(booking.amount),
+        balance_after: balanceAfter,
+        at: request.at.toISOString(),
+      })
+      .execute();
   }
 
   async #book(request: {
@@ -106,6 +141,17 @@ export class SandboxBank implements BankGateway {
       throw error;
     }
   }
+}
+
+const reversalSuffix = "/reversal";
+
+/** The ledger reference of the reversal of the booking under `reference` (a cancelled debit, a failed refund). */
+export function reversalReference(reference: string): string {
+  return reference + reversalSuffix;
+}
+
+export function isReversal(reference: string): boolean {
+  return reference.endsWith(reversalSuffix);
 }
 
 function underMaintenance(flag: number, until: string | null, at: string): boolean {
