@@ -89,57 +89,79 @@ export class SandboxBank implements BankGateway {
     const at = request.at.toISOString();
     try {
       return await this.tx.write(async (trx) => {
-        const booked = await trx
-          .selectFrom("bank_ledger")
-          .select("id")
-          .where("reference", "=", request.reference)
-          .executeTakeFirst();
-        if (booked) return { ok: true } as const; // idempotent: already booked under this reference
-        const bank = await trx
-          .selectFrom("bank_settings")
-          .selectAll()
-          .where("merchant_id", "=", request.merchantId)
-          .executeTakeFirst();
-        if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
-          return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-        const current = await this.tx
-          .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", request.customerId))
-          .executeTakeFirst();
-        if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
-        if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
-          return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-        const bankRule = await japaneseBankRefusal(trx, current, request);
-        if (bankRule) return bankRule;
-        if (request.signedAmount < 0) {
-          if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
-          if (current.quota > 0 && -request.signedAmount > current.quota)
-            return refusal(ErrorType.PAYMENT_CHARGE_OVER_LIMIT, false);
-          if (current.balance + request.signedAmount < 0)
-            return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
+        const answered = await answerTo(trx, request.reference);
+        if (answered) return answered;
+        const answer = await this.#decide(trx, request, at);
+        // A final answer is kept: the same reference asked again, by anyone, gets this answer.
+        if (answer.ok || !answer.retryable) {
+          await trx
+            .insertInto("bank_answers")
+            .values({
+              reference: request.reference,
+              ok: answer.ok ? 1 : 0,
+              error_type: answer.ok ? 0 : answer.errorType,
+              message: answer.ok ? "" : answer.message,
+              at,
+            })
+            .execute();
         }
-        const balanceAfter = current.balance + request.signedAmount;
-        await trx
-          .updateTable("bank_accounts")
-          .set({ balance: balanceAfter })
-          .where("customer_id", "=", request.customerId)
-          .execute();
-        await trx
-          .insertInto("bank_ledger")
-          .values({
-            customer_id: request.customerId,
-            reference: request.reference,
-            amount: request.signedAmount,
-            balance_after: balanceAfter,
-            at,
-          })
-          .execute();
-        return { ok: true } as const;
+        return answer;
       });
     } catch (error) {
-      // A concurrent booking of the same reference won the race: it is booked once, as asked.
-      if (isUniqueViolation(error)) return { ok: true };
+      // A concurrent call with the same reference answered first: its answer is the answer.
+      if (isUniqueViolation(error)) {
+        const answered = await answerTo(this.tx.db, request.reference);
+        if (answered) return answered;
+      }
       throw error;
     }
+  }
+
+  /** Inside the booking transaction: refuses, or books the amount on the ledger. */
+  async #decide(
+    trx: Tx,
+    request: { merchantId: string; customerId: string; signedAmount: number; reference: string; at: Date },
+    at: string,
+  ): Promise<BankResult> {
+    const bank = await trx
+      .selectFrom("bank_settings")
+      .selectAll()
+      .where("merchant_id", "=", request.merchantId)
+      .executeTakeFirst();
+    if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
+      return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
+    const current = await this.tx
+      .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", request.customerId))
+      .executeTakeFirst();
+    if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
+    if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
+      return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
+    const bankRule = await japaneseBankRefusal(trx, current, request);
+    if (bankRule) return bankRule;
+    if (request.signedAmount < 0) {
+      if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
+      if (current.quota > 0 && -request.signedAmount > current.quota)
+        return refusal(ErrorType.PAYMENT_CHARGE_OVER_LIMIT, false);
+      if (current.balance + request.signedAmount < 0)
+        return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
+    }
+    const balanceAfter = current.balance + request.signedAmount;
+    await trx
+      .updateTable("bank_accounts")
+      .set({ balance: balanceAfter })
+      .where("customer_id", "=", request.customerId)
+      .execute();
+    await trx
+      .insertInto("bank_ledger")
+      .values({
+        customer_id: request.customerId,
+        reference: request.reference,
+        amount: request.signedAmount,
+        balance_after: balanceAfter,
+        at,
+      })
+      .execute();
+    return { ok: true };
   }
 }
 
@@ -152,6 +174,18 @@ export function reversalReference(reference: string): string {
 
 export function isReversal(reference: string): boolean {
   return reference.endsWith(reversalSuffix);
+}
+
+/** The answer given to a reference before, if any (a booking from before answers were kept counts as ok). */
+async function answerTo(db: Tx | Transactor["db"], reference: string): Promise<BankResult | undefined> {
+  const answer = await db.selectFrom("bank_answers").selectAll().where("reference", "=", reference).executeTakeFirst();
+  if (answer) {
+    return answer.ok
+      ? { ok: true }
+      : { ok: false, errorType: answer.error_type as ErrorType, message: answer.message, retryable: false };
+  }
+  const booked = await db.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  return booked ? { ok: true } : undefined;
 }
 
 function underMaintenance(flag: number, until: string | null, at: string): boolean {

@@ -20,6 +20,7 @@ export interface Database {
   mailbox: MailboxTable;
   bank_accounts: BankAccountTable;
   bank_ledger: BankLedgerTable;
+  bank_answers: BankAnswerTable;
   bank_settings: BankSettingsTable;
   bank_authentication_failures: BankAuthenticationFailureTable;
   jobs: JobTable;
@@ -245,6 +246,16 @@ export interface BankAccountTable {
   reject: number;
   latency_ms: number;
   created_at: string;
+}
+
+/** The simulated bank's final answer to a reference: booked (ok) or refused, never both. */
+export interface BankAnswerTable {
+  reference: string;
+  ok: number;
+  /** The refusal's ErrorType; 0 when ok. */
+  error_type: number;
+  message: string;
+  at: string;
 }
 
 export interface BankLedgerTable {
