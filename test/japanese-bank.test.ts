@@ -375,12 +375,14 @@ describe("account holder names in the bank's kana", () => {
     server
       .client(HostedPageService)
       .linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder });
+  // The account is held on the link until the payment is approved.
   const storedHolder = async (customerId: string) =>
     (
       await server.ctx.tx.db
-        .selectFrom("bank_accounts")
-        .select("account_holder")
-        .where("customer_id", "=", customerId)
+        .selectFrom("link_bank_accounts")
+        .innerJoin("payment_links", "payment_links.id", "link_bank_accounts.link_id")
+        .select("link_bank_accounts.account_holder")
+        .where("payment_links.customer_id", "=", customerId)
         .executeTakeFirstOrThrow()
     ).account_holder;
 
@@ -481,16 +483,14 @@ describe.each(dialects)("the bank's own authentication step when linking (%s)", 
   afterAll(async () => server?.stop());
 
   const link = (token: string, accountNumber: string, credentials: { pin?: string; oneTimePassword?: string }) =>
-    server
-      .client(HostedPageService)
-      .linkBankAccount({
-        token,
-        bankCode: "9901",
-        branchCode: "001",
-        accountNumber,
-        accountHolder: "ヤマダ タロウ",
-        ...credentials,
-      });
+    server.client(HostedPageService).linkBankAccount({
+      token,
+      bankCode: "9901",
+      branchCode: "001",
+      accountNumber,
+      accountHolder: "ヤマダ タロウ",
+      ...credentials,
+    });
   const correct = { pin: "1234", oneTimePassword: "123456" };
 
   it("asks for the PIN and one-time password, and locks the account for the rest of the JST day after three wrong entries", async () => {
@@ -523,15 +523,13 @@ describe.each(dialects)("the bank's own authentication step when linking (%s)", 
     const { token } = await verifiedLink(server);
     expect(
       (
-        await server
-          .client(HostedPageService)
-          .linkBankAccount({
-            token,
-            bankCode: "0001",
-            branchCode: "001",
-            accountNumber: "2222222",
-            accountHolder: "ﾔﾏﾀﾞ",
-          })
+        await server.client(HostedPageService).linkBankAccount({
+          token,
+          bankCode: "0001",
+          branchCode: "001",
+          accountNumber: "2222222",
+          accountHolder: "ﾔﾏﾀﾞ",
+        })
       ).linked,
     ).toBe(true);
   });

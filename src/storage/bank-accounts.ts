@@ -1,6 +1,6 @@
 import type { Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
-import type { BankAccountTable, BankLedgerTable, Database } from "./schema.js";
+import type { BankAccountTable, BankLedgerTable, Database, LinkBankAccountTable } from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
 export async function upsertBankAccount(
@@ -41,4 +41,18 @@ export async function ledgerOf(db: Kysely<Database>, customerId: string): Promis
     .where("customer_id", "=", customerId)
     .orderBy("id")
     .execute();
+}
+
+/** Holds the account given on a link's bank step (a repeated step replaces it). */
+export async function savePendingBankAccount(trx: Tx, account: LinkBankAccountTable): Promise<void> {
+  const { link_id, ...details } = account;
+  await trx
+    .insertInto("link_bank_accounts")
+    .values(account)
+    .onConflict((oc) => oc.column("link_id").doUpdateSet(details))
+    .execute();
+}
+
+export async function findPendingBankAccount(trx: Tx, linkId: string): Promise<LinkBankAccountTable | undefined> {
+  return trx.selectFrom("link_bank_accounts").selectAll().where("link_id", "=", linkId).executeTakeFirst();
 }

@@ -13,6 +13,7 @@ import * as dashboard from "./migrations/0005-dashboard.js";
 import * as bankAuthentication from "./migrations/0006-bank-authentication.js";
 import * as contractsByStatus from "./migrations/0007-contracts-by-status.js";
 import * as bankAnswers from "./migrations/0008-bank-answers.js";
+import * as linkBankAccounts from "./migrations/0009-link-bank-accounts.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   "0006-bank-authentication": bankAuthentication,
   "0007-contracts-by-status": contractsByStatus,
   "0008-bank-answers": bankAnswers,
+  "0009-link-bank-accounts": linkBankAccounts,
 };
 
 // int8 (bigint) columns hold yen balances, far below 2^53: read them as numbers.

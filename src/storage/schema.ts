@@ -21,6 +21,7 @@ export interface Database {
   bank_accounts: BankAccountTable;
   bank_ledger: BankLedgerTable;
   bank_answers: BankAnswerTable;
+  link_bank_accounts: LinkBankAccountTable;
   bank_settings: BankSettingsTable;
   bank_authentication_failures: BankAuthenticationFailureTable;
   jobs: JobTable;
@@ -246,6 +247,16 @@ export interface BankAccountTable {
   reject: number;
   latency_ms: number;
   created_at: string;
+}
+
+/** An account given on a link's bank step, pending until the link's payment is approved. */
+export interface LinkBankAccountTable {
+  link_id: string;
+  bank_code: string;
+  branch_code: string;
+  account_number: string;
+  account_holder: string;
+  linked_at: string;
 }
 
 /** The simulated bank's final answer to a reference: booked (ok) or refused, never both. */
