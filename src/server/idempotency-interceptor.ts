@@ -1,18 +1,18 @@
 import { Code, ConnectError, type Interceptor, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
-import { errorFromJson, errorToJson } from "@connectrpc/connect/protocol-connect";
+import { errorFromJson } from "@connectrpc/connect/protocol-connect";
 import { fromJson, getOption, toJson, type DescField, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
 import { idempotencyLeaseMs, requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
 import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.js";
 import { idempotencyKeyPath, keyAt, withoutKey } from "../domain/method-idempotency.js";
-import { httpStatusOf, toConnectError } from "../errors.js";
+import { storedErrorAnswer } from "../errors.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import {
   beginIdempotentRequest,
   finishIdempotentRequest,
-  releaseIdempotentRequest,
   renewIdempotentRequest,
+  settleFailedRequest,
   type IdempotencyScope,
 } from "../flows/idempotency.js";
 import { idempotencyScopeKey, merchantKey } from "./context-keys.js";
@@ -29,7 +29,8 @@ const jsonOptions = { alwaysEmitImplicit: true } as const;
  * runs under its key (the field, or else the `Idempotency-Key` header). The same key and
  * request answer the first response again, errors included; another request with the key is
  * refused (invalid_argument), a duplicate of one in flight too (aborted). Runs after the
- * validation interceptor, so a request rejected by validation stores nothing.
+ * validation interceptor, so a request rejected by validation stores nothing; nor does any
+ * refusal decided before the flow created something (settleFailedRequest).
  */
 export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
   const keyPaths = new Map<DescMethod, readonly DescField[] | undefined>();
@@ -66,7 +67,7 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
       });
       return res;
     } catch (error) {
-      await settleFailure(ctx, scope, error);
+      await settleFailedRequest(ctx, scope, storedErrorAnswer(error)).catch(() => {});
       throw error;
     } finally {
       clearInterval(renewal);
@@ -89,19 +90,6 @@ function keyOf(req: UnaryRequest, path: readonly DescField[]): string {
     );
   }
   return fromHeader;
-}
-
-/** A payment error or refusal is the answer, stored for replay (decisions.md: errors included); anything else frees the key for a retry that resumes what was created. */
-async function settleFailure(ctx: FlowContext, scope: IdempotencyScope, error: unknown): Promise<void> {
-  const connectError = toConnectError(error);
-  if (!connectError) {
-    await releaseIdempotentRequest(ctx, scope).catch(() => {});
-    return;
-  }
-  await finishIdempotentRequest(ctx, scope, {
-    json: JSON.stringify(errorToJson(connectError, jsonOptions)),
-    httpStatus: httpStatusOf[connectError.code],
-  });
 }
 
 function replay(req: UnaryRequest, record: IdempotencyRecord): UnaryResponse {
