@@ -288,7 +288,7 @@ describe("API-key services: PaymentService and SandboxService", () => {
 
 /**
  * Whether an answer to a call aimed at the victim's ids is a refusal: an error of a refusing code,
- * the spec's refund message (HTTP 500 by the spec's table), or an async request that did not start.
+ * the contract's refund message (HTTP 500 by docs/reference/contract.md#errors), or an async request that did not start.
  */
 function isRefusal(method: DescMethod, answer: { error?: ConnectError; text: string }): boolean {
   const { error, text } = answer;

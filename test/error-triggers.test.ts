@@ -9,7 +9,7 @@ import { createPayment, freshEmail, latestCode, redirect, tokenOf } from "./help
 import { api, startTestServer, type TestServer } from "./helpers/test-server.js";
 import { receiveWebhooksOf, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 
-// spec: "Error triggers for sandbox/test environments", every ErrorType at every trigger point.
+// docs/reference/contract.md#error-triggers: every ErrorType at every trigger point.
 
 let server: TestServer;
 let receiver: WebhookReceiver;
@@ -31,7 +31,7 @@ const trigger = (errorType: ErrorType | string) => ({
   triggerError: typeof errorType === "string" ? errorType : nameOf(errorType),
 });
 
-/** spec: the trigger table, and the HTTP status that follows from it. */
+/** docs/reference/contract.md#error-triggers: the trigger table, and the HTTP status that follows from it. */
 const expected: Record<ErrorType, { code: PaymentErrorCode; connect: string; status: number }> = {
   [ErrorType.UNSPECIFIED]: { code: PaymentErrorCode.OTHER, connect: "internal", status: 500 },
   [ErrorType.PAYMENT_VALIDATION_FAILED]: {
@@ -115,7 +115,7 @@ describe("InitiatePayment", () => {
     const { result } = await server.client(HostedPageService).initiatePayment({ token: tokenOf(paymentLink!.url) });
     const triggers = errorType === ErrorType.PAYMENT_VALIDATION_FAILED || errorType === ErrorType.PAYMENT_LINK_EXPIRED;
     if (!triggers) {
-      // spec: any other value is ignored and the flow proceeds.
+      // docs/reference/contract.md#error-triggers: any other value is ignored and the flow proceeds.
       expect(result?.outcome.case).toBe("session");
       expect(result?.outcome.value).toMatchObject({ amount: 1500, completed: false });
     } else {
@@ -157,7 +157,7 @@ describe("InitiatePayment", () => {
 
 type Workflow = "CHARGE" | "ONE_TIME_CHARGE" | "CONTRACT" | "CONTRACT_WITH_CHARGE";
 
-/** A payment link of the workflow, with the trigger where the spec says that workflow reads it. */
+/** A payment link of the workflow, with the trigger where docs/reference/contract.md#error-triggers says that workflow reads it. */
 async function linkOf(workflow: Workflow, metadata: Record<string, string>) {
   const email = freshEmail(workflow.toLowerCase());
   if (workflow === "CHARGE") {
@@ -180,7 +180,7 @@ async function linkOf(workflow: Workflow, metadata: Record<string, string>) {
   };
 }
 
-/** spec: "Side effects of ApprovePayment by workflow". */
+/** docs/reference/contract.md#approve-side-effects */
 const sideEffects: Record<Workflow, { failedTransaction: boolean; cancelledContract: boolean; chargeFail: boolean }> = {
   CHARGE: { failedTransaction: true, cancelledContract: false, chargeFail: true },
   ONE_TIME_CHARGE: { failedTransaction: true, cancelledContract: false, chargeFail: true },

@@ -66,7 +66,7 @@ describe("GetCharge over every protocol", () => {
     expect(charge?.currency).toBe("JPY");
   });
 
-  it("answers on the plain HTTP path with the spec's camelCase fields", async () => {
+  it("answers on the plain HTTP path with the contract's camelCase fields", async () => {
     const res = await api(server, "/v1/charge/trx-foundation1");
     expect(res.status).toBe(200);
     const body = await res.json();

@@ -4,7 +4,7 @@ import { AsyncStatus, ChargeStatus } from "../gen/payments/v1/enums_pb.js";
 import { loadConfig } from "../src/config.js";
 import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
 import { ManualClock } from "../src/ports/clock.js";
-import { startService } from "../src/service.js";
+import { startService } from "../src/composition-root.js";
 import { openStorage, type Storage } from "../src/storage/database.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "./helpers/process-server.js";

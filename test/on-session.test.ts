@@ -28,7 +28,7 @@ afterAll(async () => server?.stop());
 
 const ninetyMinutes = 90 * 60 * 1000;
 
-/** The plain HTTP body of a new customer paying ¥1,200, in the spec's snake_case. */
+/** The plain HTTP body of a new customer paying ¥1,200, in snake_case (docs/reference/contract.md#wire-format). */
 function httpBody(email = freshEmail()) {
   return {
     buyer: {
@@ -46,7 +46,7 @@ function httpBody(email = freshEmail()) {
 }
 
 describe("CreateOnSessionPayment", () => {
-  it("answers POST /v1/payments/on-session with the spec's charge and paymentLink", async () => {
+  it("answers POST /v1/payments/on-session with the contract's charge and paymentLink", async () => {
     const email = freshEmail();
     const res = await api(server, "/v1/payments/on-session", { method: "POST", json: httpBody(email) });
     expect(res.status).toBe(200);
@@ -154,7 +154,7 @@ describe("workflows", () => {
   });
 });
 
-/** The spec's on-session rejection codes, each over the plain HTTP path and over Connect. */
+/** The on-session rejection codes (docs/reference/contract.md#on-session-rejections), each over the plain HTTP path and over Connect. */
 describe("rejections", () => {
   const inactiveCustomer = async () => (await createPayment(server)).charge!.customer!.id!;
   const cases: Array<{

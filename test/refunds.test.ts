@@ -117,7 +117,7 @@ async function refundOverConnect(
     );
 }
 
-/** A business-rule refusal looks the same on both paths: 500 / internal, the spec's text, no code. */
+/** A business-rule refusal looks the same on both paths: 500 / internal, the contract's text (docs/reference/contract.md#refunds), no code. */
 async function expectRefusal(
   server: TestServer,
   request: { chargeId: string; amount?: number },
@@ -197,7 +197,7 @@ describe("refunds", () => {
     });
   });
 
-  describe("business-rule violations answer 500 with the spec's messages", () => {
+  describe("business-rule violations answer 500 with the contract's messages", () => {
     it("an unknown charge and another merchant's charge do not belong to the merchant", async () => {
       await expectRefusal(server, { chargeId: "trx-doesnotexist" }, messages.notOwned);
       const other = await server.newMerchant();
@@ -507,7 +507,7 @@ describe("refunds", () => {
         refund_id: refundId,
         error: { code: "refund_failed", message: "the receiving bank rejected the refund transfer (sandbox)" },
       });
-      // The transaction side carries no refund result (spec: Events, rule 3).
+      // The transaction side carries no refund result (docs/reference/contract.md#events, rule 3).
       expect(event.content.transaction).not.toHaveProperty("error");
 
       // A failed refund is no partial refund: the whole charge can still be refunded.
@@ -596,7 +596,7 @@ describe("refunds", () => {
         await receiver.waitFor(() => refundEvents().length >= 3);
 
         expect(receiver.rejected).toEqual([]);
-        // REFUND_SUCCEEDED carries refund_id at the top; REFUND_FAILED inside `refund` (spec body).
+        // REFUND_SUCCEEDED carries refund_id at the top; REFUND_FAILED inside `refund` (docs/reference/contract.md#events).
         const refundIdOf = (content: Record<string, unknown>) =>
           (content.refund_id ?? (content.refund as { refund_id: string }).refund_id) as string;
         const byRefund = new Map(refundEvents().map((d) => [refundIdOf(d.content), d]));

@@ -5,7 +5,7 @@ import pino from "pino";
 import { AsyncStatus, ChargeStatus, EventType } from "../gen/payments/v1/enums_pb.js";
 import { loadConfig } from "../src/config.js";
 import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
-import { startService, type RunningService } from "../src/service.js";
+import { startService, type RunningService } from "../src/composition-root.js";
 import { openStorage } from "../src/storage/database.js";
 import { Transactor, type Tx } from "../src/storage/transactor.js";
 import { seedActiveCustomer } from "./helpers/fixtures.js";

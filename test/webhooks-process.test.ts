@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { DeliveryStatus, EventType } from "../gen/payments/v1/enums_pb.js";
-import { recordEvent } from "../src/flows/outbox.js";
+import { recordEvent } from "../src/storage/events.js";
 import { openStorage } from "../src/storage/database.js";
 import { Transactor } from "../src/storage/transactor.js";
 import { freshDatabaseUrl, startTestServer, type TestServer } from "./helpers/test-server.js";

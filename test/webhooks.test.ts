@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { DeliveryStatus, EventType } from "../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../gen/payments/v1/payment_service_pb.js";
-import { recordEvent } from "../src/flows/outbox.js";
+import { recordEvent } from "../src/storage/events.js";
 import { listAllMerchants, setWebhookUrl } from "../src/flows/merchants.js";
 import { retryCeilingMs, retryWindowMs } from "../src/domain/webhook-retry.js";
 import { createWebhookTransport } from "../src/ports/webhook-transport.js";
@@ -26,7 +26,7 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-/** A charge body as the spec shows it, with text that JSON could write in more than one way. */
+/** A charge body as docs/reference/contract.md#webhooks shows it, with text that JSON could write in more than one way. */
 function chargeContent(chargeId: string, extra: object = {}) {
   return {
     id: chargeId,
@@ -83,7 +83,7 @@ describe.each(dialects)("webhook delivery on %s", (dialect) => {
   });
   afterAll(async () => server?.stop());
 
-  it("POSTs the spec's envelope, verifiable with standardwebhooks and by hand", async () => {
+  it("POSTs the contract's envelope, verifiable with standardwebhooks and by hand", async () => {
     const merchant = await server.newMerchant("Envelope Shop");
     const receiver = await receiverFor(merchant);
     await setWebhookUrl(server.ctx, merchant.merchant_id, receiver.url);

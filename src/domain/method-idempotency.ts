@@ -8,9 +8,9 @@ export function isHttpGet(method: DescMethod): boolean {
 }
 
 /**
- * Where a call's idempotency key sits (decisions.md, "Idempotency"): the path of fields from the
- * request down to the string field marked `(payments.v1.idempotency_key)` in the .proto, at the
- * top or inside singular message fields (DashboardService.RefundCharge holds a RefundRequest).
+ * Where a call's idempotency key sits (docs/reference/contract.md#idempotency): the path of fields
+ * from the request down to the string field marked `(payments.v1.idempotency_key)` in the .proto,
+ * at the top or inside singular message fields (DashboardService.RefundCharge holds a RefundRequest).
  * Undefined when the method takes no key.
  */
 export function idempotencyKeyPath(method: DescMethod): readonly DescField[] | undefined {

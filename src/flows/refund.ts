@@ -14,8 +14,7 @@ import {
   settleRefund,
 } from "../domain/refund.js";
 import { refundFailedContent, refundSucceededContent } from "../domain/webhook-content.js";
-import { enqueueJob } from "../jobs/job-queue.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import { enqueueJob, type JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
 import {
   findChargeById,
@@ -30,7 +29,7 @@ import type { Tx } from "../storage/transactor.js";
 import { bankRulesOfCustomer } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
-import { recordEvent } from "./outbox.js";
+import { recordEvent } from "../storage/events.js";
 
 export interface RefundRequestInput {
   chargeId: string;
@@ -47,7 +46,7 @@ export interface RefundOutcome {
 }
 
 /**
- * Refund (spec: Refund; decisions.md, "Money and time"). One transaction locks the charge, checks
+ * Refund (docs/reference/contract.md#refunds, docs/reference/contract.md#money-and-time). One transaction locks the charge, checks
  * the refundable remainder and either cancels the charge (full refund before the customer's
  * bank's cutoff on the charge's bank day: the booked debit is reversed in the same transaction,
  * REFUND_SUCCEEDED at once) or holds the

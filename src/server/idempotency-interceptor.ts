@@ -15,7 +15,7 @@ import {
   settleFailedRequest,
   type IdempotencyScope,
 } from "../flows/idempotency.js";
-import { idempotencyScopeKey, merchantKey } from "./context-keys.js";
+import { idempotencyScopeKey, merchantKey } from "../api/request-context.js";
 
 /** Set on a response that is the stored first response of an earlier request with the same key. */
 export const replayedHeader = "idempotent-replayed";
@@ -24,8 +24,8 @@ const maxKeyLength = 255;
 const jsonOptions = { alwaysEmitImplicit: true } as const;
 
 /**
- * Idempotency for every create call (decisions.md, "Idempotency"), once for all methods: a
- * method whose request holds a field marked `(payments.v1.idempotency_key)`, at any depth,
+ * Idempotency for every create call (docs/reference/contract.md#idempotency), once for all methods:
+ * a method whose request holds a field marked `(payments.v1.idempotency_key)`, at any depth,
  * runs under its key (the field, or else the `Idempotency-Key` header). The same key and
  * request answer the first response again, errors included; another request with the key is
  * refused (invalid_argument), a duplicate of one in flight too (aborted). Runs after the

@@ -1,6 +1,7 @@
-import type { Tx } from "./transactor.js";
+import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
-import type { BankAccountTable, BankLedgerTable, Database, LinkBankAccountTable } from "./schema.js";
+import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, LinkBankAccountTable } from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
 export async function upsertBankAccount(
@@ -40,6 +41,158 @@ export async function ledgerOf(db: Kysely<Database>, customerId: string): Promis
     .select(["customer_id", "reference", "amount", "balance_after", "at"])
     .where("customer_id", "=", customerId)
     .orderBy("id")
+    .execute();
+}
+
+/** The bank code of a customer's linked account, if any. */
+export async function bankCodeOfCustomer(db: Kysely<Database>, customerId: string): Promise<string | undefined> {
+  const account = await db
+    .selectFrom("bank_accounts")
+    .select("bank_code")
+    .where("customer_id", "=", customerId)
+    .executeTakeFirst();
+  return account?.bank_code;
+}
+
+/** The sandbox settings of a customer's simulated account; fields left undefined are kept. */
+export async function updateBankAccountSettings(
+  trx: Tx,
+  customerId: string,
+  settings: Partial<
+    Pick<BankAccountTable, "balance" | "quota" | "reject" | "latency_ms" | "under_maintenance" | "maintenance_until">
+  >,
+): Promise<void> {
+  await trx.updateTable("bank_accounts").set(settings).where("customer_id", "=", customerId).execute();
+}
+
+/** A customer's simulated account, read outside any transaction. */
+export async function findBankAccountOfCustomer(
+  db: Kysely<Database>,
+  customerId: string,
+): Promise<BankAccountTable | undefined> {
+  return db.selectFrom("bank_accounts").selectAll().where("customer_id", "=", customerId).executeTakeFirst();
+}
+
+/** Locks a customer's simulated account for a booking. */
+export async function lockBankAccountOfCustomer(
+  tx: Transactor,
+  trx: Tx,
+  customerId: string,
+): Promise<BankAccountTable | undefined> {
+  return tx
+    .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", customerId))
+    .executeTakeFirst();
+}
+
+/** Whether a booking under this reference is already in the ledger (the bank-side idempotency key). */
+export async function isBooked(trx: Tx, reference: string): Promise<boolean> {
+  const booked = await trx.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  return booked !== undefined;
+}
+
+/** The merchant's bank-wide sandbox settings (the maintenance switch), if set. */
+export async function findBankSettings(trx: Tx, merchantId: string): Promise<BankSettingsTable | undefined> {
+  return trx.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
+}
+
+/** Books a debit (negative) or refund (positive): the new balance and its ledger row. */
+export async function bookLedgerEntry(
+  trx: Tx,
+  entry: { customerId: string; reference: string; signedAmount: number; balanceAfter: number; at: string },
+): Promise<void> {
+  await trx
+    .updateTable("bank_accounts")
+    .set({ balance: entry.balanceAfter })
+    .where("customer_id", "=", entry.customerId)
+    .execute();
+  await trx
+    .insertInto("bank_ledger")
+    .values({
+      customer_id: entry.customerId,
+      reference: entry.reference,
+      amount: entry.signedAmount,
+      balance_after: entry.balanceAfter,
+      at: entry.at,
+    })
+    .execute();
+}
+
+/**
+ * The account's debits (as negative amounts with their times) since `since`: what was really
+ * taken, so a debit reversed by a same-day cancellation, and a reversal itself, do not count.
+ */
+export async function debitsSince(trx: Tx, customerId: string, since: Date): Promise<{ amount: number; at: string }[]> {
+  const rows = await trx
+    .selectFrom("bank_ledger")
+    .select(["reference", "amount", "at"])
+    .where("customer_id", "=", customerId)
+    .where("at", ">=", since.toISOString())
+    .execute();
+  const references = new Set(rows.map((row) => row.reference));
+  return rows
+    .filter(
+      (row) =>
+        Number(row.amount) < 0 && !isReversal(row.reference) && !references.has(reversalReference(row.reference)),
+    )
+    .map((row) => ({ amount: Number(row.amount), at: row.at }));
+}
+
+const reversalSuffix = "/reversal";
+
+/** The ledger reference of the reversal of the booking under `reference` (a cancelled debit, a failed refund). */
+export function reversalReference(reference: string): string {
+  return reference + reversalSuffix;
+}
+
+export function isReversal(reference: string): boolean {
+  return reference.endsWith(reversalSuffix);
+}
+
+/**
+ * Reverses the booking under `reference` in the caller's transaction: the opposite amount under
+ * the reversal reference, the balance restored. Nothing booked, or reversed already: nothing.
+ */
+export async function reverseLedgerEntry(tx: Transactor, trx: Tx, reference: string, at: string): Promise<void> {
+  const booking = await trx.selectFrom("bank_ledger").selectAll().where("reference", "=", reference).executeTakeFirst();
+  if (!booking) return;
+  const account = await lockBankAccountOfCustomer(tx, trx, booking.customer_id);
+  if (!account || (await isBooked(trx, reversalReference(reference)))) return;
+  await bookLedgerEntry(trx, {
+    customerId: booking.customer_id,
+    reference: reversalReference(reference),
+    signedAmount: -Number(booking.amount),
+    balanceAfter: Number(account.balance) - Number(booking.amount),
+    at,
+  });
+}
+
+/** A final bank answer as kept per reference: booked, or refused with its ErrorType. */
+export type StoredBankAnswer = { ok: true } | { ok: false; errorType: ErrorType; message: string };
+
+/** The answer given to a reference before, if any (a booking from before answers were kept counts as ok). */
+export async function findBankAnswer(db: Kysely<Database>, reference: string): Promise<StoredBankAnswer | undefined> {
+  const answer = await db.selectFrom("bank_answers").selectAll().where("reference", "=", reference).executeTakeFirst();
+  if (answer) return answer.ok ? { ok: true } : { ok: false, errorType: answer.error_type, message: answer.message };
+  const booked = await db.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  return booked ? { ok: true } : undefined;
+}
+
+/** Keeps the final answer to a reference (a unique key: a concurrent second answer fails). */
+export async function insertBankAnswer(
+  trx: Tx,
+  reference: string,
+  answer: StoredBankAnswer,
+  at: string,
+): Promise<void> {
+  await trx
+    .insertInto("bank_answers")
+    .values({
+      reference,
+      ok: answer.ok ? 1 : 0,
+      error_type: answer.ok ? 0 : answer.errorType,
+      message: answer.ok ? "" : answer.message,
+      at,
+    })
     .execute();
 }
 

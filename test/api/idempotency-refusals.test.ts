@@ -115,7 +115,7 @@ describe("a refusal decided before any side effect stores nothing for its key", 
         idempotencyKey: "refusal-inactive",
       }),
     );
-    expect(inactive.code).not.toBe(Code.OK);
+    expect(inactive.rawMessage).toBe("Customer is not active. Issue a new payment link for them to complete.");
     const byEmail = await payments.createOnSessionPayment({
       buyer: { email },
       charge: { price: 800 },

@@ -1,6 +1,5 @@
 import { create, createFileRegistry, type DescFile, type FileRegistry } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import { createLogger } from "./server/logger.js";
 import { file_payments_v1_payment_service, PaymentService } from "../gen/payments/v1/payment_service_pb.js";
@@ -14,11 +13,11 @@ import { file_grpc_reflection_v1alpha_reflection } from "../gen/grpc/reflection/
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
 import type { Config } from "./config.js";
 import { ManualClock, systemClock, type Clock } from "./ports/clock.js";
-import { openStorage } from "./storage/database.js";
+import { databaseAnswers, openStorage } from "./storage/database.js";
 import { useSealingKey } from "./storage/sealed.js";
 import { Transactor } from "./storage/transactor.js";
-import { WakeChannel } from "./storage/wake-channel.js";
-import type { FlowContext, WakeTopic } from "./flows/flow-context.js";
+import { WakeChannel, type WakeTopic } from "./storage/wake-channel.js";
+import type { FlowContext } from "./flows/flow-context.js";
 import { createAuthenticator } from "./flows/merchants.js";
 import { createApp } from "./server/app.js";
 import { createPages } from "./server/pages.js";
@@ -40,7 +39,7 @@ import { notifierForMode } from "./ports/notifier-for-mode.js";
 import { createHostedPageService } from "./api/hosted-page-service.js";
 import { createAbsentSandboxService, createSandboxService } from "./api/sandbox-service.js";
 import { createSandboxRefundHandlers } from "./api/sandbox-refunds.js";
-import { createSandboxEngineHandlers } from "./api/sandbox-engine.js";
+import { createSandboxOperationHandlers } from "./api/sandbox-operations.js";
 import { runLinkExpiryJob } from "./flows/link-expiry.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
@@ -128,10 +127,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const ready = async () => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2_000)));
-    const probe = sql`select 1`.execute(storage.db).then(
-      () => true,
-      () => false,
-    );
+    const probe = databaseAnswers(storage.db);
     try {
       return await Promise.race([probe, timeout]);
     } finally {
@@ -159,7 +155,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
       router.service(
         SandboxService,
         config.mode === "sandbox"
-          ? { ...createSandboxService(ctx), ...createSandboxRefundHandlers(ctx), ...createSandboxEngineHandlers(ctx) }
+          ? {
+              ...createSandboxService(ctx),
+              ...createSandboxRefundHandlers(ctx),
+              ...createSandboxOperationHandlers(ctx),
+            }
           : createAbsentSandboxService(),
       );
       router.service(DashboardService, createDashboardService(ctx));

@@ -1,6 +1,11 @@
-import { createContextKey } from "@connectrpc/connect";
+import { createContextKey, type HandlerContext } from "@connectrpc/connect";
+import { RequestRefusal } from "../domain/request-refusal.js";
 import type { MerchantPrincipal } from "../flows/flow-context.js";
 import type { IdempotencyScope } from "../flows/idempotency.js";
+
+/**
+ * The request context the api layer reads: filled in by the server's interceptors, read by the handlers.
+ */
 
 /** The authenticated merchant of a PaymentService or SandboxService call. */
 export const merchantKey = createContextKey<MerchantPrincipal | undefined>(undefined, { description: "merchant" });
@@ -12,3 +17,10 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 export const idempotencyScopeKey = createContextKey<IdempotencyScope | undefined>(undefined, {
   description: "idempotency scope",
 });
+
+/** The merchant of an authenticated call (set by the server's auth interceptor). */
+export function merchantOf(context: HandlerContext): MerchantPrincipal {
+  const merchant = context.values.get(merchantKey);
+  if (!merchant) throw new RequestRefusal("unauthenticated", "missing API key");
+  return merchant;
+}

@@ -1,7 +1,7 @@
 import { createContextKey, type HandlerContext, type Interceptor } from "@connectrpc/connect";
 import { signedOut } from "../domain/dashboard-session.js";
 import type { DashboardPrincipal } from "../flows/dashboard-auth.js";
-import { merchantKey } from "./context-keys.js";
+import { merchantKey } from "./request-context.js";
 
 /** The signed-in dashboard user of a DashboardService call. */
 export const dashboardPrincipalKey = createContextKey<DashboardPrincipal | undefined>(undefined, {

@@ -19,7 +19,7 @@ import { findPaymentLinkById, lockPaymentLink, transitionPaymentLink } from "../
 import { findCharge } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
-import { recordEvent } from "./outbox.js";
+import { recordEvent } from "../storage/events.js";
 
 /** The link and the records it drives, read (not locked) outside a transaction. */
 export async function loadOnSessionPayment(ctx: FlowContext, link: PaymentLinkRecord): Promise<OnSessionPayment> {

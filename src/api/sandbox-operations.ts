@@ -4,16 +4,15 @@ import type { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js
 import type { FlowContext } from "../flows/flow-context.js";
 import { createOffSessionPayment } from "../flows/off-session.js";
 import { advanceClock, sendTestEvent } from "../flows/sandbox-events.js";
-import { idempotencyScopeKey } from "../server/context-keys.js";
-import { merchantOf } from "../server/interceptors.js";
+import { idempotencyScopeKey, merchantOf } from "./request-context.js";
 import { encodeCharge } from "./encode.js";
 
 /** SandboxService.Withdraw, SendTestEvent and AdvanceClock; spread into the SandboxService implementation. */
-export function createSandboxEngineHandlers(
+export function createSandboxOperationHandlers(
   ctx: FlowContext,
 ): Pick<ServiceImpl<typeof SandboxService>, "withdraw" | "sendTestEvent" | "advanceClock"> {
   return {
-    // spec: POST /api/v1/payment/withdraw — an off-session charge through the same engine (API_SOURCE_OFF_SESSION_SYNC).
+    // docs/reference/contract.md#sandbox: POST /api/v1/payment/withdraw — an off-session charge through the same engine (API_SOURCE_OFF_SESSION_SYNC).
     async withdraw(req, context) {
       const charge = await createOffSessionPayment(
         ctx,
