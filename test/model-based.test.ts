@@ -47,7 +47,8 @@ async function runLane(server: TestServer, runs: number, seed: number): Promise<
         // Starting customers are written straight to the database; AddCustomer makes more through the API.
         for (const balance of balances) {
           const { customerId, contractId } = await seedActiveCustomer(server, { merchantId: real.merchantId, balance });
-          model.customers.push({ id: customerId, contractId, active: true, account: newAccount(balance) });
+          const email = `${customerId}@example.jp`;
+          model.customers.push({ id: customerId, email, contractId, active: true, account: newAccount(balance) });
         }
         // Each starting customer has paid once (synchronously), so refunds have something to refund.
         for (let i = 0; i < balances.length; i++) await new SyncCharge(i, firstPrice).run(model, real);

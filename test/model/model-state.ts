@@ -16,6 +16,8 @@ export interface ModelAccount {
 
 export interface ModelCustomer {
   id: string;
+  /** The e-mail a second link (one-off, or a contract abandoned) is made for. */
+  email: string;
   contractId: string;
   /** An ACTIVATED contract and status.payment AUTHORIZED; false after a failed first charge. */
   active: boolean;
