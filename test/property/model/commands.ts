@@ -7,6 +7,8 @@ import type { RealSystem } from "./real-system.js";
 import { Refund, SettleRefunds } from "./refund-commands.js";
 import {
   AbandonedSecondLink,
+  CancelThenChargeNearLimit,
+  KycDecisionCrash,
   FailRefundInFlight,
   KeyedRefund,
   OneOffCharge,
@@ -57,4 +59,6 @@ export const commands: Array<fc.Arbitrary<AsyncCommand<Model, RealSystem>>> = [
   fc.nat(10).map((r) => new FailRefundInFlight(r)),
   fc.tuple(customerPick, price, fc.constantFrom(0, 3_000)).map(([c, p, t]) => new SlowChargeTakenOver(c, p, t)),
   fc.tuple(customerPick, fc.boolean()).map(([c, o]) => new AbandonedSecondLink(c, o)),
+  fc.constant(new CancelThenChargeNearLimit()),
+  price.map((p) => new KycDecisionCrash(p)),
 ];

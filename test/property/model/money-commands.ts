@@ -1,16 +1,30 @@
 import type { AsyncCommand } from "fast-check";
 import { expect } from "vitest";
-import { Code } from "@connectrpc/connect";
-import { AsyncStatus, ChargeStatus, RefundStatus } from "../../../gen/payments/v1/enums_pb.js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { AsyncStatus, ChargeStatus, KycStatus, RefundStatus } from "../../../gen/payments/v1/enums_pb.js";
+import { KycOutcome, KycReviewMode } from "../../../gen/payments/v1/sandbox_service_pb.js";
+import { bankCalendar } from "../../../src/domain/bank-calendar.js";
+import { cancellationDeadline, type BankRules } from "../../../src/domain/bank-cutoff.js";
+import { bankProfileOf } from "../../../src/domain/bank-profile.js";
 import { runOffSessionCharge } from "../../../src/flows/off-session.js";
 import { settlePendingRefund } from "../../../src/flows/refund.js";
 import type { BankGateway } from "../../../src/ports/bank-gateway.js";
 import { signedInUser } from "../../helpers/dashboard.js";
+import { seedActiveCustomer } from "../../helpers/fixtures.js";
 import { redirect } from "../../helpers/on-session.js";
 import { expectCharge, expectCustomer } from "./api-checks.js";
 import { book, creditPossible, debitVerdict } from "./bank-model.js";
 import { fail, offSessionRefusal, succeed } from "./charge-model.js";
-import { chargeOf, customerOf, hasPendingCharge, type Model, type ModelCharge } from "./model-state.js";
+import { AdvanceClock } from "./bank-commands.js";
+import {
+  chargeOf,
+  customerOf,
+  hasPendingCharge,
+  newAccount,
+  type Model,
+  type ModelCharge,
+  type ModelCustomer,
+} from "./model-state.js";
 import { expectConnectError, pickCharge, pickCustomer } from "./picks.js";
 import { count, type RealSystem } from "./real-system.js";
 import { acceptRefund, decideRefund, refusals, settleRefund } from "./refund-model.js";
@@ -289,4 +303,111 @@ export class AbandonedSecondLink implements Command {
     await expectCustomer(real, model, customer);
   }
   toString = () => `AbandonedSecondLink(customer ${this.customerPick}, oneOff ${this.oneOff})`;
+}
+
+/**
+ * A charge of ¥30,000 at the Sandbox Second Saturday Bank (¥30,000 a day), fully refunded, then
+ * charged again the same day: after a same-day cancellation the limit is free again (the debit
+ * was reversed), after a refund by transfer it is not. A customer of its own, outside the model.
+ */
+export class CancelThenChargeNearLimit implements Command {
+  check = (model: Readonly<Model>) => !model.bankMaintenance;
+  async run(model: Model, real: RealSystem): Promise<void> {
+    count("CancelThenChargeNearLimit");
+    const { customerId } = await seedActiveCustomer(real.server, {
+      merchantId: real.merchantId,
+      bankCode: "9903",
+      balance: 100_000,
+    });
+    const charge = () =>
+      real.pay
+        .createOffSessionPayment({ customerId, charge: { price: 30_000 } })
+        .then(({ charge }) => charge!.chargeStatus)
+        .catch((error: unknown) => ConnectError.from(error).rawMessage);
+    const first = await charge();
+    // The bank's own maintenance window (2nd Saturday night) refuses it; nothing more to see.
+    if (first !== ChargeStatus.SUCCESS) return expect(first).toMatch(/maintenance/);
+    const refunded = await real.pay.refund({ chargeId: await lastChargeOf(real, customerId) });
+    const cancelled = model.now < cancellationDeadline(secondSaturdayBank, new Date(model.now)).getTime();
+    expect(refunded.refund!.cancellation).toBe(cancelled);
+    if (cancelled) count("CancelThenChargeNearLimit:cancelled");
+    const second = await charge();
+    if (cancelled) expect(second).toBe(ChargeStatus.SUCCESS);
+    else expect(second).toMatch(/¥30,000 per day/);
+  }
+  toString = () => "CancelThenChargeNearLimit()";
+}
+
+const secondSaturdayBank: BankRules = { profile: bankProfileOf("9903"), calendar: bankCalendar() };
+
+async function lastChargeOf(real: RealSystem, customerId: string): Promise<string> {
+  const row = await real.server.ctx.tx.db
+    .selectFrom("charges")
+    .select("id")
+    .where("customer_id", "=", customerId)
+    .orderBy("created_at", "desc")
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/**
+ * A new customer's approval held for KYC (force_kyc, review left manual), then the process dies
+ * while the debit the KYC decision resumed is at the bank. The durable job written with the
+ * decision finishes it once the approval's claim lapses; the customer joins the model then.
+ */
+export class KycDecisionCrash implements Command {
+  constructor(readonly price: number) {}
+  check = () => true;
+  async run(model: Model, real: RealSystem): Promise<void> {
+    count("KycDecisionCrash");
+    await real.sandbox.configureKycReview({ mode: KycReviewMode.MANUAL });
+    const email = `model.kyc.${process.pid}.${++linkCounter}@example.jp`;
+    const link = await real.pay.createOnSessionPayment({
+      buyer: { email, forceKyc: true },
+      charge: { price: this.price },
+      redirect,
+    });
+    const held = await real.sandbox.completePayment({
+      paymentLinkUrl: link.paymentLink!.url,
+      kyc: KycOutcome.PENDING,
+      initialBalance: 10_000n,
+    });
+    expect(held.chargeStatus).toBe(ChargeStatus.WAITING_EKYC);
+    const bank = real.server.ctx.bank as BankGateway;
+    bank.debit = async () => {
+      Reflect.deleteProperty(bank, "debit");
+      throw new Error("killed while the debit was at the bank");
+    };
+    await expect(
+      real.sandbox.decideKyc({ customerId: held.customerId, decision: KycStatus.APPROVED }),
+    ).rejects.toThrow();
+    Reflect.deleteProperty(bank, "debit");
+    // The approval's claim lapses after two minutes; the clock moves and due work runs.
+    await new AdvanceClock(3 * 60_000).run(model, real);
+    const customer: ModelCustomer = {
+      id: held.customerId,
+      email,
+      contractId: held.contractId,
+      active: true,
+      account: newAccount(10_000),
+    };
+    model.customers.push(customer);
+    const charge: ModelCharge = {
+      id: held.chargeId,
+      customerId: customer.id,
+      amount: this.price,
+      status: ChargeStatus.PENDING,
+      jobAttempts: 0,
+      refundedSettled: 0,
+      refundedPending: 0,
+    };
+    model.charges.push(charge);
+    const verdict = debitVerdict(model, customer.account, this.price);
+    if (verdict.ok) succeed(model, charge);
+    else fail(charge, verdict.errorType);
+    customer.active = verdict.ok;
+    await expectCharge(real, model, charge.id);
+    await expectCustomer(real, model, customer);
+  }
+  toString = () => `KycDecisionCrash(¥${this.price})`;
 }
