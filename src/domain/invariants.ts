@@ -1,4 +1,5 @@
 import { ApiSource, AsyncStatus, ChargeStatus, EventType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { reversalReference } from "./ledger-reference.js";
 import type { ChargeRecord } from "./records.js";
 
 /**
@@ -45,16 +46,13 @@ export interface MoneySnapshot {
   refunds: readonly { id: string; chargeId: string; amount: number; status: RefundStatus; cancellation: boolean }[];
   asyncRequests: readonly { id: string; chargeId: string; status: AsyncStatus }[];
   ledger: readonly { reference: string; customerId: string; amount: number }[];
-  /** Outbox rows about charges: their type, and the refund a refund event is about. */
+  /** Outbox rows about charges, by type. */
   events: readonly { chargeId: string; type: EventType }[];
   /** Jobs still to run: kind and reference. */
   pendingJobs: readonly { kind: string; refId: string }[];
   /** Payment links by id: where the customer's part stands. */
   links: readonly { id: string; state: string }[];
 }
-
-/** The bank ledger reference of a booking's reversal (storage/bank-accounts.ts writes it so). */
-const reversalOf = (reference: string) => `${reference}/reversal`;
 
 const settledStatuses = new Set([ChargeStatus.SUCCESS, ChargeStatus.CANCELLED, ChargeStatus.REFUNDED]);
 const inFlightStatuses = new Set([ChargeStatus.PENDING, ChargeStatus.WAITING_EKYC]);
@@ -115,12 +113,15 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
       add("terminal-state", `status ${ChargeStatus[charge.status]} with ${cancellations} cancellations`);
 
     if (!inFlightStatuses.has(charge.status)) {
-      const taken = -(net.get(charge.id) ?? 0) - (net.get(reversalOf(charge.id)) ?? 0);
+      const taken = -(net.get(charge.id) ?? 0) - (net.get(reversalReference(charge.id)) ?? 0);
       const expected =
         charge.status === ChargeStatus.SUCCESS || charge.status === ChargeStatus.REFUNDED ? charge.amount : 0;
       if (taken !== expected)
         add("debit-matches-charge", `${ChargeStatus[charge.status]} but the bank holds a debit of ${taken}`);
-      if (charge.status === ChargeStatus.CANCELLED && !(booked.has(charge.id) && booked.has(reversalOf(charge.id))))
+      if (
+        charge.status === ChargeStatus.CANCELLED &&
+        !(booked.has(charge.id) && booked.has(reversalReference(charge.id)))
+      )
         add("debit-matches-charge", "CANCELLED without its debit and the debit's reversal");
     }
 
@@ -158,7 +159,7 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
   for (const refund of snapshot.refunds) {
     if (refund.status === RefundStatus.PENDING) continue;
     const credited = net.get(refund.id) ?? 0;
-    const reversed = net.get(reversalOf(refund.id)) ?? 0;
+    const reversed = net.get(reversalReference(refund.id)) ?? 0;
     const expected = refund.status === RefundStatus.SUCCEEDED && !refund.cancellation ? refund.amount : 0;
     if (credited + reversed !== expected)
       found.push({

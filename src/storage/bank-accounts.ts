@@ -1,6 +1,7 @@
 import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
 import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { isReversal, reversalReference } from "../domain/ledger-reference.js";
 import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, LinkBankAccountTable } from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
@@ -135,17 +136,6 @@ export async function debitsSince(trx: Tx, customerId: string, since: Date): Pro
         Number(row.amount) < 0 && !isReversal(row.reference) && !references.has(reversalReference(row.reference)),
     )
     .map((row) => ({ amount: Number(row.amount), at: row.at }));
-}
-
-const reversalSuffix = "/reversal";
-
-/** The ledger reference of the reversal of the booking under `reference` (a cancelled debit, a failed refund). */
-export function reversalReference(reference: string): string {
-  return reference + reversalSuffix;
-}
-
-export function isReversal(reference: string): boolean {
-  return reference.endsWith(reversalSuffix);
 }
 
 /**
