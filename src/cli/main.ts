@@ -10,6 +10,7 @@ import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl, updateCo
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { createDashboardUser } from "../flows/dashboard-auth.js";
+import { reconcile } from "../flows/reconcile.js";
 import { listen } from "./listen.js";
 import { SandboxBank } from "../ports/sandbox-bank.js";
 import { ZenginBank } from "../ports/zengin-bank.js";
@@ -53,6 +54,9 @@ const usage = `usage: furikomi <command>
       Imports a result file downloaded by hand (validated whole; applied, or quarantined).
   zengin run
       Runs one file cycle now: writes due request files, imports what is in incoming/.
+  reconcile
+      Checks the money invariants (docs/reference/invariants.md) over the whole database: prints
+      one line per violation and exits 1 if there is any (0 and "no violations" otherwise).
 
   backup --to FILE
       An online backup of the SQLite database (safe while the server runs); prints the page
@@ -211,6 +215,14 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     if (!values.to) throw new UsageError("--to is required");
     return backupSqlite(loadConfig().databaseUrl, values.to);
   },
+  reconcile: async () => {
+    const violations = await withContext((ctx) => reconcile(ctx));
+    if (violations.length === 0) {
+      console.log("no violations");
+      return undefined;
+    }
+    throw new CommandFailed(violations.map((v) => `${v.subject} ${v.rule}: ${v.detail}`).join("\n"));
+  },
   "secrets reseal": async () => withContext((ctx) => resealSecrets(ctx.tx.db)),
   "keys rotate": async (args) => {
     const { values } = parseArgs({ args, options: { merchant: { type: "string" } } });
@@ -225,6 +237,8 @@ class UsageError extends Error {}
 function cliExchange(ctx: FlowContext) {
   return zenginExchangeOf(ctx, (file) => console.error(`quarantined ${file.name}: ${file.reason}`));
 }
+/** A command that ran and found something wrong: its message is printed, the exit code is 1. */
+class CommandFailed extends Error {}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -244,7 +258,7 @@ async function main(argv: string[]): Promise<number> {
     if (result !== undefined) console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
-    if (error instanceof PaymentFailure || error instanceof RequestRefusal) {
+    if (error instanceof PaymentFailure || error instanceof RequestRefusal || error instanceof CommandFailed) {
       console.error(error.message);
       return 1;
     }

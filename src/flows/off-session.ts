@@ -291,41 +291,39 @@ function debit(ctx: FlowContext, charge: ChargeRecord) {
 /**
  * One transaction: the charge (if still PENDING) to SUCCESS or FAILURE, its request to SUCCEEDED
  * or FAILED, and the charge event. A charge someone else settled first is returned as it is.
+ * (The bank answers one reference once, so a second worker's call agrees with the first.)
  */
 async function settleCharge(ctx: FlowContext, chargeId: string, settlement: ChargeSettlement): Promise<ChargeRecord> {
   const now = ctx.clock.now();
-  const { charge, settled } = await ctx.tx.write((trx) => settleChargeIn(ctx, trx, chargeId, settlement, now));
+  const { charge, settled } = await ctx.tx.write(async (trx) => {
+    const locked = await lockCharge(ctx.tx, trx, chargeId);
+    if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
+    if (locked.status !== ChargeStatus.PENDING) {
+      // Failed first (e.g. a retryable refusal the synchronous call could not wait out): the
+      // outcome stands and the ledger follows it, so a booking that landed since is reversed.
+      if (locked.status === ChargeStatus.FAILURE && settlement.status === ChargeStatus.SUCCESS)
+        await ctx.bank.reverseBooking(trx, { reference: chargeId, at: now });
+      return { charge: locked, settled: false };
+    }
+    const failure =
+      settlement.status === ChargeStatus.FAILURE
+        ? { errorType: settlement.errorType, message: settlement.message }
+        : undefined;
+    const next = transitionCharge(locked, settlement.status, now, failure);
+    await saveChargeStatus(trx, next);
+    const request = await lockedAsyncRequestOf(ctx, trx, next);
+    if (request && !isAsyncRequestFinal(request.status)) {
+      const running =
+        request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
+      const final = failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED;
+      await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, final, now, { failure }));
+    }
+    const merchant = await findMerchant(trx, next.merchantId);
+    await recordChargeEvent(trx, next, merchant?.name ?? "", now);
+    return { charge: next, settled: true };
+  });
   if (settled) ctx.wake("events");
   return charge;
-}
-
-/** Inside the caller's transaction: the settlement. `settled` false: it was no longer PENDING. */
-async function settleChargeIn(
-  ctx: FlowContext,
-  trx: Tx,
-  chargeId: string,
-  settlement: ChargeSettlement,
-  now: Date,
-): Promise<{ charge: ChargeRecord; settled: boolean }> {
-  const locked = await lockCharge(ctx.tx, trx, chargeId);
-  if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
-  if (locked.status !== ChargeStatus.PENDING) return { charge: locked, settled: false };
-  const failure =
-    settlement.status === ChargeStatus.FAILURE
-      ? { errorType: settlement.errorType, message: settlement.message }
-      : undefined;
-  const next = transitionCharge(locked, settlement.status, now, failure);
-  await saveChargeStatus(trx, next);
-  const request = await lockedAsyncRequestOf(ctx, trx, next);
-  if (request && !isAsyncRequestFinal(request.status)) {
-    const running =
-      request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
-    const final = failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED;
-    await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, final, now, { failure }));
-  }
-  const merchant = await findMerchant(trx, next.merchantId);
-  await recordChargeEvent(trx, next, merchant?.name ?? "", now);
-  return { charge: next, settled: true };
 }
 
 async function lockedAsyncRequestOf(

@@ -25,6 +25,12 @@ export class ZenginBank implements BankGateway {
     this.#calendar = bankCalendar(config.bankExtraHolidays);
   }
 
+  /**
+   * Nothing is booked before the result file: a debit cancelled before its file is left out of it
+   * (refundCharge), a transfer recorded as failed never credited anything.
+   */
+  async reverseBooking(): Promise<void> {}
+
   debit(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }) {
     return this.#schedule("zengin_debits", request);
   }
