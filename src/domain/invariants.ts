@@ -50,6 +50,11 @@ export interface MoneySnapshot {
   events: readonly { chargeId: string; type: EventType }[];
   /** Jobs still to run: kind and reference. */
   pendingJobs: readonly { kind: string; refId: string }[];
+  /**
+   * Zengin debits (BANK_CONNECTOR=zengin) by charge: scheduled or filed ones wait for the file cycle
+   * (not stranded); a cancelled one was left out of its file, so nothing was booked to reverse.
+   */
+  zenginDebits?: readonly { reference: string; state: string }[];
   /** Payment links by id: where the customer's part stands. */
   links: readonly { id: string; state: string }[];
 }
@@ -68,7 +73,10 @@ export function chargeViolations(charge: ChargeFacts): Violation[] {
   const { amount, refundedAmount: settled, pendingRefundAmount: pending } = charge;
   if (settled < 0 || pending < 0 || settled + pending > amount)
     add("refunds-within-amount", `settled ${settled} + pending ${pending} refunds against an amount of ${amount}`);
-  if (settledStatuses.has(charge.status) && !charge.succeededAt) add("terminal-state", "settled but never succeeded");
+  // A Zengin debit cancelled before its file (BANK_CONNECTOR=zengin) ends CANCELLED, wholly refunded, never debited.
+  const cancelledBeforeDebit = charge.status === ChargeStatus.CANCELLED && settled === amount && pending === 0;
+  if (settledStatuses.has(charge.status) && !charge.succeededAt && !cancelledBeforeDebit)
+    add("terminal-state", "settled but never succeeded");
   if (charge.status === ChargeStatus.REFUNDED && settled !== amount)
     add("terminal-state", `REFUNDED with ${settled} of ${amount} refunded`);
   if (!settledStatuses.has(charge.status) && settled + pending > 0)
@@ -91,6 +99,7 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
   const eventsOf = groupBy(snapshot.events, (e) => e.chargeId);
   const chargesById = new Map(snapshot.charges.map((c) => [c.id, c]));
   const jobs = new Set(snapshot.pendingJobs.map((job) => `${job.kind}:${job.refId}`));
+  const zenginState = new Map((snapshot.zenginDebits ?? []).map((debit) => [debit.reference, debit.state]));
   const linkStates = new Map(snapshot.links.map((link) => [link.id, link.state]));
   const found: Violation[] = [];
 
@@ -120,6 +129,7 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
         add("debit-matches-charge", `${ChargeStatus[charge.status]} but the bank holds a debit of ${taken}`);
       if (
         charge.status === ChargeStatus.CANCELLED &&
+        zenginState.get(charge.id) !== "cancelled" &&
         !(booked.has(charge.id) && booked.has(reversalReference(charge.id)))
       )
         add("debit-matches-charge", "CANCELLED without its debit and the debit's reversal");
@@ -152,7 +162,9 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
         charge.apiSource === ApiSource.ON_SESSION
           ? linkWillMove(linkStates.get(charge.onSessionId ?? ""), charge.onSessionId ?? "", jobs)
           : jobs.has(`async-charge:${charge.id}`);
-      if (!moved) add("not-stranded", `${ChargeStatus[charge.status]} with no job or customer step that will move it`);
+      const inZenginFiles = ["scheduled", "filed"].includes(zenginState.get(charge.id) ?? "");
+      if (!moved && !inZenginFiles)
+        add("not-stranded", `${ChargeStatus[charge.status]} with no job or customer step that will move it`);
     }
   }
 

@@ -37,6 +37,13 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
     if (now.getTime() < jstInstant(sent.date).getTime() + delayMs) continue;
     const bytes = await readFile(join(dir, "outgoing", name));
     const at = now.toISOString();
+    // Booked under our reference (trx-*, rfd-*), as the instant simulated bank books: reconcile reads one ledger.
+    const items = new Map(
+      (await itemsOfFile(tx.db, sent.kind === "91" ? "zengin_debits" : "zengin_transfers", sent.id)).map((item) => [
+        item.customer_number,
+        item,
+      ]),
+    );
     const book = (
       record: { bankCode: string; branchCode: string; accountNumber: string; customerNumber: string },
       signedAmount: number,
@@ -48,7 +55,7 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
         branchCode: record.branchCode,
         accountNumber: record.accountNumber,
         signedAmount,
-        reference: `zengin:${name}:${record.customerNumber}`,
+        reference: items.get(record.customerNumber)?.reference ?? `zengin:${name}:${record.customerNumber}`,
         at,
         decide,
       });
@@ -70,9 +77,6 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
     } else {
       const request = decodeTransferFile(bytes);
       if (!request.ok) continue;
-      const items = new Map(
-        (await itemsOfFile(tx.db, "zengin_transfers", sent.id)).map((item) => [item.customer_number, item]),
-      );
       const records = [];
       for (const record of request.file.records) {
         const refund = await findRefund(tx.db, items.get(record.customerNumber)?.reference ?? "");

@@ -16,7 +16,7 @@ export function moneySnapshot(tx: Transactor): Promise<MoneySnapshot> {
 }
 
 async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
-  const [charges, refunds, asyncRequests, ledger, events, pendingJobs, links] = await Promise.all([
+  const [charges, refunds, asyncRequests, ledger, events, pendingJobs, links, zenginDebits] = await Promise.all([
     db.selectFrom("charges").selectAll().execute(),
     db.selectFrom("refunds").selectAll().execute(),
     db.selectFrom("async_requests").select(["id", "charge_id", "status"]).execute(),
@@ -24,6 +24,7 @@ async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
     db.selectFrom("events").select(["charge_id", "event_type"]).where("charge_id", "!=", "").execute(),
     db.selectFrom("jobs").select(["kind", "ref_id"]).where("state", "=", "pending").execute(),
     db.selectFrom("payment_links").select(["id", "state"]).execute(),
+    db.selectFrom("zengin_debits").select(["reference", "state"]).execute(),
   ]);
   return {
     charges: charges.map(chargeFromRow),
@@ -33,5 +34,6 @@ async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
     events: events.map((e) => ({ chargeId: e.charge_id, type: e.event_type })),
     pendingJobs: pendingJobs.map((j) => ({ kind: j.kind, refId: j.ref_id })),
     links,
+    zenginDebits,
   };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { type DebitRecord, decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
+import { reconcile } from "../../src/flows/reconcile.js";
 import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
 import { signedInUser } from "../helpers/dashboard.js";
@@ -389,6 +390,7 @@ describe("the cycle as a job, with the simulated bank (sandbox default): debits,
     expect(await refundStatus(paid)).toMatchObject({ status: RefundStatus.SUCCEEDED });
     expect((await refundStatus(failed)).error_message).toMatch(/Zengin result 9/);
     expect(await balanceOf(customerId)).toBe(8000);
+    expect(await reconcile(sandbox.ctx)).toEqual([]);
     const transferFiles = readdirSync(join(sandboxDir, "outgoing")).filter((name) => name.startsWith("Z21_"));
     expect(transferFiles).toHaveLength(1);
     expect(await eventTypes2(chargeId)).toEqual([
