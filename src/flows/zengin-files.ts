@@ -404,7 +404,7 @@ async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileTable, re
 }
 
 /**
- * The charges of a debit file settled together, as `settleChargeIn` settles one (charge, its
+ * The charges of a debit file settled together, as off-session.ts settles one (charge, its
  * async request, its event), in a few statements per thousand charges: a file holds up to
  * hundreds of thousands. Results 3 and 4 also deactivate the contract.
  */
