@@ -130,13 +130,11 @@ describe("idempotency keys", () => {
     expect(viaRpc.requestId).toBe(viaHeader.body.requestId);
     expect(viaRpc.chargeId).toBe(viaHeader.body.chargeId);
     for (const options of [{ binary: true }, { grpc: true }]) {
-      const replayed = await server
-        .client(PaymentService, undefined, options)
-        .createOffSessionPaymentAsync({
-          customerId,
-          charge: { price: 1500, description: "subscription" },
-          idempotencyKey: "one-key",
-        });
+      const replayed = await server.client(PaymentService, undefined, options).createOffSessionPaymentAsync({
+        customerId,
+        charge: { price: 1500, description: "subscription" },
+        idempotencyKey: "one-key",
+      });
       expect(replayed.requestId).toBe(viaHeader.body.requestId);
     }
     expect(await chargesOf(server, customerId)).toHaveLength(1);

@@ -17,6 +17,8 @@ import {
   approvePayment,
   initiatePayment,
   linkBankAccount,
+  searchBankDirectory,
+  searchBranchDirectory,
   sendTwoFactorCode,
   submitKyc,
   verifyTwoFactorCode,
@@ -68,16 +70,27 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
     async verifyTwoFactorCode(req) {
       return verifyTwoFactorCode(ctx, req.token, req.code);
     },
-    async linkBankAccount(req) {
-      await linkBankAccount(ctx, req.token, {
+    async searchBanks(req) {
+      return { banks: await searchBankDirectory(ctx, req.token, req.query, req.limit) };
+    },
+    async searchBranches(req) {
+      return searchBranchDirectory(ctx, req.token, req.bankCode, req.query, req.limit);
+    },
+    async linkBankAccount(req, call) {
+      const chosen = await linkBankAccount(ctx, req.token, {
         bankCode: req.bankCode,
         branchCode: req.branchCode,
+        accountType: req.accountType,
         accountNumber: req.accountNumber,
         accountHolder: req.accountHolder,
-        pin: req.pin,
-        oneTimePassword: req.oneTimePassword,
+        pageOrigin: call.requestHeader.get("origin") ?? undefined,
       });
-      return { linked: true };
+      return {
+        linked: chosen.linked,
+        bankRedirectUrl: chosen.redirectUrl,
+        account: chosen.summary,
+        verification: chosen.method,
+      };
     },
     async submitKyc(req) {
       const kycStatus = await submitKyc(

@@ -6,6 +6,7 @@ import { openStorage } from "../storage/database.js";
 import { useSealingKey } from "../storage/sealed.js";
 import { backupSqlite, resealSecrets } from "../storage/maintenance.js";
 import { Transactor } from "../storage/transactor.js";
+import { FirstDebitVerifier } from "../ports/mandate-verifier.js";
 import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl } from "../flows/merchants.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
@@ -56,6 +57,7 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
       config,
       bank: new SandboxBank(tx),
       notifier: notifierForMode(config, tx),
+      verifiers: { firstDebit: new FirstDebitVerifier() },
       wake: () => {},
     });
   } finally {

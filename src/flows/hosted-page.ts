@@ -1,4 +1,13 @@
-import { ErrorType, KycMethod, KycStatus, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import { effectiveAccountType } from "../domain/bank-account.js";
+import { bankDisplayName, branchDisplayName, searchBanks, searchBranches } from "../domain/bank-directory.js";
+import {
+  BankAccountType,
+  ErrorType,
+  KycMethod,
+  KycStatus,
+  PaymentErrorCode,
+  PaymentWorkflow,
+} from "../../gen/payments/v1/enums_pb.js";
 import type { CustomerProfile } from "../domain/customer.js";
 import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { newId } from "../domain/ids.js";
@@ -35,8 +44,7 @@ import {
 } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
-import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
-import { upsertBankAccount } from "../storage/bank-accounts.js";
+import { bankMaster } from "../ports/bank-master.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
 import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
@@ -46,7 +54,7 @@ import {
   lockPaymentLink,
   markPaymentLinkStep,
 } from "../storage/payment-links.js";
-import { authenticateAtBank } from "./bank-authentication.js";
+import { chooseAccount, type ChosenAccount } from "./account-verification.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
@@ -305,40 +313,71 @@ export async function verifyTwoFactorCode(
   });
 }
 
-interface BankAccountDetails {
+export interface LinkBankAccountInput {
   bankCode: string;
   branchCode: string;
+  accountType: BankAccountType;
   accountNumber: string;
   accountHolder: string;
-  /** The bank's authentication step (bank-authentication.ts); empty where the bank asks for none. */
-  pin?: string;
-  oneTimePassword?: string;
+  /** The page's origin (the request's Origin header): where the bank sends the customer back. */
+  pageOrigin?: string;
 }
 
 /**
- * Links the customer's account (in sandbox: opens a simulated account with ¥1,000,000, or keeps an
- * existing one's balance). The holder is stored in the bank's kana form (domain/kana.ts).
+ * Chooses the customer's account for a new contract. The holder is kept in the bank's kana form
+ * (domain/kana.ts) and the details sealed. Where the bank verifies mandates online, the answer
+ * carries the bank's page to send the customer to, and the account is linked when they come back
+ * (flows/account-verification.ts); elsewhere it is linked now (in sandbox: a simulated account with
+ * ¥1,000,000, or an existing one's balance kept), to be registered with the first debit.
  */
-export async function linkBankAccount(ctx: FlowContext, token: string, account: BankAccountDetails): Promise<void> {
-  const accountHolder = requireBankAccountHolder(account.accountHolder);
+export async function linkBankAccount(
+  ctx: FlowContext,
+  token: string,
+  input: LinkBankAccountInput,
+): Promise<ChosenAccount> {
+  const accountHolder = requireBankAccountHolder(input.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
   if (!workflowNeedsBankLink(link.workflow))
     throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
-  await authenticateAtBank(ctx, { ...account, pin: account.pin ?? "", oneTimePassword: account.oneTimePassword ?? "" });
-  await ctx.tx.write(async (trx) => {
-    const now = ctx.clock.now();
-    await upsertBankAccount(trx, {
-      customer_id: link.customerId,
-      merchant_id: link.merchantId,
-      bank_code: account.bankCode,
-      branch_code: account.branchCode,
-      account_number: account.accountNumber,
-      account_holder: accountHolder,
-      balance: defaultSandboxBalance,
-      created_at: now.toISOString(),
-    });
-    await markPaymentLinkStep(trx, link.id, "bank_linked", now);
-  });
+  const account = {
+    bankCode: input.bankCode,
+    branchCode: input.branchCode,
+    accountType: effectiveAccountType(input.accountType),
+    accountNumber: input.accountNumber,
+    accountHolder,
+  };
+  return chooseAccount(ctx, link, account, input.pageOrigin);
+}
+
+/** Banks of the Zengin master matching what the customer typed (any link's token may ask). */
+export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
+  if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
+  return searchBanks(bankMaster(ctx.config.mode), query, limit || 20).map((bank) => ({
+    code: bank.code,
+    name: bankDisplayName(bank),
+    kana: bank.kana,
+  }));
+}
+
+/** One bank's branches matching what the customer typed. */
+export async function searchBranchDirectory(
+  ctx: FlowContext,
+  token: string,
+  bankCode: string,
+  query: string,
+  limit: number,
+) {
+  if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
+  const bank = bankMaster(ctx.config.mode)[bankCode];
+  if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
+  return {
+    bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },
+    branches: searchBranches(bank, query, limit || 20).map((branch) => ({
+      code: branch.code,
+      name: branchDisplayName(bank.code, branch),
+      kana: branch.kana,
+    })),
+  };
 }
 
 /**

@@ -1,10 +1,10 @@
-import type { Kysely } from "kysely";
+import type { Insertable, Kysely, Selectable } from "kysely";
 import type { Database, MerchantTable } from "./schema.js";
 import { seal, unseal } from "./sealed.js";
 
-export type MerchantRow = MerchantTable;
+export type MerchantRow = Selectable<MerchantTable>;
 
-export async function insertMerchant(db: Kysely<Database>, merchant: MerchantRow): Promise<void> {
+export async function insertMerchant(db: Kysely<Database>, merchant: Insertable<MerchantTable>): Promise<void> {
   await db
     .insertInto("merchants")
     .values({ ...merchant, webhook_secret: seal(merchant.webhook_secret) })

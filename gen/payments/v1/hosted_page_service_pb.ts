@@ -8,17 +8,19 @@ import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/vali
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ChargeStatus, KycMethod, KycStatus, PaymentErrorCode, PaymentWorkflow } from "./enums_pb.js";
+import type { BankAccountType, ChargeStatus, KycMethod, KycStatus, MandateVerification, PaymentErrorCode, PaymentWorkflow } from "./enums_pb.js";
 import { file_payments_v1_enums } from "./enums_pb.js";
 import type { ErrorBody } from "./errors_pb.js";
 import { file_payments_v1_errors } from "./errors_pb.js";
+import type { BankAccountSummary } from "./resources_pb.js";
+import { file_payments_v1_resources } from "./resources_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file payments/v1/hosted_page_service.proto.
  */
 export const file_payments_v1_hosted_page_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXltZW50cy92MS9ob3N0ZWRfcGFnZV9zZXJ2aWNlLnByb3RvEgtwYXltZW50cy52MSI0ChZJbml0aWF0ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASI8ChBNZXJjaGFudFJlZGlyZWN0EhMKC3N1Y2Nlc3NfdXJsGAEgASgJEhMKC2ZhaWx1cmVfdXJsGAIgASgJInAKDkhvc3RlZE1lcmNoYW50Eg0KBXRva2VuGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIbG9nb191cmwYAyABKAkSLwoIcmVkaXJlY3QYBCABKAsyHS5wYXltZW50cy52MS5NZXJjaGFudFJlZGlyZWN0IuEDCg5QYXltZW50U2Vzc2lvbhItCghtZXJjaGFudBgBIAEoCzIbLnBheW1lbnRzLnYxLkhvc3RlZE1lcmNoYW50Eg4KBmFtb3VudBgCIAEoBRIQCghjdXJyZW5jeRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRIuCgh3b3JrZmxvdxgFIAEoDjIcLnBheW1lbnRzLnYxLlBheW1lbnRXb3JrZmxvdxIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbWFpbF9oaW50GAcgASgJEhsKE3R3b19mYWN0b3JfdmVyaWZpZWQYCCABKAgSFwoPbmVlZHNfYmFua19saW5rGAkgASgIEhMKC2JhbmtfbGlua2VkGAogASgIEhEKCW5lZWRzX2t5YxgLIAEoCBIVCg1reWNfc3VibWl0dGVkGAwgASgIEhEKCWNvbXBsZXRlZBgNIAEoCBIUCgxyZWRpcmVjdF91cmwYDiABKAkSMAoNY2hhcmdlX3N0YXR1cxgPIAEoDjIZLnBheW1lbnRzLnYxLkNoYXJnZVN0YXR1cxIlCgVlcnJvchgQIAEoCzIWLnBheW1lbnRzLnYxLkVycm9yQm9keSKjAQoSSG9zdGVkUGF5bWVudEVycm9yEjEKCmVycm9yX2NvZGUYASABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEhUKDWVycm9yX21lc3NhZ2UYAiABKAkSLQoIbWVyY2hhbnQYAyABKAsyGy5wYXltZW50cy52MS5Ib3N0ZWRNZXJjaGFudBIUCgxyZWRpcmVjdF91cmwYBCABKAkihAEKFUluaXRpYXRlUGF5bWVudFJlc3VsdBIuCgdzZXNzaW9uGAEgASgLMhsucGF5bWVudHMudjEuUGF5bWVudFNlc3Npb25IABIwCgVlcnJvchgCIAEoCzIfLnBheW1lbnRzLnYxLkhvc3RlZFBheW1lbnRFcnJvckgAQgkKB291dGNvbWUiTQoXSW5pdGlhdGVQYXltZW50UmVzcG9uc2USMgoGcmVzdWx0GAEgASgLMiIucGF5bWVudHMudjEuSW5pdGlhdGVQYXltZW50UmVzdWx0IjYKGFNlbmRUd29GYWN0b3JDb2RlUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAEimAEKGVNlbmRUd29GYWN0b3JDb2RlUmVzcG9uc2USEgoKZW1haWxfaGludBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNyZXNlbmRfYXZhaWxhYmxlX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChpWZXJpZnlUd29GYWN0b3JDb2RlUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESHwoEY29kZRgCIAEoCUIRukgOcgwyCl5bMC05XXs2fSQiRgobVmVyaWZ5VHdvRmFjdG9yQ29kZVJlc3BvbnNlEhAKCHZlcmlmaWVkGAEgASgIEhUKDWF0dGVtcHRzX2xlZnQYAiABKAUi1wMKFkxpbmtCYW5rQWNjb3VudFJlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEiQKCWJhbmtfY29kZRgCIAEoCUIRukgOcgwyCl5bMC05XXs0fSQSJgoLYnJhbmNoX2NvZGUYAyABKAlCEbpIDnIMMgpeWzAtOV17M30kEikKDmFjY291bnRfbnVtYmVyGAQgASgJQhG6SA5yDDIKXlswLTldezd9JBLTAQoOYWNjb3VudF9ob2xkZXIYBSABKAlCugG6SLYBugGsAQokRVJST1JfVFlQRV9QQVlNRU5UX1ZBTElEQVRJT05fRkFJTEVEEjB1c2Uga2F0YWthbmEsIEEtWiwgMC05LCBzcGFjZSBhbmQgKCApIC0gLiAvIG9ubHkaUnRoaXMubWF0Y2hlcygnXlvjgqEt44O244O8772mLe++n0EtWjAtOe+8oS3vvLrvvJAt77yZIOOAgCgp77yI77yJLu+8ji/vvI/vvI0tXSskJylyBBABGB4SIQoDcGluGAYgASgJQhS6SBHYAQFyDDIKXlswLTldezR9JBIvChFvbmVfdGltZV9wYXNzd29yZBgHIAEoCUIUukgR2AEBcgwyCl5bMC05XXs2fSQiKQoXTGlua0JhbmtBY2NvdW50UmVzcG9uc2USDgoGbGlua2VkGAEgASgIIo0DChBTdWJtaXRLeWNSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIXCgRuYW1lGAIgASgJQgm6SAZyBBABGGQSQgoSa2F0YWthbmFfbGFzdF9uYW1lGAMgASgJQia6SCNyIRABGB4yG15bXHB7S2F0YWthbmF944O844O7IOOAgF0rJBJDChNrYXRha2FuYV9maXJzdF9uYW1lGAQgASgJQia6SCNyIRABGB4yG15bXHB7S2F0YWthbmF944O844O7IOOAgF0rJBJOCgpiaXJ0aF9kYXRlGAUgASgJQjq6SDdyNTIzXlswLTldezR9LSgwWzEtOV18MVswLTJdKS0oMFsxLTldfFsxMl1bMC05XXwzWzAxXSkkEhsKB2FkZHJlc3MYBiABKAlCCrpIB3IFEAEY/wESJgoGZ2VuZGVyGAcgASgJQha6SBPYAQFyDlIEbWFsZVIGZmVtYWxlEiYKBm1ldGhvZBgIIAEoDjIWLnBheW1lbnRzLnYxLkt5Y01ldGhvZCI/ChFTdWJtaXRLeWNSZXNwb25zZRIqCgpreWNfc3RhdHVzGAEgASgOMhYucGF5bWVudHMudjEuS3ljU3RhdHVzIjMKFUFwcHJvdmVQYXltZW50UmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAEimQEKFUFwcHJvdmVQYXltZW50U3VjY2VzcxIwCg1jaGFyZ2Vfc3RhdHVzGAEgASgOMhkucGF5bWVudHMudjEuQ2hhcmdlU3RhdHVzEhQKDHJlZGlyZWN0X3VybBgCIAEoCRIRCgljaGFyZ2VfaWQYAyABKAkSJQoFZXJyb3IYBCABKAsyFi5wYXltZW50cy52MS5FcnJvckJvZHkiigEKFEFwcHJvdmVQYXltZW50UmVzdWx0EjUKB3N1Y2Nlc3MYASABKAsyIi5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFN1Y2Nlc3NIABIwCgVlcnJvchgCIAEoCzIfLnBheW1lbnRzLnYxLkhvc3RlZFBheW1lbnRFcnJvckgAQgkKB291dGNvbWUiSwoWQXBwcm92ZVBheW1lbnRSZXNwb25zZRIxCgZyZXN1bHQYASABKAsyIS5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFJlc3VsdDLHBgoRSG9zdGVkUGFnZVNlcnZpY2UShAEKD0luaXRpYXRlUGF5bWVudBIjLnBheW1lbnRzLnYxLkluaXRpYXRlUGF5bWVudFJlcXVlc3QaJC5wYXltZW50cy52MS5Jbml0aWF0ZVBheW1lbnRSZXNwb25zZSImgtPkkwIgOgEqIhsvdjEvaG9zdGVkL3t0b2tlbn0vaW5pdGlhdGUSkQEKEVNlbmRUd29GYWN0b3JDb2RlEiUucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXF1ZXN0GiYucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXNwb25zZSItgtPkkwInOgEqIiIvdjEvaG9zdGVkL3t0b2tlbn0vdHdvLWZhY3Rvci9zZW5kEpkBChNWZXJpZnlUd29GYWN0b3JDb2RlEicucGF5bWVudHMudjEuVmVyaWZ5VHdvRmFjdG9yQ29kZVJlcXVlc3QaKC5wYXltZW50cy52MS5WZXJpZnlUd29GYWN0b3JDb2RlUmVzcG9uc2UiL4LT5JMCKToBKiIkL3YxL2hvc3RlZC97dG9rZW59L3R3by1mYWN0b3IvdmVyaWZ5EogBCg9MaW5rQmFua0FjY291bnQSIy5wYXltZW50cy52MS5MaW5rQmFua0FjY291bnRSZXF1ZXN0GiQucGF5bWVudHMudjEuTGlua0JhbmtBY2NvdW50UmVzcG9uc2UiKoLT5JMCJDoBKiIfL3YxL2hvc3RlZC97dG9rZW59L2JhbmstYWNjb3VudBJtCglTdWJtaXRLeWMSHS5wYXltZW50cy52MS5TdWJtaXRLeWNSZXF1ZXN0Gh4ucGF5bWVudHMudjEuU3VibWl0S3ljUmVzcG9uc2UiIYLT5JMCGzoBKiIWL3YxL2hvc3RlZC97dG9rZW59L2t5YxKAAQoOQXBwcm92ZVBheW1lbnQSIi5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFJlcXVlc3QaIy5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFJlc3BvbnNlIiWC0+STAh86ASoiGi92MS9ob3N0ZWQve3Rva2VufS9hcHByb3ZlYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors]);
+  fileDesc("CiVwYXltZW50cy92MS9ob3N0ZWRfcGFnZV9zZXJ2aWNlLnByb3RvEgtwYXltZW50cy52MSI0ChZJbml0aWF0ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASI8ChBNZXJjaGFudFJlZGlyZWN0EhMKC3N1Y2Nlc3NfdXJsGAEgASgJEhMKC2ZhaWx1cmVfdXJsGAIgASgJInAKDkhvc3RlZE1lcmNoYW50Eg0KBXRva2VuGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIbG9nb191cmwYAyABKAkSLwoIcmVkaXJlY3QYBCABKAsyHS5wYXltZW50cy52MS5NZXJjaGFudFJlZGlyZWN0IuEDCg5QYXltZW50U2Vzc2lvbhItCghtZXJjaGFudBgBIAEoCzIbLnBheW1lbnRzLnYxLkhvc3RlZE1lcmNoYW50Eg4KBmFtb3VudBgCIAEoBRIQCghjdXJyZW5jeRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRIuCgh3b3JrZmxvdxgFIAEoDjIcLnBheW1lbnRzLnYxLlBheW1lbnRXb3JrZmxvdxIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbWFpbF9oaW50GAcgASgJEhsKE3R3b19mYWN0b3JfdmVyaWZpZWQYCCABKAgSFwoPbmVlZHNfYmFua19saW5rGAkgASgIEhMKC2JhbmtfbGlua2VkGAogASgIEhEKCW5lZWRzX2t5YxgLIAEoCBIVCg1reWNfc3VibWl0dGVkGAwgASgIEhEKCWNvbXBsZXRlZBgNIAEoCBIUCgxyZWRpcmVjdF91cmwYDiABKAkSMAoNY2hhcmdlX3N0YXR1cxgPIAEoDjIZLnBheW1lbnRzLnYxLkNoYXJnZVN0YXR1cxIlCgVlcnJvchgQIAEoCzIWLnBheW1lbnRzLnYxLkVycm9yQm9keSKjAQoSSG9zdGVkUGF5bWVudEVycm9yEjEKCmVycm9yX2NvZGUYASABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEhUKDWVycm9yX21lc3NhZ2UYAiABKAkSLQoIbWVyY2hhbnQYAyABKAsyGy5wYXltZW50cy52MS5Ib3N0ZWRNZXJjaGFudBIUCgxyZWRpcmVjdF91cmwYBCABKAkihAEKFUluaXRpYXRlUGF5bWVudFJlc3VsdBIuCgdzZXNzaW9uGAEgASgLMhsucGF5bWVudHMudjEuUGF5bWVudFNlc3Npb25IABIwCgVlcnJvchgCIAEoCzIfLnBheW1lbnRzLnYxLkhvc3RlZFBheW1lbnRFcnJvckgAQgkKB291dGNvbWUiTQoXSW5pdGlhdGVQYXltZW50UmVzcG9uc2USMgoGcmVzdWx0GAEgASgLMiIucGF5bWVudHMudjEuSW5pdGlhdGVQYXltZW50UmVzdWx0IjYKGFNlbmRUd29GYWN0b3JDb2RlUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAEimAEKGVNlbmRUd29GYWN0b3JDb2RlUmVzcG9uc2USEgoKZW1haWxfaGludBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNyZXNlbmRfYXZhaWxhYmxlX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChpWZXJpZnlUd29GYWN0b3JDb2RlUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESHwoEY29kZRgCIAEoCUIRukgOcgwyCl5bMC05XXs2fSQiRgobVmVyaWZ5VHdvRmFjdG9yQ29kZVJlc3BvbnNlEhAKCHZlcmlmaWVkGAEgASgIEhUKDWF0dGVtcHRzX2xlZnQYAiABKAUihwYKFkxpbmtCYW5rQWNjb3VudFJlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEiQKCWJhbmtfY29kZRgCIAEoCUIRukgOcgwyCl5bMC05XXs0fSQSJgoLYnJhbmNoX2NvZGUYAyABKAlCEbpIDnIMMgpeWzAtOV17M30kEikKDmFjY291bnRfbnVtYmVyGAQgASgJQhG6SA5yDDIKXlswLTldezd9JBLTAQoOYWNjb3VudF9ob2xkZXIYBSABKAlCugG6SLYBugGsAQokRVJST1JfVFlQRV9QQVlNRU5UX1ZBTElEQVRJT05fRkFJTEVEEjB1c2Uga2F0YWthbmEsIEEtWiwgMC05LCBzcGFjZSBhbmQgKCApIC0gLiAvIG9ubHkaUnRoaXMubWF0Y2hlcygnXlvjgqEt44O244O8772mLe++n0EtWjAtOe+8oS3vvLrvvJAt77yZIOOAgCgp77yI77yJLu+8ji/vvI/vvI0tXSskJylyBBABGB4SmQEKA3BpbhgGIAEoCUKLARgBukiFAboBgQEKJEVSUk9SX1RZUEVfUEFZTUVOVF9WQUxJREFUSU9OX0ZBSUxFRBJNYSBiYW5rIFBJTiBvciBvbmUtdGltZSBwYXNzd29yZCBpcyBlbnRlcmVkIG9uIHRoZSBiYW5rJ3Mgb3duIHBhZ2UsIG5ldmVyIGhlcmUaCnRoaXMgPT0gJycSpwEKEW9uZV90aW1lX3Bhc3N3b3JkGAcgASgJQosBGAG6SIUBugGBAQokRVJST1JfVFlQRV9QQVlNRU5UX1ZBTElEQVRJT05fRkFJTEVEEk1hIGJhbmsgUElOIG9yIG9uZS10aW1lIHBhc3N3b3JkIGlzIGVudGVyZWQgb24gdGhlIGJhbmsncyBvd24gcGFnZSwgbmV2ZXIgaGVyZRoKdGhpcyA9PSAnJxI8CgxhY2NvdW50X3R5cGUYCCABKA4yHC5wYXltZW50cy52MS5CYW5rQWNjb3VudFR5cGVCCLpIBYIBAhABIq4BChdMaW5rQmFua0FjY291bnRSZXNwb25zZRIOCgZsaW5rZWQYASABKAgSGQoRYmFua19yZWRpcmVjdF91cmwYAiABKAkSMAoHYWNjb3VudBgDIAEoCzIfLnBheW1lbnRzLnYxLkJhbmtBY2NvdW50U3VtbWFyeRI2Cgx2ZXJpZmljYXRpb24YBCABKA4yIC5wYXltZW50cy52MS5NYW5kYXRlVmVyaWZpY2F0aW9uImIKElNlYXJjaEJhbmtzUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESFgoFcXVlcnkYAiABKAlCB7pIBHICGDISGAoFbGltaXQYAyABKAVCCbpIBhoEGDIoACI+ChJCYW5rRGlyZWN0b3J5RW50cnkSDAoEY29kZRgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBGthbmEYAyABKAkiRQoTU2VhcmNoQmFua3NSZXNwb25zZRIuCgViYW5rcxgBIAMoCzIfLnBheW1lbnRzLnYxLkJhbmtEaXJlY3RvcnlFbnRyeSKLAQoVU2VhcmNoQnJhbmNoZXNSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIkCgliYW5rX2NvZGUYAiABKAlCEbpIDnIMMgpeWzAtOV17NH0kEhYKBXF1ZXJ5GAMgASgJQge6SARyAhgyEhgKBWxpbWl0GAQgASgFQgm6SAYaBBgyKAAiegoWU2VhcmNoQnJhbmNoZXNSZXNwb25zZRItCgRiYW5rGAEgASgLMh8ucGF5bWVudHMudjEuQmFua0RpcmVjdG9yeUVudHJ5EjEKCGJyYW5jaGVzGAIgAygLMh8ucGF5bWVudHMudjEuQmFua0RpcmVjdG9yeUVudHJ5Io0DChBTdWJtaXRLeWNSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIXCgRuYW1lGAIgASgJQgm6SAZyBBABGGQSQgoSa2F0YWthbmFfbGFzdF9uYW1lGAMgASgJQia6SCNyIRABGB4yG15bXHB7S2F0YWthbmF944O844O7IOOAgF0rJBJDChNrYXRha2FuYV9maXJzdF9uYW1lGAQgASgJQia6SCNyIRABGB4yG15bXHB7S2F0YWthbmF944O844O7IOOAgF0rJBJOCgpiaXJ0aF9kYXRlGAUgASgJQjq6SDdyNTIzXlswLTldezR9LSgwWzEtOV18MVswLTJdKS0oMFsxLTldfFsxMl1bMC05XXwzWzAxXSkkEhsKB2FkZHJlc3MYBiABKAlCCrpIB3IFEAEY/wESJgoGZ2VuZGVyGAcgASgJQha6SBPYAQFyDlIEbWFsZVIGZmVtYWxlEiYKBm1ldGhvZBgIIAEoDjIWLnBheW1lbnRzLnYxLkt5Y01ldGhvZCI/ChFTdWJtaXRLeWNSZXNwb25zZRIqCgpreWNfc3RhdHVzGAEgASgOMhYucGF5bWVudHMudjEuS3ljU3RhdHVzIjMKFUFwcHJvdmVQYXltZW50UmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAEimQEKFUFwcHJvdmVQYXltZW50U3VjY2VzcxIwCg1jaGFyZ2Vfc3RhdHVzGAEgASgOMhkucGF5bWVudHMudjEuQ2hhcmdlU3RhdHVzEhQKDHJlZGlyZWN0X3VybBgCIAEoCRIRCgljaGFyZ2VfaWQYAyABKAkSJQoFZXJyb3IYBCABKAsyFi5wYXltZW50cy52MS5FcnJvckJvZHkiigEKFEFwcHJvdmVQYXltZW50UmVzdWx0EjUKB3N1Y2Nlc3MYASABKAsyIi5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFN1Y2Nlc3NIABIwCgVlcnJvchgCIAEoCzIfLnBheW1lbnRzLnYxLkhvc3RlZFBheW1lbnRFcnJvckgAQgkKB291dGNvbWUiSwoWQXBwcm92ZVBheW1lbnRSZXNwb25zZRIxCgZyZXN1bHQYASABKAsyIS5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFJlc3VsdDLUCAoRSG9zdGVkUGFnZVNlcnZpY2UShAEKD0luaXRpYXRlUGF5bWVudBIjLnBheW1lbnRzLnYxLkluaXRpYXRlUGF5bWVudFJlcXVlc3QaJC5wYXltZW50cy52MS5Jbml0aWF0ZVBheW1lbnRSZXNwb25zZSImgtPkkwIgOgEqIhsvdjEvaG9zdGVkL3t0b2tlbn0vaW5pdGlhdGUSkQEKEVNlbmRUd29GYWN0b3JDb2RlEiUucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXF1ZXN0GiYucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXNwb25zZSItgtPkkwInOgEqIiIvdjEvaG9zdGVkL3t0b2tlbn0vdHdvLWZhY3Rvci9zZW5kEpkBChNWZXJpZnlUd29GYWN0b3JDb2RlEicucGF5bWVudHMudjEuVmVyaWZ5VHdvRmFjdG9yQ29kZVJlcXVlc3QaKC5wYXltZW50cy52MS5WZXJpZnlUd29GYWN0b3JDb2RlUmVzcG9uc2UiL4LT5JMCKToBKiIkL3YxL2hvc3RlZC97dG9rZW59L3R3by1mYWN0b3IvdmVyaWZ5EnUKC1NlYXJjaEJhbmtzEh8ucGF5bWVudHMudjEuU2VhcmNoQmFua3NSZXF1ZXN0GiAucGF5bWVudHMudjEuU2VhcmNoQmFua3NSZXNwb25zZSIjgtPkkwIdOgEqIhgvdjEvaG9zdGVkL3t0b2tlbn0vYmFua3MSkwEKDlNlYXJjaEJyYW5jaGVzEiIucGF5bWVudHMudjEuU2VhcmNoQnJhbmNoZXNSZXF1ZXN0GiMucGF5bWVudHMudjEuU2VhcmNoQnJhbmNoZXNSZXNwb25zZSI4gtPkkwIyOgEqIi0vdjEvaG9zdGVkL3t0b2tlbn0vYmFua3Mve2JhbmtfY29kZX0vYnJhbmNoZXMSiAEKD0xpbmtCYW5rQWNjb3VudBIjLnBheW1lbnRzLnYxLkxpbmtCYW5rQWNjb3VudFJlcXVlc3QaJC5wYXltZW50cy52MS5MaW5rQmFua0FjY291bnRSZXNwb25zZSIqgtPkkwIkOgEqIh8vdjEvaG9zdGVkL3t0b2tlbn0vYmFuay1hY2NvdW50Em0KCVN1Ym1pdEt5YxIdLnBheW1lbnRzLnYxLlN1Ym1pdEt5Y1JlcXVlc3QaHi5wYXltZW50cy52MS5TdWJtaXRLeWNSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvaG9zdGVkL3t0b2tlbn0va3ljEoABCg5BcHByb3ZlUGF5bWVudBIiLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVxdWVzdBojLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVzcG9uc2UiJYLT5JMCHzoBKiIaL3YxL2hvc3RlZC97dG9rZW59L2FwcHJvdmViBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors, file_payments_v1_resources]);
 
 /**
  * @generated from message payments.v1.InitiatePaymentRequest
@@ -390,14 +392,14 @@ export type LinkBankAccountRequest = Message<"payments.v1.LinkBankAccountRequest
   bankCode: string;
 
   /**
-   * 3-digit branch code.
+   * 3-digit branch code (ゆうちょ: the 店番 its 記号 converts to).
    *
    * @generated from field: string branch_code = 3;
    */
   branchCode: string;
 
   /**
-   * 7-digit ordinary account number.
+   * 7-digit account number (ゆうちょ: the 口座番号 its 番号 converts to).
    *
    * @generated from field: string account_number = 4;
    */
@@ -413,18 +415,28 @@ export type LinkBankAccountRequest = Message<"payments.v1.LinkBankAccountRequest
   accountHolder: string;
 
   /**
-   * The bank's own authentication, at banks that ask for it: the account's 4-digit PIN.
+   * Never used: a bank PIN is entered on the bank's own page only. A request that carries one
+   * is refused (ERROR_TYPE_PAYMENT_VALIDATION_FAILED), so it is never received by mistake.
    *
-   * @generated from field: string pin = 6;
+   * @generated from field: string pin = 6 [deprecated = true];
+   * @deprecated
    */
   pin: string;
 
   /**
-   * And the bank's 6-digit one-time password.
+   * Never used, as pin.
    *
-   * @generated from field: string one_time_password = 7;
+   * @generated from field: string one_time_password = 7 [deprecated = true];
+   * @deprecated
    */
   oneTimePassword: string;
+
+  /**
+   * 預金種目; unspecified is ordinary (普通).
+   *
+   * @generated from field: payments.v1.BankAccountType account_type = 8;
+   */
+  accountType: BankAccountType;
 };
 
 /**
@@ -439,9 +451,31 @@ export const LinkBankAccountRequestSchema: GenMessage<LinkBankAccountRequest> = 
  */
 export type LinkBankAccountResponse = Message<"payments.v1.LinkBankAccountResponse"> & {
   /**
+   * True when the account is linked now (no online verification at this bank).
+   *
    * @generated from field: bool linked = 1;
    */
   linked: boolean;
+
+  /**
+   * Set when the bank verifies online: send the customer there. It comes back to
+   * /pay/{token}/bank-return, and the page then shows the outcome.
+   *
+   * @generated from field: string bank_redirect_url = 2;
+   */
+  bankRedirectUrl: string;
+
+  /**
+   * The account as the page may show it back (masked).
+   *
+   * @generated from field: payments.v1.BankAccountSummary account = 3;
+   */
+  account?: BankAccountSummary | undefined;
+
+  /**
+   * @generated from field: payments.v1.MandateVerification verification = 4;
+   */
+  verification: MandateVerification;
 };
 
 /**
@@ -450,6 +484,141 @@ export type LinkBankAccountResponse = Message<"payments.v1.LinkBankAccountRespon
  */
 export const LinkBankAccountResponseSchema: GenMessage<LinkBankAccountResponse> = /*@__PURE__*/
   messageDesc(file_payments_v1_hosted_page_service, 12);
+
+/**
+ * @generated from message payments.v1.SearchBanksRequest
+ */
+export type SearchBanksRequest = Message<"payments.v1.SearchBanksRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * What the customer typed: a code, kanji, hiragana, katakana or romaji.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * At most this many (default 20, at most 50).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message payments.v1.SearchBanksRequest.
+ * Use `create(SearchBanksRequestSchema)` to create a new message.
+ */
+export const SearchBanksRequestSchema: GenMessage<SearchBanksRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 13);
+
+/**
+ * A bank or branch as the master names it.
+ *
+ * @generated from message payments.v1.BankDirectoryEntry
+ */
+export type BankDirectoryEntry = Message<"payments.v1.BankDirectoryEntry"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * In full: みずほ銀行, 渋谷支店.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The reading in katakana.
+   *
+   * @generated from field: string kana = 3;
+   */
+  kana: string;
+};
+
+/**
+ * Describes the message payments.v1.BankDirectoryEntry.
+ * Use `create(BankDirectoryEntrySchema)` to create a new message.
+ */
+export const BankDirectoryEntrySchema: GenMessage<BankDirectoryEntry> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 14);
+
+/**
+ * @generated from message payments.v1.SearchBanksResponse
+ */
+export type SearchBanksResponse = Message<"payments.v1.SearchBanksResponse"> & {
+  /**
+   * @generated from field: repeated payments.v1.BankDirectoryEntry banks = 1;
+   */
+  banks: BankDirectoryEntry[];
+};
+
+/**
+ * Describes the message payments.v1.SearchBanksResponse.
+ * Use `create(SearchBanksResponseSchema)` to create a new message.
+ */
+export const SearchBanksResponseSchema: GenMessage<SearchBanksResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 15);
+
+/**
+ * @generated from message payments.v1.SearchBranchesRequest
+ */
+export type SearchBranchesRequest = Message<"payments.v1.SearchBranchesRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string bank_code = 2;
+   */
+  bankCode: string;
+
+  /**
+   * @generated from field: string query = 3;
+   */
+  query: string;
+
+  /**
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message payments.v1.SearchBranchesRequest.
+ * Use `create(SearchBranchesRequestSchema)` to create a new message.
+ */
+export const SearchBranchesRequestSchema: GenMessage<SearchBranchesRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 16);
+
+/**
+ * @generated from message payments.v1.SearchBranchesResponse
+ */
+export type SearchBranchesResponse = Message<"payments.v1.SearchBranchesResponse"> & {
+  /**
+   * @generated from field: payments.v1.BankDirectoryEntry bank = 1;
+   */
+  bank?: BankDirectoryEntry | undefined;
+
+  /**
+   * @generated from field: repeated payments.v1.BankDirectoryEntry branches = 2;
+   */
+  branches: BankDirectoryEntry[];
+};
+
+/**
+ * Describes the message payments.v1.SearchBranchesResponse.
+ * Use `create(SearchBranchesResponseSchema)` to create a new message.
+ */
+export const SearchBranchesResponseSchema: GenMessage<SearchBranchesResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 17);
 
 /**
  * @generated from message payments.v1.SubmitKycRequest
@@ -504,7 +673,7 @@ export type SubmitKycRequest = Message<"payments.v1.SubmitKycRequest"> & {
  * Use `create(SubmitKycRequestSchema)` to create a new message.
  */
 export const SubmitKycRequestSchema: GenMessage<SubmitKycRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 13);
+  messageDesc(file_payments_v1_hosted_page_service, 18);
 
 /**
  * @generated from message payments.v1.SubmitKycResponse
@@ -521,7 +690,7 @@ export type SubmitKycResponse = Message<"payments.v1.SubmitKycResponse"> & {
  * Use `create(SubmitKycResponseSchema)` to create a new message.
  */
 export const SubmitKycResponseSchema: GenMessage<SubmitKycResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 14);
+  messageDesc(file_payments_v1_hosted_page_service, 19);
 
 /**
  * @generated from message payments.v1.ApprovePaymentRequest
@@ -538,7 +707,7 @@ export type ApprovePaymentRequest = Message<"payments.v1.ApprovePaymentRequest">
  * Use `create(ApprovePaymentRequestSchema)` to create a new message.
  */
 export const ApprovePaymentRequestSchema: GenMessage<ApprovePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 15);
+  messageDesc(file_payments_v1_hosted_page_service, 20);
 
 /**
  * @generated from message payments.v1.ApprovePaymentSuccess
@@ -576,7 +745,7 @@ export type ApprovePaymentSuccess = Message<"payments.v1.ApprovePaymentSuccess">
  * Use `create(ApprovePaymentSuccessSchema)` to create a new message.
  */
 export const ApprovePaymentSuccessSchema: GenMessage<ApprovePaymentSuccess> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 16);
+  messageDesc(file_payments_v1_hosted_page_service, 21);
 
 /**
  * @generated from message payments.v1.ApprovePaymentResult
@@ -605,7 +774,7 @@ export type ApprovePaymentResult = Message<"payments.v1.ApprovePaymentResult"> &
  * Use `create(ApprovePaymentResultSchema)` to create a new message.
  */
 export const ApprovePaymentResultSchema: GenMessage<ApprovePaymentResult> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 17);
+  messageDesc(file_payments_v1_hosted_page_service, 22);
 
 /**
  * @generated from message payments.v1.ApprovePaymentResponse
@@ -622,7 +791,7 @@ export type ApprovePaymentResponse = Message<"payments.v1.ApprovePaymentResponse
  * Use `create(ApprovePaymentResponseSchema)` to create a new message.
  */
 export const ApprovePaymentResponseSchema: GenMessage<ApprovePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 18);
+  messageDesc(file_payments_v1_hosted_page_service, 23);
 
 /**
  * Customer-facing operations of the hosted payment page, authorised by the payment-link token.
@@ -661,7 +830,31 @@ export const HostedPageService: GenService<{
     output: typeof VerifyTwoFactorCodeResponseSchema;
   },
   /**
-   * Links the customer's bank account (new contracts).
+   * Banks of the Zengin master matching what the customer typed: code, name (kanji), or its
+   * reading in hiragana, katakana or romaji.
+   *
+   * @generated from rpc payments.v1.HostedPageService.SearchBanks
+   */
+  searchBanks: {
+    methodKind: "unary";
+    input: typeof SearchBanksRequestSchema;
+    output: typeof SearchBanksResponseSchema;
+  },
+  /**
+   * Branches of one bank matching what the customer typed.
+   *
+   * @generated from rpc payments.v1.HostedPageService.SearchBranches
+   */
+  searchBranches: {
+    methodKind: "unary";
+    input: typeof SearchBranchesRequestSchema;
+    output: typeof SearchBranchesResponseSchema;
+  },
+  /**
+   * Chooses the customer's bank account (new contracts). Where the bank verifies mandates online,
+   * the answer is the bank's own page to send the customer to (bank_redirect_url); the account is
+   * linked when the customer comes back with the bank's authorisation. Elsewhere it is linked at
+   * once and registered with the first debit.
    *
    * @generated from rpc payments.v1.HostedPageService.LinkBankAccount
    */
