@@ -13,6 +13,7 @@ import {
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import type { LinkOutcome } from "../domain/payment-link.js";
 import type { FlowContext } from "../flows/flow-context.js";
+import { clientAddressKey } from "../server/context-keys.js";
 import {
   approvePayment,
   initiatePayment,
@@ -54,6 +55,10 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
               redirectUrl: session.redirectUrl,
               chargeStatus: session.outcome.chargeStatus,
               error: encodeFailure(session.outcome),
+              bankAccount: session.bankAccount,
+              terms: session.terms,
+              chargeId: session.chargeId,
+              completedAt: session.completedAt ? timestampFromDate(session.completedAt) : undefined,
             },
           },
         },
@@ -108,8 +113,12 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
       );
       return { kycStatus };
     },
-    async approvePayment(req) {
-      const answer = await approvePayment(ctx, req.token);
+    async approvePayment(req, call) {
+      const answer = await approvePayment(ctx, req.token, {
+        termsVersion: req.termsVersion,
+        clientAddress: call.values.get(clientAddressKey),
+        userAgent: call.requestHeader.get("user-agent") ?? "",
+      });
       if ("error" in answer) return { result: { outcome: { case: "error", value: encodeRefusal(answer.error) } } };
       const { success } = answer;
       return {
@@ -121,6 +130,7 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
               redirectUrl: success.redirectUrl,
               chargeId: success.chargeId,
               error: encodeFailure(success.outcome),
+              completedAt: success.completedAt ? timestampFromDate(success.completedAt) : undefined,
             },
           },
         },
@@ -135,6 +145,9 @@ function encodeMerchant(merchant: HostedMerchantView): HostedMerchant {
     name: merchant.name,
     logoUrl: merchant.logoUrl,
     redirect: { successUrl: merchant.successUrl, failureUrl: merchant.failureUrl },
+    supportEmail: merchant.supportEmail,
+    supportPhone: merchant.supportPhone,
+    supportUrl: merchant.supportUrl,
   });
 }
 

@@ -1,4 +1,5 @@
-import { effectiveAccountType } from "../domain/bank-account.js";
+import { effectiveAccountType, summariseAccount, type BankAccountSummaryView } from "../domain/bank-account.js";
+import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.js";
 import { bankDisplayName, branchDisplayName, searchBanks, searchBranches } from "../domain/bank-directory.js";
 import {
   BankAccountType,
@@ -38,6 +39,7 @@ import {
   isLinkSettled,
   maskEmail,
   redirectUrlFor,
+  workflowCreatesContract,
   workflowNeedsBankLink,
   type LinkOutcome,
   type PaymentLinkRecord,
@@ -45,6 +47,8 @@ import {
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
 import { bankMaster } from "../ports/bank-master.js";
+import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
+import { findBankAccount } from "../storage/bank-accounts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
 import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
@@ -54,7 +58,8 @@ import {
   lockPaymentLink,
   markPaymentLinkStep,
 } from "../storage/payment-links.js";
-import { chooseAccount, type ChosenAccount } from "./account-verification.js";
+import { chooseAccount, directoryNames, type ChosenAccount } from "./account-verification.js";
+import { recordMandate, type ConsentEvidence } from "./mandates.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
@@ -74,6 +79,9 @@ export interface HostedMerchantView {
   logoUrl: string;
   successUrl: string;
   failureUrl: string;
+  supportEmail: string;
+  supportPhone: string;
+  supportUrl: string;
 }
 
 /** What the page shows and which steps remain (HostedPageService.PaymentSession). */
@@ -93,6 +101,12 @@ export interface PaymentSessionView {
   redirectUrl: string;
   /** PENDING until settled; the charge's status (and error) after. */
   outcome: LinkOutcome;
+  /** The account the payment debits, masked (none chosen yet: undefined). */
+  bankAccount: BankAccountSummaryView | undefined;
+  /** The direct-debit terms, for links that set up a contract. */
+  terms: MandateTerms | undefined;
+  chargeId: string;
+  completedAt: Date | null;
 }
 
 /** result.error of InitiatePayment and ApprovePayment. */
@@ -109,6 +123,7 @@ export interface ApprovalOutcome {
   redirectUrl: string;
   /** trx-*, empty for a contract-only link. */
   chargeId: string;
+  completedAt: Date | null;
 }
 
 export type InitiateAnswer = { session: PaymentSessionView } | { error: HostedRefusal };
@@ -148,7 +163,25 @@ async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<
     logoUrl: merchant?.logo_url ?? "",
     successUrl: link.successUrl,
     failureUrl: link.failureUrl,
+    supportEmail: merchant?.support_email ?? "",
+    supportPhone: merchant?.support_phone ?? "",
+    supportUrl: merchant?.support_url ?? "",
   };
+}
+
+/** The account a link debits, masked: the one it verified (new contracts), else the contract's. */
+async function accountOfLink(ctx: FlowContext, link: PaymentLinkRecord): Promise<BankAccountSummaryView | undefined> {
+  if (workflowNeedsBankLink(link.workflow)) return (await findVerifiedAccountOfLink(ctx.tx.db, link.id))?.summary;
+  const account = await findBankAccount(ctx.tx.db, link.merchantId, link.customerId);
+  if (!account) return undefined;
+  const details = {
+    bankCode: account.bank_code,
+    branchCode: account.branch_code,
+    accountType: BankAccountType.ORDINARY,
+    accountNumber: account.account_number,
+    accountHolder: account.account_holder,
+  };
+  return summariseAccount(details, directoryNames(ctx, account.bank_code, account.branch_code));
 }
 
 function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): HostedRefusal {
@@ -202,10 +235,11 @@ function triggeredRefusal(errorType: ErrorType, extra: Pick<HostedRefusal, "merc
 export async function initiatePayment(ctx: FlowContext, token: string): Promise<InitiateAnswer> {
   const link = await findPaymentLink(ctx, token);
   if (!link) return { error: unknownLink };
-  const [merchant, { outcome, redirectUrl }, customer] = await Promise.all([
+  const [merchant, { outcome, redirectUrl }, customer, bankAccount] = await Promise.all([
     merchantView(ctx, link),
     settledOutcome(ctx, link.id),
     findCustomerById(ctx.tx.db, link.customerId),
+    accountOfLink(ctx, link),
   ]);
   if (link.state === "expired") return { error: expiredRefusal(merchant, redirectUrl) };
   if (link.state === "open") {
@@ -230,6 +264,10 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
       completed,
       redirectUrl: completed ? redirectUrl : "",
       outcome,
+      bankAccount,
+      terms: workflowCreatesContract(link.workflow) ? currentMandateTerms : undefined,
+      chargeId: link.chargeId ?? "",
+      completedAt: link.completedAt,
     },
   };
 }
@@ -424,9 +462,20 @@ const approvalPollMs = 25;
  * payment once and answers where to send the customer. A double click, a reload or a second tab
  * finds the approval claimed, waits for it, and answers the same outcome; nothing is charged twice.
  */
-export async function approvePayment(ctx: FlowContext, token: string): Promise<ApproveAnswer> {
+export async function approvePayment(
+  ctx: FlowContext,
+  token: string,
+  consent: ConsentEvidence = { termsVersion: "", clientAddress: "", userAgent: "" },
+): Promise<ApproveAnswer> {
   let link = await findPaymentLink(ctx, token);
   if (!link) return { error: unknownLink };
+  if (consent.termsVersion && consent.termsVersion !== currentMandateTerms.version)
+    return {
+      error: {
+        paymentErrorCode: PaymentErrorCode.BAD_REQUEST,
+        message: `the direct-debit terms have changed (now version ${currentMandateTerms.version}): read them again before approving`,
+      },
+    };
   const trigger = await linkTrigger(ctx, link, "approve_payment");
   for (let poll = 0; poll < approvalWaitPolls; poll++) {
     if (link.state === "open") {
@@ -438,7 +487,10 @@ export async function approvePayment(ctx: FlowContext, token: string): Promise<A
         };
       if (hasLapsed(link, ctx.clock.now())) await expirePaymentLink(ctx, link.id);
       else if (trigger.kind === "error") await failTriggeredApproval(ctx, link.id, trigger.errorType);
-      else if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
+      else {
+        await recordMandate(ctx, link, consent);
+        if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
+      }
     } else if (link.state === "approving" && isApprovalClaimStale(link, ctx.clock.now())) {
       if (await reclaimStaleApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
     } else if (link.state === "approving") {
@@ -452,7 +504,7 @@ export async function approvePayment(ctx: FlowContext, token: string): Promise<A
       return { error: triggeredRefusal(trigger.errorType, { redirectUrl: current.redirectUrl }) };
     if (isLinkSettled(link.state)) {
       const { outcome, redirectUrl } = current;
-      return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "" } };
+      return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "", completedAt: link.completedAt } };
     }
   }
   return {

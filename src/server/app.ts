@@ -1,4 +1,4 @@
-import { createConnectRouter, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { createConnectRouter, createContextValues, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import {
   universalRequestFromNodeRequest,
   universalResponseToNodeResponse,
@@ -9,6 +9,7 @@ import type { DescService, FileRegistry } from "@bufbuild/protobuf";
 import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
 import { withClientFaultCodes } from "./client-fault-codes.js";
+import { clientAddressKey } from "./context-keys.js";
 import { createRestRouter } from "./rest-router.js";
 import { registerReflection } from "./reflection.js";
 import { registerHealth } from "./health.js";
@@ -49,14 +50,14 @@ export function createApp(options: AppOptions): RequestListener {
 
   const handlers = router.handlers.map(withClientFaultCodes);
   const rpcs = new Map(handlers.map((h) => [h.requestPath, h]));
-  const rest = createRestRouter(options.services, handlers);
+  const rest = createRestRouter(options.services, handlers, requestContext);
   const openApiDocument = loadOpenApiDocument();
 
   return (req, res) => {
     const path = (req.url ?? "/").split("?", 1)[0];
     const rpc = rpcs.get(path);
     if (rpc) {
-      rpc(universalRequestFromNodeRequest(req, res, undefined, undefined))
+      rpc(universalRequestFromNodeRequest(req, res, undefined, requestContext(req)))
         .then((uRes) => universalResponseToNodeResponse(uRes, res))
         .catch((error) => options.logger.warn({ err: error, path }, "rpc stream failed"));
       return;
@@ -90,4 +91,9 @@ export function createApp(options: AppOptions): RequestListener {
       res.end(JSON.stringify({ code: "internal", message: "internal error" }));
     });
   };
+}
+
+/** Context values every call starts with: the peer's address. */
+function requestContext(req: Parameters<RequestListener>[0]) {
+  return createContextValues().set(clientAddressKey, req.socket.remoteAddress ?? "");
 }

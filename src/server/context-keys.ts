@@ -12,3 +12,6 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 export const idempotencyScopeKey = createContextKey<IdempotencyScope | undefined>(undefined, {
   description: "idempotency scope",
 });
+
+/** The address the request came from (the socket's peer), recorded as evidence of a consent. */
+export const clientAddressKey = createContextKey<string>("", { description: "client address" });

@@ -29,7 +29,7 @@ export async function backupSqlite(
 /** Seals every stored secret again under the current SECRETS_KEY: the last step of a key rotation. */
 export async function resealSecrets(
   db: Kysely<Database>,
-): Promise<{ merchants: number; users: number; mailbox: number }> {
+): Promise<{ merchants: number; users: number; mailbox: number; accounts: number }> {
   return db.transaction().execute(async (trx) => {
     const merchants = await trx.selectFrom("merchants").select(["id", "webhook_secret"]).execute();
     for (const row of merchants)
@@ -56,6 +56,18 @@ export async function resealSecrets(
         .set({ body: seal(unseal(row.body)), code: seal(unseal(row.code)) })
         .where("id", "=", row.id)
         .execute();
-    return { merchants: merchants.length, users: users.length, mailbox: mails.length };
+    // Bank accounts chosen on payment links and kept with mandates (the sealed column only).
+    let accounts = 0;
+    for (const table of ["account_verifications", "mandates"] as const) {
+      const rows = await trx.selectFrom(table).select(["id", "account_sealed"]).execute();
+      for (const row of rows)
+        await trx
+          .updateTable(table)
+          .set({ account_sealed: seal(unseal(row.account_sealed)) })
+          .where("id", "=", row.id)
+          .execute();
+      accounts += rows.length;
+    }
+    return { merchants: merchants.length, users: users.length, mailbox: mails.length, accounts };
   });
 }

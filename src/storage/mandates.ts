@@ -41,7 +41,7 @@ function fromRow(row: MandateTable): MandateRecord {
   };
 }
 
-/** Records a mandate once (the table refuses updates); `accountSealed` is already sealed. */
+/** Records a link's mandate once (a second one for the link is ignored; the table refuses updates); `accountSealed` is already sealed. */
 export async function insertMandate(trx: Tx, mandate: MandateRecord & { accountSealed: string }): Promise<void> {
   await trx
     .insertInto("mandates")
@@ -62,6 +62,7 @@ export async function insertMandate(trx: Tx, mandate: MandateRecord & { accountS
       user_agent: mandate.userAgent,
       verified_at: mandate.verifiedAt?.toISOString() ?? null,
     })
+    .onConflict((oc) => oc.column("link_id").doNothing())
     .execute();
 }
 
@@ -81,18 +82,13 @@ export async function findMandateOfContract(
   return row && fromRow(row);
 }
 
-/** Every mandate given for a contract, oldest first (the export). */
-export async function listMandatesOfContract(
+/** The merchant's mandates, oldest first, optionally of one contract (the export). */
+export async function listMandates(
   db: Kysely<Database>,
   merchantId: string,
-  contractId: string,
+  contractId?: string,
 ): Promise<MandateRecord[]> {
-  const rows = await db
-    .selectFrom("mandates")
-    .selectAll()
-    .where("merchant_id", "=", merchantId)
-    .where("contract_id", "=", contractId)
-    .orderBy("accepted_at")
-    .execute();
-  return rows.map(fromRow);
+  let query = db.selectFrom("mandates").selectAll().where("merchant_id", "=", merchantId);
+  if (contractId) query = query.where("contract_id", "=", contractId);
+  return (await query.orderBy("accepted_at").orderBy("id").execute()).map(fromRow);
 }

@@ -67,3 +67,16 @@ export async function updateWebhookUrl(db: Kysely<Database>, merchantId: string,
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+export async function updateSupportContact(
+  db: Kysely<Database>,
+  merchantId: string,
+  contact: { email: string; phone: string; url: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("merchants")
+    .set({ support_email: contact.email, support_phone: contact.phone, support_url: contact.url })
+    .where("id", "=", merchantId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

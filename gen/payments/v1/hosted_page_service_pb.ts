@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/hosted_page_service.proto.
  */
 export const file_payments_v1_hosted_page_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXltZW50cy92MS9ob3N0ZWRfcGFnZV9zZXJ2aWNlLnByb3RvEgtwYXltZW50cy52MSI0ChZJbml0aWF0ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASI8ChBNZXJjaGFudFJlZGlyZWN0EhMKC3N1Y2Nlc3NfdXJsGAEgASgJEhMKC2ZhaWx1cmVfdXJsGAIgASgJInAKDkhvc3RlZE1lcmNoYW50Eg0KBXRva2VuGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIbG9nb191cmwYAyABKAkSLwoIcmVkaXJlY3QYBCABKAsyHS5wYXltZW50cy52MS5NZXJjaGFudFJlZGlyZWN0IuEDCg5QYXltZW50U2Vzc2lvbhItCghtZXJjaGFudBgBIAEoCzIbLnBheW1lbnRzLnYxLkhvc3RlZE1lcmNoYW50Eg4KBmFtb3VudBgCIAEoBRIQCghjdXJyZW5jeRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRIuCgh3b3JrZmxvdxgFIAEoDjIcLnBheW1lbnRzLnYxLlBheW1lbnRXb3JrZmxvdxIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbWFpbF9oaW50GAcgASgJEhsKE3R3b19mYWN0b3JfdmVyaWZpZWQYCCABKAgSFwoPbmVlZHNfYmFua19saW5rGAkgASgIEhMKC2JhbmtfbGlua2VkGAogASgIEhEKCW5lZWRzX2t5YxgLIAEoCBIVCg1reWNfc3VibWl0dGVkGAwgASgIEhEKCWNvbXBsZXRlZBgNIAEoCBIUCgxyZWRpcmVjdF91cmwYDiABKAkSMAoNY2hhcmdlX3N0YXR1cxgPIAEoDjIZLnBheW1lbnRzLnYxLkNoYXJnZVN0YXR1cxIlCgVlcnJvchgQIAEoCzIWLnBheW1lbnRzLnYxLkVycm9yQm9keSKjAQoSSG9zdGVkUGF5bWVudEVycm9yEjEKCmVycm9yX2NvZGUYASABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEhUKDWVycm9yX21lc3NhZ2UYAiABKAkSLQoIbWVyY2hhbnQYAyABKAsyGy5wYXltZW50cy52MS5Ib3N0ZWRNZXJjaGFudBIUCgxyZWRpcmVjdF91cmwYBCABKAkihAEKFUluaXRpYXRlUGF5bWVudFJlc3VsdBIuCgdzZXNzaW9uGAEgASgLMhsucGF5bWVudHMudjEuUGF5bWVudFNlc3Npb25IABIwCgVlcnJvchgCIAEoCzIfLnBheW1lbnRzLnYxLkhvc3RlZFBheW1lbnRFcnJvckgAQgkKB291dGNvbWUiTQoXSW5pdGlhdGVQYXltZW50UmVzcG9uc2USMgoGcmVzdWx0GAEgASgLMiIucGF5bWVudHMudjEuSW5pdGlhdGVQYXltZW50UmVzdWx0IjYKGFNlbmRUd29GYWN0b3JDb2RlUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAEimAEKGVNlbmRUd29GYWN0b3JDb2RlUmVzcG9uc2USEgoKZW1haWxfaGludBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI3ChNyZXNlbmRfYXZhaWxhYmxlX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZChpWZXJpZnlUd29GYWN0b3JDb2RlUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESHwoEY29kZRgCIAEoCUIRukgOcgwyCl5bMC05XXs2fSQiRgobVmVyaWZ5VHdvRmFjdG9yQ29kZVJlc3BvbnNlEhAKCHZlcmlmaWVkGAEgASgIEhUKDWF0dGVtcHRzX2xlZnQYAiABKAUihwYKFkxpbmtCYW5rQWNjb3VudFJlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEiQKCWJhbmtfY29kZRgCIAEoCUIRukgOcgwyCl5bMC05XXs0fSQSJgoLYnJhbmNoX2NvZGUYAyABKAlCEbpIDnIMMgpeWzAtOV17M30kEikKDmFjY291bnRfbnVtYmVyGAQgASgJQhG6SA5yDDIKXlswLTldezd9JBLTAQoOYWNjb3VudF9ob2xkZXIYBSABKAlCugG6SLYBugGsAQokRVJST1JfVFlQRV9QQVlNRU5UX1ZBTElEQVRJT05fRkFJTEVEEjB1c2Uga2F0YWthbmEsIEEtWiwgMC05LCBzcGFjZSBhbmQgKCApIC0gLiAvIG9ubHkaUnRoaXMubWF0Y2hlcygnXlvjgqEt44O244O8772mLe++n0EtWjAtOe+8oS3vvLrvvJAt77yZIOOAgCgp77yI77yJLu+8ji/vvI/vvI0tXSskJylyBBABGB4SmQEKA3BpbhgGIAEoCUKLARgBukiFAboBgQEKJEVSUk9SX1RZUEVfUEFZTUVOVF9WQUxJREFUSU9OX0ZBSUxFRBJNYSBiYW5rIFBJTiBvciBvbmUtdGltZSBwYXNzd29yZCBpcyBlbnRlcmVkIG9uIHRoZSBiYW5rJ3Mgb3duIHBhZ2UsIG5ldmVyIGhlcmUaCnRoaXMgPT0gJycSpwEKEW9uZV90aW1lX3Bhc3N3b3JkGAcgASgJQosBGAG6SIUBugGBAQokRVJST1JfVFlQRV9QQVlNRU5UX1ZBTElEQVRJT05fRkFJTEVEEk1hIGJhbmsgUElOIG9yIG9uZS10aW1lIHBhc3N3b3JkIGlzIGVudGVyZWQgb24gdGhlIGJhbmsncyBvd24gcGFnZSwgbmV2ZXIgaGVyZRoKdGhpcyA9PSAnJxI8CgxhY2NvdW50X3R5cGUYCCABKA4yHC5wYXltZW50cy52MS5CYW5rQWNjb3VudFR5cGVCCLpIBYIBAhABIq4BChdMaW5rQmFua0FjY291bnRSZXNwb25zZRIOCgZsaW5rZWQYASABKAgSGQoRYmFua19yZWRpcmVjdF91cmwYAiABKAkSMAoHYWNjb3VudBgDIAEoCzIfLnBheW1lbnRzLnYxLkJhbmtBY2NvdW50U3VtbWFyeRI2Cgx2ZXJpZmljYXRpb24YBCABKA4yIC5wYXltZW50cy52MS5NYW5kYXRlVmVyaWZpY2F0aW9uImIKElNlYXJjaEJhbmtzUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESFgoFcXVlcnkYAiABKAlCB7pIBHICGDISGAoFbGltaXQYAyABKAVCCbpIBhoEGDIoACI+ChJCYW5rRGlyZWN0b3J5RW50cnkSDAoEY29kZRgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBGthbmEYAyABKAkiRQoTU2VhcmNoQmFua3NSZXNwb25zZRIuCgViYW5rcxgBIAMoCzIfLnBheW1lbnRzLnYxLkJhbmtEaXJlY3RvcnlFbnRyeSKLAQoVU2VhcmNoQnJhbmNoZXNSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIkCgliYW5rX2NvZGUYAiABKAlCEbpIDnIMMgpeWzAtOV17NH0kEhYKBXF1ZXJ5GAMgASgJQge6SARyAhgyEhgKBWxpbWl0GAQgASgFQgm6SAYaBBgyKAAiegoWU2VhcmNoQnJhbmNoZXNSZXNwb25zZRItCgRiYW5rGAEgASgLMh8ucGF5bWVudHMudjEuQmFua0RpcmVjdG9yeUVudHJ5EjEKCGJyYW5jaGVzGAIgAygLMh8ucGF5bWVudHMudjEuQmFua0RpcmVjdG9yeUVudHJ5Io0DChBTdWJtaXRLeWNSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIXCgRuYW1lGAIgASgJQgm6SAZyBBABGGQSQgoSa2F0YWthbmFfbGFzdF9uYW1lGAMgASgJQia6SCNyIRABGB4yG15bXHB7S2F0YWthbmF944O844O7IOOAgF0rJBJDChNrYXRha2FuYV9maXJzdF9uYW1lGAQgASgJQia6SCNyIRABGB4yG15bXHB7S2F0YWthbmF944O844O7IOOAgF0rJBJOCgpiaXJ0aF9kYXRlGAUgASgJQjq6SDdyNTIzXlswLTldezR9LSgwWzEtOV18MVswLTJdKS0oMFsxLTldfFsxMl1bMC05XXwzWzAxXSkkEhsKB2FkZHJlc3MYBiABKAlCCrpIB3IFEAEY/wESJgoGZ2VuZGVyGAcgASgJQha6SBPYAQFyDlIEbWFsZVIGZmVtYWxlEiYKBm1ldGhvZBgIIAEoDjIWLnBheW1lbnRzLnYxLkt5Y01ldGhvZCI/ChFTdWJtaXRLeWNSZXNwb25zZRIqCgpreWNfc3RhdHVzGAEgASgOMhYucGF5bWVudHMudjEuS3ljU3RhdHVzIjMKFUFwcHJvdmVQYXltZW50UmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAEimQEKFUFwcHJvdmVQYXltZW50U3VjY2VzcxIwCg1jaGFyZ2Vfc3RhdHVzGAEgASgOMhkucGF5bWVudHMudjEuQ2hhcmdlU3RhdHVzEhQKDHJlZGlyZWN0X3VybBgCIAEoCRIRCgljaGFyZ2VfaWQYAyABKAkSJQoFZXJyb3IYBCABKAsyFi5wYXltZW50cy52MS5FcnJvckJvZHkiigEKFEFwcHJvdmVQYXltZW50UmVzdWx0EjUKB3N1Y2Nlc3MYASABKAsyIi5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFN1Y2Nlc3NIABIwCgVlcnJvchgCIAEoCzIfLnBheW1lbnRzLnYxLkhvc3RlZFBheW1lbnRFcnJvckgAQgkKB291dGNvbWUiSwoWQXBwcm92ZVBheW1lbnRSZXNwb25zZRIxCgZyZXN1bHQYASABKAsyIS5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFJlc3VsdDLUCAoRSG9zdGVkUGFnZVNlcnZpY2UShAEKD0luaXRpYXRlUGF5bWVudBIjLnBheW1lbnRzLnYxLkluaXRpYXRlUGF5bWVudFJlcXVlc3QaJC5wYXltZW50cy52MS5Jbml0aWF0ZVBheW1lbnRSZXNwb25zZSImgtPkkwIgOgEqIhsvdjEvaG9zdGVkL3t0b2tlbn0vaW5pdGlhdGUSkQEKEVNlbmRUd29GYWN0b3JDb2RlEiUucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXF1ZXN0GiYucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXNwb25zZSItgtPkkwInOgEqIiIvdjEvaG9zdGVkL3t0b2tlbn0vdHdvLWZhY3Rvci9zZW5kEpkBChNWZXJpZnlUd29GYWN0b3JDb2RlEicucGF5bWVudHMudjEuVmVyaWZ5VHdvRmFjdG9yQ29kZVJlcXVlc3QaKC5wYXltZW50cy52MS5WZXJpZnlUd29GYWN0b3JDb2RlUmVzcG9uc2UiL4LT5JMCKToBKiIkL3YxL2hvc3RlZC97dG9rZW59L3R3by1mYWN0b3IvdmVyaWZ5EnUKC1NlYXJjaEJhbmtzEh8ucGF5bWVudHMudjEuU2VhcmNoQmFua3NSZXF1ZXN0GiAucGF5bWVudHMudjEuU2VhcmNoQmFua3NSZXNwb25zZSIjgtPkkwIdOgEqIhgvdjEvaG9zdGVkL3t0b2tlbn0vYmFua3MSkwEKDlNlYXJjaEJyYW5jaGVzEiIucGF5bWVudHMudjEuU2VhcmNoQnJhbmNoZXNSZXF1ZXN0GiMucGF5bWVudHMudjEuU2VhcmNoQnJhbmNoZXNSZXNwb25zZSI4gtPkkwIyOgEqIi0vdjEvaG9zdGVkL3t0b2tlbn0vYmFua3Mve2JhbmtfY29kZX0vYnJhbmNoZXMSiAEKD0xpbmtCYW5rQWNjb3VudBIjLnBheW1lbnRzLnYxLkxpbmtCYW5rQWNjb3VudFJlcXVlc3QaJC5wYXltZW50cy52MS5MaW5rQmFua0FjY291bnRSZXNwb25zZSIqgtPkkwIkOgEqIh8vdjEvaG9zdGVkL3t0b2tlbn0vYmFuay1hY2NvdW50Em0KCVN1Ym1pdEt5YxIdLnBheW1lbnRzLnYxLlN1Ym1pdEt5Y1JlcXVlc3QaHi5wYXltZW50cy52MS5TdWJtaXRLeWNSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvaG9zdGVkL3t0b2tlbn0va3ljEoABCg5BcHByb3ZlUGF5bWVudBIiLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVxdWVzdBojLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVzcG9uc2UiJYLT5JMCHzoBKiIaL3YxL2hvc3RlZC97dG9rZW59L2FwcHJvdmViBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors, file_payments_v1_resources]);
+  fileDesc("CiVwYXltZW50cy92MS9ob3N0ZWRfcGFnZV9zZXJ2aWNlLnByb3RvEgtwYXltZW50cy52MSI0ChZJbml0aWF0ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASI8ChBNZXJjaGFudFJlZGlyZWN0EhMKC3N1Y2Nlc3NfdXJsGAEgASgJEhMKC2ZhaWx1cmVfdXJsGAIgASgJIrMBCg5Ib3N0ZWRNZXJjaGFudBINCgV0b2tlbhgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCGxvZ29fdXJsGAMgASgJEi8KCHJlZGlyZWN0GAQgASgLMh0ucGF5bWVudHMudjEuTWVyY2hhbnRSZWRpcmVjdBIVCg1zdXBwb3J0X2VtYWlsGAUgASgJEhUKDXN1cHBvcnRfcGhvbmUYBiABKAkSEwoLc3VwcG9ydF91cmwYByABKAkiLQoMTWFuZGF0ZVRlcm1zEg8KB3ZlcnNpb24YASABKAkSDAoEdGV4dBgCIAEoCSKHBQoOUGF5bWVudFNlc3Npb24SLQoIbWVyY2hhbnQYASABKAsyGy5wYXltZW50cy52MS5Ib3N0ZWRNZXJjaGFudBIOCgZhbW91bnQYAiABKAUSEAoIY3VycmVuY3kYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLgoId29ya2Zsb3cYBSABKA4yHC5wYXltZW50cy52MS5QYXltZW50V29ya2Zsb3cSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZW1haWxfaGludBgHIAEoCRIbChN0d29fZmFjdG9yX3ZlcmlmaWVkGAggASgIEhcKD25lZWRzX2JhbmtfbGluaxgJIAEoCBITCgtiYW5rX2xpbmtlZBgKIAEoCBIRCgluZWVkc19reWMYCyABKAgSFQoNa3ljX3N1Ym1pdHRlZBgMIAEoCBIRCgljb21wbGV0ZWQYDSABKAgSFAoMcmVkaXJlY3RfdXJsGA4gASgJEjAKDWNoYXJnZV9zdGF0dXMYDyABKA4yGS5wYXltZW50cy52MS5DaGFyZ2VTdGF0dXMSJQoFZXJyb3IYECABKAsyFi5wYXltZW50cy52MS5FcnJvckJvZHkSNQoMYmFua19hY2NvdW50GBEgASgLMh8ucGF5bWVudHMudjEuQmFua0FjY291bnRTdW1tYXJ5EigKBXRlcm1zGBIgASgLMhkucGF5bWVudHMudjEuTWFuZGF0ZVRlcm1zEhEKCWNoYXJnZV9pZBgTIAEoCRIwCgxjb21wbGV0ZWRfYXQYFCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqMBChJIb3N0ZWRQYXltZW50RXJyb3ISMQoKZXJyb3JfY29kZRgBIAEoDjIdLnBheW1lbnRzLnYxLlBheW1lbnRFcnJvckNvZGUSFQoNZXJyb3JfbWVzc2FnZRgCIAEoCRItCghtZXJjaGFudBgDIAEoCzIbLnBheW1lbnRzLnYxLkhvc3RlZE1lcmNoYW50EhQKDHJlZGlyZWN0X3VybBgEIAEoCSKEAQoVSW5pdGlhdGVQYXltZW50UmVzdWx0Ei4KB3Nlc3Npb24YASABKAsyGy5wYXltZW50cy52MS5QYXltZW50U2Vzc2lvbkgAEjAKBWVycm9yGAIgASgLMh8ucGF5bWVudHMudjEuSG9zdGVkUGF5bWVudEVycm9ySABCCQoHb3V0Y29tZSJNChdJbml0aWF0ZVBheW1lbnRSZXNwb25zZRIyCgZyZXN1bHQYASABKAsyIi5wYXltZW50cy52MS5Jbml0aWF0ZVBheW1lbnRSZXN1bHQiNgoYU2VuZFR3b0ZhY3RvckNvZGVSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASKYAQoZU2VuZFR3b0ZhY3RvckNvZGVSZXNwb25zZRISCgplbWFpbF9oaW50GAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE3Jlc2VuZF9hdmFpbGFibGVfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKGlZlcmlmeVR3b0ZhY3RvckNvZGVSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIfCgRjb2RlGAIgASgJQhG6SA5yDDIKXlswLTldezZ9JCJGChtWZXJpZnlUd29GYWN0b3JDb2RlUmVzcG9uc2USEAoIdmVyaWZpZWQYASABKAgSFQoNYXR0ZW1wdHNfbGVmdBgCIAEoBSKHBgoWTGlua0JhbmtBY2NvdW50UmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESJAoJYmFua19jb2RlGAIgASgJQhG6SA5yDDIKXlswLTldezR9JBImCgticmFuY2hfY29kZRgDIAEoCUIRukgOcgwyCl5bMC05XXszfSQSKQoOYWNjb3VudF9udW1iZXIYBCABKAlCEbpIDnIMMgpeWzAtOV17N30kEtMBCg5hY2NvdW50X2hvbGRlchgFIAEoCUK6AbpItgG6AawBCiRFUlJPUl9UWVBFX1BBWU1FTlRfVkFMSURBVElPTl9GQUlMRUQSMHVzZSBrYXRha2FuYSwgQS1aLCAwLTksIHNwYWNlIGFuZCAoICkgLSAuIC8gb25seRpSdGhpcy5tYXRjaGVzKCdeW+OCoS3jg7bjg7zvvaYt776fQS1aMC0577yhLe+8uu+8kC3vvJkg44CAKCnvvIjvvIku77yOL++8j++8jS1dKyQnKXIEEAEYHhKZAQoDcGluGAYgASgJQosBGAG6SIUBugGBAQokRVJST1JfVFlQRV9QQVlNRU5UX1ZBTElEQVRJT05fRkFJTEVEEk1hIGJhbmsgUElOIG9yIG9uZS10aW1lIHBhc3N3b3JkIGlzIGVudGVyZWQgb24gdGhlIGJhbmsncyBvd24gcGFnZSwgbmV2ZXIgaGVyZRoKdGhpcyA9PSAnJxKnAQoRb25lX3RpbWVfcGFzc3dvcmQYByABKAlCiwEYAbpIhQG6AYEBCiRFUlJPUl9UWVBFX1BBWU1FTlRfVkFMSURBVElPTl9GQUlMRUQSTWEgYmFuayBQSU4gb3Igb25lLXRpbWUgcGFzc3dvcmQgaXMgZW50ZXJlZCBvbiB0aGUgYmFuaydzIG93biBwYWdlLCBuZXZlciBoZXJlGgp0aGlzID09ICcnEjwKDGFjY291bnRfdHlwZRgIIAEoDjIcLnBheW1lbnRzLnYxLkJhbmtBY2NvdW50VHlwZUIIukgFggECEAEirgEKF0xpbmtCYW5rQWNjb3VudFJlc3BvbnNlEg4KBmxpbmtlZBgBIAEoCBIZChFiYW5rX3JlZGlyZWN0X3VybBgCIAEoCRIwCgdhY2NvdW50GAMgASgLMh8ucGF5bWVudHMudjEuQmFua0FjY291bnRTdW1tYXJ5EjYKDHZlcmlmaWNhdGlvbhgEIAEoDjIgLnBheW1lbnRzLnYxLk1hbmRhdGVWZXJpZmljYXRpb24iYgoSU2VhcmNoQmFua3NSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIWCgVxdWVyeRgCIAEoCUIHukgEcgIYMhIYCgVsaW1pdBgDIAEoBUIJukgGGgQYMigAIj4KEkJhbmtEaXJlY3RvcnlFbnRyeRIMCgRjb2RlGAEgASgJEgwKBG5hbWUYAiABKAkSDAoEa2FuYRgDIAEoCSJFChNTZWFyY2hCYW5rc1Jlc3BvbnNlEi4KBWJhbmtzGAEgAygLMh8ucGF5bWVudHMudjEuQmFua0RpcmVjdG9yeUVudHJ5IosBChVTZWFyY2hCcmFuY2hlc1JlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEiQKCWJhbmtfY29kZRgCIAEoCUIRukgOcgwyCl5bMC05XXs0fSQSFgoFcXVlcnkYAyABKAlCB7pIBHICGDISGAoFbGltaXQYBCABKAVCCbpIBhoEGDIoACJ6ChZTZWFyY2hCcmFuY2hlc1Jlc3BvbnNlEi0KBGJhbmsYASABKAsyHy5wYXltZW50cy52MS5CYW5rRGlyZWN0b3J5RW50cnkSMQoIYnJhbmNoZXMYAiADKAsyHy5wYXltZW50cy52MS5CYW5rRGlyZWN0b3J5RW50cnkijQMKEFN1Ym1pdEt5Y1JlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEhcKBG5hbWUYAiABKAlCCbpIBnIEEAEYZBJCChJrYXRha2FuYV9sYXN0X25hbWUYAyABKAlCJrpII3IhEAEYHjIbXltccHtLYXRha2FuYX3jg7zjg7sg44CAXSskEkMKE2thdGFrYW5hX2ZpcnN0X25hbWUYBCABKAlCJrpII3IhEAEYHjIbXltccHtLYXRha2FuYX3jg7zjg7sg44CAXSskEk4KCmJpcnRoX2RhdGUYBSABKAlCOrpIN3I1MjNeWzAtOV17NH0tKDBbMS05XXwxWzAtMl0pLSgwWzEtOV18WzEyXVswLTldfDNbMDFdKSQSGwoHYWRkcmVzcxgGIAEoCUIKukgHcgUQARj/ARImCgZnZW5kZXIYByABKAlCFrpIE9gBAXIOUgRtYWxlUgZmZW1hbGUSJgoGbWV0aG9kGAggASgOMhYucGF5bWVudHMudjEuS3ljTWV0aG9kIj8KEVN1Ym1pdEt5Y1Jlc3BvbnNlEioKCmt5Y19zdGF0dXMYASABKA4yFi5wYXltZW50cy52MS5LeWNTdGF0dXMiUwoVQXBwcm92ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIeCg10ZXJtc192ZXJzaW9uGAIgASgJQge6SARyAhhAIssBChVBcHByb3ZlUGF5bWVudFN1Y2Nlc3MSMAoNY2hhcmdlX3N0YXR1cxgBIAEoDjIZLnBheW1lbnRzLnYxLkNoYXJnZVN0YXR1cxIUCgxyZWRpcmVjdF91cmwYAiABKAkSEQoJY2hhcmdlX2lkGAMgASgJEiUKBWVycm9yGAQgASgLMhYucGF5bWVudHMudjEuRXJyb3JCb2R5EjAKDGNvbXBsZXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiigEKFEFwcHJvdmVQYXltZW50UmVzdWx0EjUKB3N1Y2Nlc3MYASABKAsyIi5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFN1Y2Nlc3NIABIwCgVlcnJvchgCIAEoCzIfLnBheW1lbnRzLnYxLkhvc3RlZFBheW1lbnRFcnJvckgAQgkKB291dGNvbWUiSwoWQXBwcm92ZVBheW1lbnRSZXNwb25zZRIxCgZyZXN1bHQYASABKAsyIS5wYXltZW50cy52MS5BcHByb3ZlUGF5bWVudFJlc3VsdDLUCAoRSG9zdGVkUGFnZVNlcnZpY2UShAEKD0luaXRpYXRlUGF5bWVudBIjLnBheW1lbnRzLnYxLkluaXRpYXRlUGF5bWVudFJlcXVlc3QaJC5wYXltZW50cy52MS5Jbml0aWF0ZVBheW1lbnRSZXNwb25zZSImgtPkkwIgOgEqIhsvdjEvaG9zdGVkL3t0b2tlbn0vaW5pdGlhdGUSkQEKEVNlbmRUd29GYWN0b3JDb2RlEiUucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXF1ZXN0GiYucGF5bWVudHMudjEuU2VuZFR3b0ZhY3RvckNvZGVSZXNwb25zZSItgtPkkwInOgEqIiIvdjEvaG9zdGVkL3t0b2tlbn0vdHdvLWZhY3Rvci9zZW5kEpkBChNWZXJpZnlUd29GYWN0b3JDb2RlEicucGF5bWVudHMudjEuVmVyaWZ5VHdvRmFjdG9yQ29kZVJlcXVlc3QaKC5wYXltZW50cy52MS5WZXJpZnlUd29GYWN0b3JDb2RlUmVzcG9uc2UiL4LT5JMCKToBKiIkL3YxL2hvc3RlZC97dG9rZW59L3R3by1mYWN0b3IvdmVyaWZ5EnUKC1NlYXJjaEJhbmtzEh8ucGF5bWVudHMudjEuU2VhcmNoQmFua3NSZXF1ZXN0GiAucGF5bWVudHMudjEuU2VhcmNoQmFua3NSZXNwb25zZSIjgtPkkwIdOgEqIhgvdjEvaG9zdGVkL3t0b2tlbn0vYmFua3MSkwEKDlNlYXJjaEJyYW5jaGVzEiIucGF5bWVudHMudjEuU2VhcmNoQnJhbmNoZXNSZXF1ZXN0GiMucGF5bWVudHMudjEuU2VhcmNoQnJhbmNoZXNSZXNwb25zZSI4gtPkkwIyOgEqIi0vdjEvaG9zdGVkL3t0b2tlbn0vYmFua3Mve2JhbmtfY29kZX0vYnJhbmNoZXMSiAEKD0xpbmtCYW5rQWNjb3VudBIjLnBheW1lbnRzLnYxLkxpbmtCYW5rQWNjb3VudFJlcXVlc3QaJC5wYXltZW50cy52MS5MaW5rQmFua0FjY291bnRSZXNwb25zZSIqgtPkkwIkOgEqIh8vdjEvaG9zdGVkL3t0b2tlbn0vYmFuay1hY2NvdW50Em0KCVN1Ym1pdEt5YxIdLnBheW1lbnRzLnYxLlN1Ym1pdEt5Y1JlcXVlc3QaHi5wYXltZW50cy52MS5TdWJtaXRLeWNSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvaG9zdGVkL3t0b2tlbn0va3ljEoABCg5BcHByb3ZlUGF5bWVudBIiLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVxdWVzdBojLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVzcG9uc2UiJYLT5JMCHzoBKiIaL3YxL2hvc3RlZC97dG9rZW59L2FwcHJvdmViBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors, file_payments_v1_resources]);
 
 /**
  * @generated from message payments.v1.InitiatePaymentRequest
@@ -90,6 +90,23 @@ export type HostedMerchant = Message<"payments.v1.HostedMerchant"> & {
    * @generated from field: payments.v1.MerchantRedirect redirect = 4;
    */
   redirect?: MerchantRedirect | undefined;
+
+  /**
+   * The merchant's support contact (empty where not given).
+   *
+   * @generated from field: string support_email = 5;
+   */
+  supportEmail: string;
+
+  /**
+   * @generated from field: string support_phone = 6;
+   */
+  supportPhone: string;
+
+  /**
+   * @generated from field: string support_url = 7;
+   */
+  supportUrl: string;
 };
 
 /**
@@ -98,6 +115,34 @@ export type HostedMerchant = Message<"payments.v1.HostedMerchant"> & {
  */
 export const HostedMerchantSchema: GenMessage<HostedMerchant> = /*@__PURE__*/
   messageDesc(file_payments_v1_hosted_page_service, 2);
+
+/**
+ * The direct-debit (口座振替) terms the customer accepts by approving.
+ *
+ * @generated from message payments.v1.MandateTerms
+ */
+export type MandateTerms = Message<"payments.v1.MandateTerms"> & {
+  /**
+   * Quoted back in ApprovePaymentRequest.terms_version.
+   *
+   * @generated from field: string version = 1;
+   */
+  version: string;
+
+  /**
+   * Japanese first, then English.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message payments.v1.MandateTerms.
+ * Use `create(MandateTermsSchema)` to create a new message.
+ */
+export const MandateTermsSchema: GenMessage<MandateTerms> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 3);
 
 /**
  * What the page needs to show and which steps remain.
@@ -194,6 +239,34 @@ export type PaymentSession = Message<"payments.v1.PaymentSession"> & {
    * @generated from field: payments.v1.ErrorBody error = 16;
    */
   error?: ErrorBody | undefined;
+
+  /**
+   * The account the payment will debit, masked: the linked one (new contracts) or the contract's.
+   *
+   * @generated from field: payments.v1.BankAccountSummary bank_account = 17;
+   */
+  bankAccount?: BankAccountSummary | undefined;
+
+  /**
+   * The direct-debit terms the approval accepts (links that set up a contract).
+   *
+   * @generated from field: payments.v1.MandateTerms terms = 18;
+   */
+  terms?: MandateTerms | undefined;
+
+  /**
+   * trx-* identifier of the link's charge (empty for a contract-only link).
+   *
+   * @generated from field: string charge_id = 19;
+   */
+  chargeId: string;
+
+  /**
+   * When the payment was settled, once completed.
+   *
+   * @generated from field: google.protobuf.Timestamp completed_at = 20;
+   */
+  completedAt?: Timestamp | undefined;
 };
 
 /**
@@ -201,7 +274,7 @@ export type PaymentSession = Message<"payments.v1.PaymentSession"> & {
  * Use `create(PaymentSessionSchema)` to create a new message.
  */
 export const PaymentSessionSchema: GenMessage<PaymentSession> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 3);
+  messageDesc(file_payments_v1_hosted_page_service, 4);
 
 /**
  * @generated from message payments.v1.HostedPaymentError
@@ -237,7 +310,7 @@ export type HostedPaymentError = Message<"payments.v1.HostedPaymentError"> & {
  * Use `create(HostedPaymentErrorSchema)` to create a new message.
  */
 export const HostedPaymentErrorSchema: GenMessage<HostedPaymentError> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 4);
+  messageDesc(file_payments_v1_hosted_page_service, 5);
 
 /**
  * @generated from message payments.v1.InitiatePaymentResult
@@ -266,7 +339,7 @@ export type InitiatePaymentResult = Message<"payments.v1.InitiatePaymentResult">
  * Use `create(InitiatePaymentResultSchema)` to create a new message.
  */
 export const InitiatePaymentResultSchema: GenMessage<InitiatePaymentResult> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 5);
+  messageDesc(file_payments_v1_hosted_page_service, 6);
 
 /**
  * @generated from message payments.v1.InitiatePaymentResponse
@@ -283,7 +356,7 @@ export type InitiatePaymentResponse = Message<"payments.v1.InitiatePaymentRespon
  * Use `create(InitiatePaymentResponseSchema)` to create a new message.
  */
 export const InitiatePaymentResponseSchema: GenMessage<InitiatePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 6);
+  messageDesc(file_payments_v1_hosted_page_service, 7);
 
 /**
  * @generated from message payments.v1.SendTwoFactorCodeRequest
@@ -300,7 +373,7 @@ export type SendTwoFactorCodeRequest = Message<"payments.v1.SendTwoFactorCodeReq
  * Use `create(SendTwoFactorCodeRequestSchema)` to create a new message.
  */
 export const SendTwoFactorCodeRequestSchema: GenMessage<SendTwoFactorCodeRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 7);
+  messageDesc(file_payments_v1_hosted_page_service, 8);
 
 /**
  * @generated from message payments.v1.SendTwoFactorCodeResponse
@@ -329,7 +402,7 @@ export type SendTwoFactorCodeResponse = Message<"payments.v1.SendTwoFactorCodeRe
  * Use `create(SendTwoFactorCodeResponseSchema)` to create a new message.
  */
 export const SendTwoFactorCodeResponseSchema: GenMessage<SendTwoFactorCodeResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 8);
+  messageDesc(file_payments_v1_hosted_page_service, 9);
 
 /**
  * @generated from message payments.v1.VerifyTwoFactorCodeRequest
@@ -351,7 +424,7 @@ export type VerifyTwoFactorCodeRequest = Message<"payments.v1.VerifyTwoFactorCod
  * Use `create(VerifyTwoFactorCodeRequestSchema)` to create a new message.
  */
 export const VerifyTwoFactorCodeRequestSchema: GenMessage<VerifyTwoFactorCodeRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 9);
+  messageDesc(file_payments_v1_hosted_page_service, 10);
 
 /**
  * @generated from message payments.v1.VerifyTwoFactorCodeResponse
@@ -373,7 +446,7 @@ export type VerifyTwoFactorCodeResponse = Message<"payments.v1.VerifyTwoFactorCo
  * Use `create(VerifyTwoFactorCodeResponseSchema)` to create a new message.
  */
 export const VerifyTwoFactorCodeResponseSchema: GenMessage<VerifyTwoFactorCodeResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 10);
+  messageDesc(file_payments_v1_hosted_page_service, 11);
 
 /**
  * @generated from message payments.v1.LinkBankAccountRequest
@@ -444,7 +517,7 @@ export type LinkBankAccountRequest = Message<"payments.v1.LinkBankAccountRequest
  * Use `create(LinkBankAccountRequestSchema)` to create a new message.
  */
 export const LinkBankAccountRequestSchema: GenMessage<LinkBankAccountRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 11);
+  messageDesc(file_payments_v1_hosted_page_service, 12);
 
 /**
  * @generated from message payments.v1.LinkBankAccountResponse
@@ -483,7 +556,7 @@ export type LinkBankAccountResponse = Message<"payments.v1.LinkBankAccountRespon
  * Use `create(LinkBankAccountResponseSchema)` to create a new message.
  */
 export const LinkBankAccountResponseSchema: GenMessage<LinkBankAccountResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 12);
+  messageDesc(file_payments_v1_hosted_page_service, 13);
 
 /**
  * @generated from message payments.v1.SearchBanksRequest
@@ -514,7 +587,7 @@ export type SearchBanksRequest = Message<"payments.v1.SearchBanksRequest"> & {
  * Use `create(SearchBanksRequestSchema)` to create a new message.
  */
 export const SearchBanksRequestSchema: GenMessage<SearchBanksRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 13);
+  messageDesc(file_payments_v1_hosted_page_service, 14);
 
 /**
  * A bank or branch as the master names it.
@@ -547,7 +620,7 @@ export type BankDirectoryEntry = Message<"payments.v1.BankDirectoryEntry"> & {
  * Use `create(BankDirectoryEntrySchema)` to create a new message.
  */
 export const BankDirectoryEntrySchema: GenMessage<BankDirectoryEntry> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 14);
+  messageDesc(file_payments_v1_hosted_page_service, 15);
 
 /**
  * @generated from message payments.v1.SearchBanksResponse
@@ -564,7 +637,7 @@ export type SearchBanksResponse = Message<"payments.v1.SearchBanksResponse"> & {
  * Use `create(SearchBanksResponseSchema)` to create a new message.
  */
 export const SearchBanksResponseSchema: GenMessage<SearchBanksResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 15);
+  messageDesc(file_payments_v1_hosted_page_service, 16);
 
 /**
  * @generated from message payments.v1.SearchBranchesRequest
@@ -596,7 +669,7 @@ export type SearchBranchesRequest = Message<"payments.v1.SearchBranchesRequest">
  * Use `create(SearchBranchesRequestSchema)` to create a new message.
  */
 export const SearchBranchesRequestSchema: GenMessage<SearchBranchesRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 16);
+  messageDesc(file_payments_v1_hosted_page_service, 17);
 
 /**
  * @generated from message payments.v1.SearchBranchesResponse
@@ -618,7 +691,7 @@ export type SearchBranchesResponse = Message<"payments.v1.SearchBranchesResponse
  * Use `create(SearchBranchesResponseSchema)` to create a new message.
  */
 export const SearchBranchesResponseSchema: GenMessage<SearchBranchesResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 17);
+  messageDesc(file_payments_v1_hosted_page_service, 18);
 
 /**
  * @generated from message payments.v1.SubmitKycRequest
@@ -673,7 +746,7 @@ export type SubmitKycRequest = Message<"payments.v1.SubmitKycRequest"> & {
  * Use `create(SubmitKycRequestSchema)` to create a new message.
  */
 export const SubmitKycRequestSchema: GenMessage<SubmitKycRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 18);
+  messageDesc(file_payments_v1_hosted_page_service, 19);
 
 /**
  * @generated from message payments.v1.SubmitKycResponse
@@ -690,7 +763,7 @@ export type SubmitKycResponse = Message<"payments.v1.SubmitKycResponse"> & {
  * Use `create(SubmitKycResponseSchema)` to create a new message.
  */
 export const SubmitKycResponseSchema: GenMessage<SubmitKycResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 19);
+  messageDesc(file_payments_v1_hosted_page_service, 20);
 
 /**
  * @generated from message payments.v1.ApprovePaymentRequest
@@ -700,6 +773,15 @@ export type ApprovePaymentRequest = Message<"payments.v1.ApprovePaymentRequest">
    * @generated from field: string token = 1;
    */
   token: string;
+
+  /**
+   * The version of the direct-debit terms the customer was shown (PaymentSession.terms); a
+   * version that is no longer current is refused, so the customer reads the new terms first.
+   * Empty: the current terms.
+   *
+   * @generated from field: string terms_version = 2;
+   */
+  termsVersion: string;
 };
 
 /**
@@ -707,7 +789,7 @@ export type ApprovePaymentRequest = Message<"payments.v1.ApprovePaymentRequest">
  * Use `create(ApprovePaymentRequestSchema)` to create a new message.
  */
 export const ApprovePaymentRequestSchema: GenMessage<ApprovePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 20);
+  messageDesc(file_payments_v1_hosted_page_service, 21);
 
 /**
  * @generated from message payments.v1.ApprovePaymentSuccess
@@ -738,6 +820,13 @@ export type ApprovePaymentSuccess = Message<"payments.v1.ApprovePaymentSuccess">
    * @generated from field: payments.v1.ErrorBody error = 4;
    */
   error?: ErrorBody | undefined;
+
+  /**
+   * When the payment was settled: with charge_id, what the customer quotes to the shop.
+   *
+   * @generated from field: google.protobuf.Timestamp completed_at = 5;
+   */
+  completedAt?: Timestamp | undefined;
 };
 
 /**
@@ -745,7 +834,7 @@ export type ApprovePaymentSuccess = Message<"payments.v1.ApprovePaymentSuccess">
  * Use `create(ApprovePaymentSuccessSchema)` to create a new message.
  */
 export const ApprovePaymentSuccessSchema: GenMessage<ApprovePaymentSuccess> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 21);
+  messageDesc(file_payments_v1_hosted_page_service, 22);
 
 /**
  * @generated from message payments.v1.ApprovePaymentResult
@@ -774,7 +863,7 @@ export type ApprovePaymentResult = Message<"payments.v1.ApprovePaymentResult"> &
  * Use `create(ApprovePaymentResultSchema)` to create a new message.
  */
 export const ApprovePaymentResultSchema: GenMessage<ApprovePaymentResult> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 22);
+  messageDesc(file_payments_v1_hosted_page_service, 23);
 
 /**
  * @generated from message payments.v1.ApprovePaymentResponse
@@ -791,7 +880,7 @@ export type ApprovePaymentResponse = Message<"payments.v1.ApprovePaymentResponse
  * Use `create(ApprovePaymentResponseSchema)` to create a new message.
  */
 export const ApprovePaymentResponseSchema: GenMessage<ApprovePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 23);
+  messageDesc(file_payments_v1_hosted_page_service, 24);
 
 /**
  * Customer-facing operations of the hosted payment page, authorised by the payment-link token.

@@ -54,13 +54,33 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("mandates_contract").on("mandates").columns(["contract_id", "accepted_at"]).execute();
 
+  // Every column but the sealed account, which `furikomi secrets reseal` seals again under a new
+  // key (same details: account_hash still proves them).
+  const evidence = sql.raw(
+    [
+      "id",
+      "merchant_id",
+      "customer_id",
+      "contract_id",
+      "link_id",
+      "verification_id",
+      "method",
+      "account_hash",
+      "summary_json",
+      "terms_version",
+      "accepted_at",
+      "client_address",
+      "user_agent",
+      "verified_at",
+    ].join(", "),
+  );
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`create or replace function mandates_never_edited() returns trigger as $$
       begin raise exception 'a mandate is evidence: it is never edited'; end; $$ language plpgsql`.execute(db);
-    await sql`create trigger mandates_no_update before update on mandates
+    await sql`create trigger mandates_no_update before update of ${evidence} on mandates
       for each row execute function mandates_never_edited()`.execute(db);
   } else {
-    await sql`create trigger mandates_no_update before update on mandates
+    await sql`create trigger mandates_no_update before update of ${evidence} on mandates
       begin select raise(abort, 'a mandate is evidence: it is never edited'); end`.execute(db);
   }
 
