@@ -21,6 +21,7 @@ const messages = {
     description: "内容",
     expiresAt: "リンクの有効期限",
     expiresAtValue: ({ when }) => `${when} まで`,
+    dateTime: ({ when }) => when,
     workflow: {
       PAYMENT_WORKFLOW_CONTRACT_WITH_CHARGE: "今回のお支払いと同時に、今後の口座振替のための口座登録を行います。",
       PAYMENT_WORKFLOW_CONTRACT: "今回のお支払いはありません。今後の口座振替のための口座登録のみ行います。",
@@ -29,6 +30,7 @@ const messages = {
     },
     progressHeading: "お手続きの流れ",
     stepDone: "（完了）",
+    stepFailed: "（失敗）",
     stepCurrent: "（現在の手順）",
     steps: {
       twoFactor: "確認コード",
@@ -58,22 +60,44 @@ const messages = {
     },
     bank: {
       heading: "お支払いに使う口座の登録",
-      intro: "お支払いに使う銀行口座（普通預金）を入力してください。",
+      intro: "口座振替（自動引き落とし）に使う銀行口座を選んでください。",
       sandboxNote: "テスト環境の模擬銀行です。実際のお金は動きません。入力例があらかじめ入っています。",
+      search: "金融機関を検索",
+      searchHint: "銀行名（漢字・ひらがな・カタカナ）またはコードを入力すると候補が出ます",
+      branchSearch: "支店を検索",
       bankCode: "金融機関コード",
       bankCodeHint: "4桁の数字",
       branchCode: "支店コード",
       branchCodeHint: "3桁の数字",
-      accountNumber: "口座番号（普通）",
+      choice: ({ name, code, kana }) => `${name}（${code}）${kana}`,
+      chosen: ({ name, code }) => `${name}（${code}）`,
+      yuchoLegend: "ゆうちょ銀行の記号・番号",
+      yuchoHint: "通帳に印字された記号（5桁）と番号（最大8桁）を入力すると、店番と口座番号に変換します。",
+      yuchoKigo: "記号（5桁）",
+      yuchoBango: "番号（最大8桁）",
+      yuchoResult: ({ branch, name, type, number }) => `店番 ${branch}（${name}店）・${type}・口座番号 ${number}`,
+      accountType: "預金種目",
+      ordinary: "普通",
+      current: "当座",
+      savings: "貯蓄",
+      accountNumber: ({ type }) => `口座番号（${type}）`,
       accountNumberHint: "7桁の数字",
       accountHolder: "口座名義（カタカナ）",
       accountHolderHint: "通帳の表記どおりに。例: ヤマダ タロウ",
-      pin: "暗証番号（銀行が求める場合）",
-      pinHint: "口座の4桁の暗証番号",
-      oneTimePassword: "ワンタイムパスワード（銀行が求める場合）",
-      oneTimePasswordHint: "銀行から届いた6桁の数字",
+      holderPreview: ({ value }) => `銀行での表記: ${value}`,
+      redirectNote:
+        "口座の確認は、お客さまの銀行のページで行います。このページで暗証番号やパスワードをお聞きすることはありません。",
       submit: "この口座を登録する",
       linked: "口座を登録しました。",
+      toBank: "銀行のページに移動しています…",
+      outcome: {
+        verified: "銀行で口座を確認しました。",
+        cancelled: "銀行のページでキャンセルされました。口座は登録されていません。",
+        expired: "銀行での確認が時間内に完了しませんでした（10分）。もう一度お試しください。",
+        state_mismatch: "銀行からの戻りを確認できませんでした。口座は登録されていません。もう一度お試しください。",
+        code_rejected: "銀行の確認が無効か、すでに使われています。口座は登録されていません。",
+        locked: "銀行で暗証番号の誤りが続いたため、本日はこの口座を確認できません。",
+      },
     },
     kyc: {
       heading: "本人確認",
@@ -103,8 +127,18 @@ const messages = {
         `${merchant} への ${amount} のお支払いを承認します。ボタンを押すと登録口座から引き落とされます。`,
       introContract: ({ merchant }) =>
         `${merchant} が今後この口座から引き落とすことを承認します。今回の請求はありません。`,
+      account: "引き落とし口座",
+      timing: "引き落とし",
+      timingCharge: "今回の金額を、承認と同時に引き落とします。",
+      timingContract: "今後はお店がご請求するたびに、その金額を請求の処理日に引き落とします。",
+      timingContractWithCharge: "今回の金額を承認と同時に、今後はお店がご請求するたびにその金額を引き落とします。",
+      contact: "お店の連絡先",
+      termsHeading: "口座振替規定",
+      consent: "下のボタンを押すと、この口座振替規定に同意したことになります。",
       button: ({ amount }) => `${amount} を支払う`,
       buttonContract: "登録を承認する",
+      buttonConsent: ({ amount }) => `規定に同意して ${amount} を支払う`,
+      buttonContractConsent: "規定に同意して登録を承認する",
       working: "処理中です。このページを閉じないでください…",
     },
     done: {
@@ -116,6 +150,8 @@ const messages = {
       failedRedirecting: ({ reason }) => `${reason}ショップのページに移動しています…`,
       text: "ショップのページに戻ってお手続きを続けてください。",
       waitingKyc: "本人確認の結果が出しだい、お支払いが確定します。ショップのページに戻ってお待ちください。",
+      reference: "受付番号（お問い合わせの際にお伝えください）",
+      time: "受付日時",
     },
     problem: {
       expiredHeading: "このお支払いリンクは有効期限が切れています",
@@ -157,8 +193,6 @@ const messages = {
       branch_code: "3桁の数字で入力してください。",
       account_number: "7桁の数字で入力してください。",
       account_holder: "カタカナ・英大文字・数字・スペース・( ) - . / で入力してください。",
-      pin: "暗証番号またはワンタイムパスワードが違います（4桁と6桁の数字）。",
-      one_time_password: "6桁の数字で入力してください。",
       kana: "カタカナで入力してください。",
       birth_date: "生年月日を正しく入力してください。",
       invalid: "入力内容をご確認ください。",
@@ -182,6 +216,7 @@ const messages = {
     description: "For",
     expiresAt: "Link valid until",
     expiresAtValue: ({ when }) => when,
+    dateTime: ({ when }) => when,
     workflow: {
       PAYMENT_WORKFLOW_CONTRACT_WITH_CHARGE:
         "You pay now and register your bank account for the shop's future payments.",
@@ -192,6 +227,7 @@ const messages = {
     },
     progressHeading: "Steps",
     stepDone: " (done)",
+    stepFailed: " (failed)",
     stepCurrent: " (current step)",
     steps: { twoFactor: "Code", bank: "Bank account", kyc: "Identity", approve: "Pay", approveContract: "Confirm" },
     twoFactor: {
@@ -215,22 +251,44 @@ const messages = {
     },
     bank: {
       heading: "Link the bank account to pay from",
-      intro: "Enter the bank account (ordinary savings) the payment is taken from.",
+      intro: "Choose the bank account for direct debit.",
       sandboxNote: "This is a simulated bank in the test environment: no real money moves. Demo values are filled in.",
+      search: "Find your bank",
+      searchHint: "Type the bank's name (kanji, hiragana, katakana) or code to see matches",
+      branchSearch: "Find the branch",
       bankCode: "Bank code",
       bankCodeHint: "4 digits",
       branchCode: "Branch code",
       branchCodeHint: "3 digits",
-      accountNumber: "Account number (ordinary)",
+      choice: ({ name, code, kana }) => `${name} (${code}) ${kana}`,
+      chosen: ({ name, code }) => `${name} (${code})`,
+      yuchoLegend: "Japan Post Bank symbol and number",
+      yuchoHint:
+        "Enter the symbol (5 digits) and number (up to 8 digits) in your passbook; they are converted to the branch and account number.",
+      yuchoKigo: "Symbol (5 digits)",
+      yuchoBango: "Number (up to 8 digits)",
+      yuchoResult: ({ branch, name, type, number }) => `Branch ${branch} (${name}), ${type}, account ${number}`,
+      accountType: "Account type",
+      ordinary: "Ordinary",
+      current: "Current",
+      savings: "Savings",
+      accountNumber: ({ type }) => `Account number (${type})`,
       accountNumberHint: "7 digits",
       accountHolder: "Account holder (katakana)",
       accountHolderHint: "As on your bankbook, e.g. ヤマダ タロウ",
-      pin: "PIN (if your bank asks)",
-      pinHint: "The account's 4-digit PIN",
-      oneTimePassword: "One-time password (if your bank asks)",
-      oneTimePasswordHint: "The 6 digits your bank sent",
+      holderPreview: ({ value }) => `As the bank writes it: ${value}`,
+      redirectNote: "Your bank confirms the account on its own page. This page never asks for your PIN or passwords.",
       submit: "Link this account",
       linked: "Bank account linked.",
+      toBank: "Taking you to your bank…",
+      outcome: {
+        verified: "Your bank confirmed the account.",
+        cancelled: "Cancelled at the bank. No account was linked.",
+        expired: "The bank's confirmation took longer than 10 minutes. Please try again.",
+        state_mismatch: "The return from the bank could not be checked. No account was linked. Please try again.",
+        code_rejected: "The bank's confirmation is not valid or was already used. No account was linked.",
+        locked: "Too many wrong entries at the bank: this account cannot be confirmed today.",
+      },
     },
     kyc: {
       heading: "Verify your identity",
@@ -260,8 +318,18 @@ const messages = {
         `You are approving a payment of ${amount} to ${merchant}, taken from your linked account.`,
       introContract: ({ merchant }) =>
         `You allow ${merchant} to take future payments from this account. Nothing is charged now.`,
+      account: "Account debited",
+      timing: "When",
+      timingCharge: "This amount is debited when you approve.",
+      timingContract: "From now on, each amount the shop bills is debited on that bill's processing day.",
+      timingContractWithCharge: "This amount when you approve, then each amount the shop bills.",
+      contact: "Shop contact",
+      termsHeading: "Direct debit terms",
+      consent: "By pressing the button below you accept these direct debit terms.",
       button: ({ amount }) => `Pay ${amount}`,
       buttonContract: "Approve the registration",
+      buttonConsent: ({ amount }) => `Accept the terms and pay ${amount}`,
+      buttonContractConsent: "Accept the terms and approve the registration",
       working: "Processing. Please keep this page open…",
     },
     done: {
@@ -273,6 +341,8 @@ const messages = {
       failedRedirecting: ({ reason }) => `${reason} Taking you back to the shop…`,
       text: "Return to the shop to continue.",
       waitingKyc: "The payment completes once your identity check is done. You can return to the shop meanwhile.",
+      reference: "Reference (quote it to the shop)",
+      time: "Time",
     },
     problem: {
       expiredHeading: "This payment link has expired",
@@ -314,8 +384,6 @@ const messages = {
       branch_code: "Enter 3 digits.",
       account_number: "Enter 7 digits.",
       account_holder: "Use katakana, A–Z, 0–9, space and ( ) - . / only.",
-      pin: "The PIN or one-time password is wrong (4 and 6 digits).",
-      one_time_password: "Enter 6 digits.",
       kana: "Please use katakana.",
       birth_date: "Enter a valid date of birth.",
       invalid: "Please check this field.",
@@ -348,6 +416,9 @@ const state = {
   resendAvailableAt: 0,
   resendTimer: 0,
   approving: false,
+  /** The outcome of the round trip to the bank, as the return put it in `?bank=` (display only). */
+  bankOutcome: new URLSearchParams(location.search).get("bank") ?? "",
+  searchTimer: 0,
 };
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -580,7 +651,11 @@ function readForm(form, step) {
   clearErrors(form, step);
   const values = {};
   let firstInvalid;
-  for (const input of form.querySelectorAll("input[name]")) {
+  for (const input of form.querySelectorAll("input[name], select[name]")) {
+    if (input.tagName === "SELECT") {
+      values[input.name] = input.value;
+      continue;
+    }
     if (input.type === "radio") {
       if (input.checked) values[input.name] = input.value;
       continue;
@@ -771,7 +846,9 @@ function render() {
       setText(label, step.id === "approve" && isContractOnly() ? "steps.approveContract" : `steps.${step.id}`);
       const status = document.createElement("span");
       status.className = "visually-hidden";
-      if (step.done) setText(status, "stepDone");
+      // A failed step is said to have failed, never to be done.
+      if (failed) setText(status, "stepFailed");
+      else if (step.done) setText(status, "stepDone");
       else if (isCurrent) setText(status, "stepCurrent");
       item.append(mark, " ", label, status);
       return item;
@@ -884,20 +961,225 @@ async function verifyCode(form) {
 
 // ---------- step: bank account ----------
 
+const accountTypeKeys = {
+  BANK_ACCOUNT_TYPE_ORDINARY: "bank.ordinary",
+  BANK_ACCOUNT_TYPE_CURRENT: "bank.current",
+  BANK_ACCOUNT_TYPE_SAVINGS: "bank.savings",
+};
+const yuchoBankCode = "9900";
+
 function renderBank() {
   const note = $("bank-sandbox-note");
   note.hidden = !state.sandbox;
+  renderAccountType();
+  if (state.bankOutcome && state.bankOutcome !== "verified" && state.bankOutcome in messages.ja.bank.outcome)
+    showStepError("bank", `bank.outcome.${state.bankOutcome}`);
   if (!state.sandbox) return;
   const form = /** @type {HTMLFormElement} */ ($("form-bank"));
   for (const [name, value] of Object.entries(sandboxBankAccount)) {
     const input = /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
     if (!input.value) input.value = value;
   }
+  void showChosenBank();
+}
+
+function renderAccountType() {
+  const type = /** @type {HTMLSelectElement} */ ($("account_type")).value;
+  setText(document.querySelector('label[for="account_number"]'), "bank.accountNumber", {
+    type: { key: accountTypeKeys[type] ?? "bank.ordinary" },
+  });
+}
+
+/** Search as the customer types: banks, then the chosen bank's branches (SearchBanks, SearchBranches). */
+function searchAsTyped(input, search) {
+  input.addEventListener("input", () => {
+    clearTimeout(state.searchTimer);
+    state.searchTimer = setTimeout(() => void search(input.value.trim()), 150);
+  });
+}
+
+function renderChoices(list, entries, choose) {
+  list.replaceChildren(
+    ...entries.map((entry) => {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "choice";
+      setText(button, "bank.choice", entry);
+      button.addEventListener("click", () => choose(entry));
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+async function searchBanks(query) {
+  if (!query) return renderChoices($("bank-results"), [], () => {});
+  try {
+    const { banks = [] } = await rpc("SearchBanks", { query, limit: 8 });
+    renderChoices($("bank-results"), banks, (bank) => {
+      /** @type {HTMLInputElement} */ ($("bank_code")).value = bank.code;
+      /** @type {HTMLInputElement} */ ($("branch_code")).value = "";
+      setRaw($("branch-name"), "");
+      renderChoices($("bank-results"), [], () => {});
+      void showChosenBank();
+      $(bank.code === yuchoBankCode ? "yucho-kigo" : "branch-search").focus();
+    });
+  } catch {
+    // a search that fails leaves the code fields, which still work
+  }
+}
+
+async function searchBranches(query) {
+  const bankCode = /** @type {HTMLInputElement} */ ($("bank_code")).value;
+  if (!query || !/^[0-9]{4}$/.test(bankCode)) return renderChoices($("branch-results"), [], () => {});
+  try {
+    const { branches = [] } = await rpc("SearchBranches", { bankCode, query, limit: 8 });
+    renderChoices($("branch-results"), branches, (branch) => {
+      /** @type {HTMLInputElement} */ ($("branch_code")).value = branch.code;
+      setText($("branch-name"), "bank.chosen", branch);
+      renderChoices($("branch-results"), [], () => {});
+      $("account_number").focus();
+    });
+  } catch {
+    // as above
+  }
+}
+
+/** The chosen bank's and branch's names in full, and the ゆうちょ fields for bank 9900. */
+async function showChosenBank() {
+  const bankCode = /** @type {HTMLInputElement} */ ($("bank_code")).value;
+  const branchCode = /** @type {HTMLInputElement} */ ($("branch_code")).value;
+  const yucho = bankCode === yuchoBankCode;
+  $("yucho-fields").hidden = !yucho;
+  $("branch-search-field").hidden = yucho;
+  if (!/^[0-9]{4}$/.test(bankCode)) {
+    setRaw($("bank-name"), "");
+    return;
+  }
+  try {
+    const found = await rpc("SearchBranches", { bankCode, query: branchCode, limit: 1 });
+    setText($("bank-name"), "bank.chosen", found.bank);
+    const branch = (found.branches ?? []).find((entry) => entry.code === branchCode);
+    if (branch) setText($("branch-name"), "bank.chosen", branch);
+    else setRaw($("branch-name"), "");
+  } catch {
+    setRaw($("bank-name"), "");
+  }
+}
+
+/**
+ * ゆうちょ銀行: the passbook's 記号・番号 → 店番・口座番号 by Japan Post's rule (the server's
+ * domain/yucho-account.ts is the reference; its spec pins the published examples).
+ */
+function convertYucho() {
+  const kigo = toHalfWidthDigits(/** @type {HTMLInputElement} */ ($("yucho-kigo")).value);
+  const bango = toHalfWidthDigits(/** @type {HTMLInputElement} */ ($("yucho-bango")).value);
+  setRaw($("yucho-result"), "");
+  if (!/^[01][0-9]{4}$/.test(kigo) || !/^[0-9]{1,8}$/.test(bango)) return;
+  const ordinary = kigo[0] === "1";
+  if (ordinary && !bango.endsWith("1")) return;
+  const number = ordinary ? bango.slice(0, -1) : bango;
+  if (!number || number.length > 7) return;
+  const branch = `${kigo.slice(1, 3)}${ordinary ? "8" : "9"}`;
+  const type = ordinary ? "BANK_ACCOUNT_TYPE_ORDINARY" : "BANK_ACCOUNT_TYPE_CURRENT";
+  /** @type {HTMLInputElement} */ ($("branch_code")).value = branch;
+  /** @type {HTMLInputElement} */ ($("account_number")).value = number.padStart(7, "0");
+  /** @type {HTMLSelectElement} */ ($("account_type")).value = type;
+  renderAccountType();
+  const name = [...branch].map((digit) => "〇一二三四五六七八九"[Number(digit)]).join("");
+  setText($("yucho-result"), "bank.yuchoResult", {
+    branch,
+    name,
+    type: { key: accountTypeKeys[type] },
+    number: number.padStart(7, "0"),
+  });
+  void showChosenBank();
+}
+
+const halfWidthKana = {
+  ア: "ｱ",
+  イ: "ｲ",
+  ウ: "ｳ",
+  エ: "ｴ",
+  オ: "ｵ",
+  カ: "ｶ",
+  キ: "ｷ",
+  ク: "ｸ",
+  ケ: "ｹ",
+  コ: "ｺ",
+  サ: "ｻ",
+  シ: "ｼ",
+  ス: "ｽ",
+  セ: "ｾ",
+  ソ: "ｿ",
+  タ: "ﾀ",
+  チ: "ﾁ",
+  ツ: "ﾂ",
+  テ: "ﾃ",
+  ト: "ﾄ",
+  ナ: "ﾅ",
+  ニ: "ﾆ",
+  ヌ: "ﾇ",
+  ネ: "ﾈ",
+  ノ: "ﾉ",
+  ハ: "ﾊ",
+  ヒ: "ﾋ",
+  フ: "ﾌ",
+  ヘ: "ﾍ",
+  ホ: "ﾎ",
+  マ: "ﾏ",
+  ミ: "ﾐ",
+  ム: "ﾑ",
+  メ: "ﾒ",
+  モ: "ﾓ",
+  ヤ: "ﾔ",
+  ユ: "ﾕ",
+  ヨ: "ﾖ",
+  ラ: "ﾗ",
+  リ: "ﾘ",
+  ル: "ﾙ",
+  レ: "ﾚ",
+  ロ: "ﾛ",
+  ワ: "ﾜ",
+  ヲ: "ｦ",
+  ン: "ﾝ",
+  ー: "-",
+  ァ: "ｱ",
+  ィ: "ｲ",
+  ゥ: "ｳ",
+  ェ: "ｴ",
+  ォ: "ｵ",
+  ッ: "ﾂ",
+  ャ: "ﾔ",
+  ュ: "ﾕ",
+  ョ: "ﾖ",
+};
+
+/** What the bank will see (the server's domain/kana.ts decides; this only previews it). */
+function previewHolder() {
+  const value = toKatakana(/** @type {HTMLInputElement} */ ($("account_holder")).value);
+  const preview = [...value.normalize("NFD")]
+    .map((char) => (char === "\u3099" ? "ﾞ" : char === "\u309a" ? "ﾟ" : (halfWidthKana[char] ?? char)))
+    .join("");
+  if (preview) setText($("holder-preview"), "bank.holderPreview", { value: preview });
+  else setRaw($("holder-preview"), "");
 }
 
 async function linkBank(form) {
-  if (!(await submitStep(form, "bank", "LinkBankAccount"))) return;
+  const response = await submitStep(form, "bank", "LinkBankAccount");
+  if (!response) return;
+  if (response.bankRedirectUrl) {
+    // The bank's own page: the customer authenticates there and comes back to /pay/{token}/bank-return.
+    const url = safeUrl(response.bankRedirectUrl);
+    if (url) {
+      announce("bank.toBank");
+      location.assign(url);
+      return;
+    }
+  }
   state.session.bankLinked = true;
+  state.session.bankAccount = response.account;
   announce("bank.linked");
   render();
 }
@@ -937,12 +1219,42 @@ async function submitStep(form, step, method) {
 // ---------- step: approve ----------
 
 function renderApprove() {
-  const merchant = state.session.merchant?.name ?? "";
+  const { merchant = {}, bankAccount, terms, workflow } = state.session;
   const amount = formatYen(state.session.amount ?? 0);
   const contractOnly = isContractOnly();
   setText($("approve-heading"), contractOnly ? "approve.headingContract" : "approve.heading");
-  setText($("approve-intro"), contractOnly ? "approve.introContract" : "approve.intro", { amount, merchant });
-  if (!state.approving) setText($("approve"), contractOnly ? "approve.buttonContract" : "approve.button", { amount });
+  setText($("approve-intro"), contractOnly ? "approve.introContract" : "approve.intro", {
+    amount,
+    merchant: merchant.name ?? "",
+  });
+  // The account to be debited, masked (みずほ銀行 渋谷支店 普通 ****567).
+  setRaw($("approve-account"), bankAccount?.display ?? "");
+  $("approve-details").hidden = !bankAccount?.display;
+  const timing =
+    workflow === "PAYMENT_WORKFLOW_CONTRACT"
+      ? "approve.timingContract"
+      : workflow === "PAYMENT_WORKFLOW_CONTRACT_WITH_CHARGE"
+        ? "approve.timingContractWithCharge"
+        : "approve.timingCharge";
+  setText($("approve-timing"), timing);
+  const contact = [merchant.supportEmail, merchant.supportPhone, merchant.supportUrl].filter(Boolean).join(" / ");
+  setRaw($("approve-contact"), contact);
+  $("approve-contact-row").hidden = !contact;
+  $("terms-block").hidden = !terms?.text;
+  setRaw($("terms-text"), terms?.text ?? "");
+  const consent = Boolean(terms?.text);
+  if (!state.approving)
+    setText(
+      $("approve"),
+      contractOnly
+        ? consent
+          ? "approve.buttonContractConsent"
+          : "approve.buttonContract"
+        : consent
+          ? "approve.buttonConsent"
+          : "approve.button",
+      { amount },
+    );
 }
 
 async function approve() {
@@ -958,15 +1270,18 @@ async function approve() {
   announce("approve.working");
   let result;
   try {
-    result = (await rpc("ApprovePayment", {})).result ?? {};
+    // Approving accepts the terms shown (their version is quoted back, so changed terms are read first).
+    result = (await rpc("ApprovePayment", { termsVersion: state.session.terms?.version ?? "" })).result ?? {};
   } catch (error) {
     await approvalNotDone(rpcErrorKey(error));
     return;
   }
   if (result.success) {
-    const { chargeStatus, redirectUrl, error } = result.success;
+    const { chargeStatus, redirectUrl, error, chargeId, completedAt } = result.success;
     state.session.completed = true;
     state.session.chargeStatus = chargeStatus;
+    state.session.chargeId = chargeId;
+    state.session.completedAt = completedAt;
     finish(chargeStatus, redirectUrl, error?.code);
     return;
   }
@@ -1028,6 +1343,11 @@ function renderDone(chargeStatus, redirectUrl, reasonCode) {
   const link = $("done-continue");
   link.hidden = !url;
   if (url) link.setAttribute("href", url);
+  // The reference to quote to the shop: the charge id and when it was settled.
+  const { chargeId, completedAt } = state.session;
+  $("done-reference").hidden = !chargeId;
+  setRaw($("done-charge-id"), chargeId ?? "");
+  if (completedAt) setText($("done-time"), "dateTime", { when: new Date(completedAt) });
 }
 
 // ---------- wiring ----------
@@ -1045,6 +1365,17 @@ function start() {
   $("send-code").addEventListener("click", () => whileBusy($("step-two-factor"), () => sendCode(false)));
   $("resend-code").addEventListener("click", () => whileBusy($("form-two-factor"), () => sendCode(true)));
   $("approve").addEventListener("click", () => void approve());
+  searchAsTyped($("bank-search"), searchBanks);
+  searchAsTyped($("branch-search"), searchBranches);
+  for (const id of ["bank_code", "branch_code"]) $(id).addEventListener("change", () => void showChosenBank());
+  for (const id of ["yucho-kigo", "yucho-bango"]) $(id).addEventListener("input", convertYucho);
+  $("account_type").addEventListener("change", renderAccountType);
+  $("account_holder").addEventListener("input", previewHolder);
+  if (state.bankOutcome) {
+    // Back from the bank: the outcome is shown once; the address loses it (a reload asks the server).
+    history.replaceState(null, "", location.pathname);
+    if (state.bankOutcome === "verified") announce("bank.outcome.verified");
+  }
   const forms = { "form-two-factor": verifyCode, "form-bank": linkBank, "form-kyc": submitKyc };
   for (const [id, submit] of Object.entries(forms)) {
     const form = /** @type {HTMLFormElement} */ ($(id));
