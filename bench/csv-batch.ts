@@ -16,7 +16,7 @@ import { loadConfig } from "../src/config.js";
 import { createDashboardUser } from "../src/flows/dashboard-auth.js";
 import { createMerchant, type CreatedMerchant } from "../src/flows/merchants.js";
 import { ManualClock } from "../src/ports/clock.js";
-import { startService } from "../src/service.js";
+import { startService } from "../src/composition-root.js";
 import { seedActiveCustomer } from "../test/helpers/fixtures.js";
 
 const rows = 300;

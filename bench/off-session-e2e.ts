@@ -13,7 +13,7 @@ import pino from "pino";
 import { AsyncStatus } from "../gen/payments/v1/enums_pb.js";
 import { loadConfig } from "../src/config.js";
 import { createMerchant } from "../src/flows/merchants.js";
-import { startService } from "../src/service.js";
+import { startService } from "../src/composition-root.js";
 import { seedActiveCustomer } from "../test/helpers/fixtures.js";
 
 const chargeCount = Number(process.env.BENCH_OFF_SESSION_CHARGES ?? 2000);

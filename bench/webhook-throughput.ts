@@ -17,8 +17,8 @@ import pino from "pino";
 import { EventType } from "../gen/payments/v1/enums_pb.js";
 import { loadConfig } from "../src/config.js";
 import { createMerchant } from "../src/flows/merchants.js";
-import { recordEvent } from "../src/flows/outbox.js";
-import { startService } from "../src/service.js";
+import { recordEvent } from "../src/storage/events.js";
+import { startService } from "../src/composition-root.js";
 
 const burstEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
 const steadySeconds = Number(process.env.BENCH_WEBHOOK_STEADY_SECONDS ?? 5);

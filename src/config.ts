@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
+import type { Mode } from "./domain/mode.js";
 import type { SmtpSettings } from "./ports/smtp-notifier.js";
 
-/** Deployment mode: sandbox (the default) simulates the bank; production talks to real ports. */
-export type Mode = "sandbox" | "production";
+export type { Mode };
 
 export interface Config {
   readonly port: number;

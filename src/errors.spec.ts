@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ErrorType, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
 import { httpStatusOf, paymentErrorCodeOfTriggeredErrorType, toConnectError, triggeredFailure } from "./errors.js";
 
-describe("the trigger table (spec: Mapping of triggerError value to PaymentErrorCode)", () => {
+describe("the trigger table (docs/reference/contract.md#error-triggers)", () => {
   const expected: Array<[ErrorType, PaymentErrorCode, number]> = [
     [ErrorType.PAYMENT_VALIDATION_FAILED, PaymentErrorCode.BAD_REQUEST, 400],
     [ErrorType.PAYMENT_CHARGE_FAILED, PaymentErrorCode.INTERNAL, 500],

@@ -13,7 +13,7 @@ import { PaymentFailure, errorTypeMessages, errorTypeName } from "./domain/payme
 import { RequestRefusal, type RefusalKind } from "./domain/request-refusal.js";
 
 /**
- * The one error table (decisions.md, "Errors"): PaymentErrorCode → Connect code. The Connect
+ * The one error table (docs/reference/contract.md#errors): PaymentErrorCode → Connect code. The Connect
  * protocol fixes the HTTP status of each code (400, 404, 503, 500; 429 for a rate-limited call,
  * with Retry-After), on the RPC paths and on the plain HTTP paths alike.
  */
@@ -33,7 +33,7 @@ const connectCodeOf: Readonly<Record<PaymentErrorCode, Code>> = Object.freeze({
   [PaymentErrorCode.OTHER]: Code.Internal,
 });
 
-/** spec: "Mapping of triggerError value to PaymentErrorCode"; any other valid ErrorType is OTHER. */
+/** docs/reference/contract.md#error-triggers: triggerError value → PaymentErrorCode; any other valid ErrorType is OTHER. */
 export const paymentErrorCodeOfTriggeredErrorType: Readonly<Record<ErrorType, PaymentErrorCode>> = Object.freeze({
   [ErrorType.UNSPECIFIED]: PaymentErrorCode.OTHER,
   [ErrorType.PAYMENT_VALIDATION_FAILED]: PaymentErrorCode.BAD_REQUEST,
@@ -71,7 +71,7 @@ export function triggeredFailure(errorType: ErrorType, context?: Record<string, 
   );
 }
 
-/** spec: an invalid or unrecognised triggerError value is a BAD_REQUEST. */
+/** docs/reference/contract.md#error-triggers: an invalid or unrecognised triggerError value is a BAD_REQUEST. */
 export function invalidTriggerFailure(value: string, field: string): PaymentFailure {
   return new PaymentFailure(
     PaymentErrorCode.BAD_REQUEST,

@@ -1,5 +1,5 @@
 import { loadConfig } from "./config.js";
-import { startService } from "./service.js";
+import { startService } from "./composition-root.js";
 
 const config = loadConfig();
 const service = await startService(config);

@@ -53,7 +53,7 @@ import {
   dashboardPrincipalOf,
   sessionCookieHeaders,
   type DashboardCookies,
-} from "../server/dashboard-session.js";
+} from "./dashboard-session.js";
 import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
 import { createEventHandlers } from "./payment-events.js";
 import { createRefundHandlers } from "./payment-refunds.js";
@@ -73,7 +73,7 @@ export function createDashboardAuthInterceptor(ctx: FlowContext) {
   );
 }
 
-/** DashboardService (README, "Merchant dashboard"): decode, call a flow, encode. */
+/** DashboardService (docs/guide/dashboard.md): decode, call a flow, encode. */
 export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof DashboardService> {
   const cookies = dashboardCookiesFor(ctx);
   const merchantOf = (context: HandlerContext) => dashboardPrincipalOf(context).merchant;

@@ -33,7 +33,7 @@ import type {
   RefundRecord,
 } from "../domain/records.js";
 
-/** Records → response messages, with the spec's field names (camelCase on the wire). */
+/** Records → response messages, with the contract's field names (camelCase on the wire, docs/reference/contract.md#wire-format). */
 export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = []): Charge {
   const failed = charge.status === ChargeStatus.FAILURE;
   return create(ChargeSchema, {
@@ -45,7 +45,7 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [])
     currency: "JPY",
     createdAt: timestampFromDate(charge.createdAt),
     updatedAt: timestampFromDate(charge.updatedAt),
-    // spec: error is set only when chargeStatus is CHARGE_STATUS_FAILURE.
+    // docs/reference/contract.md#charge-status: error is set only when chargeStatus is CHARGE_STATUS_FAILURE.
     error: failed
       ? create(ErrorBodySchema, {
           code: charge.errorType,

@@ -13,7 +13,7 @@ import {
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import type { LinkOutcome } from "../domain/payment-link.js";
 import type { FlowContext } from "../flows/flow-context.js";
-import { clientAddressKey } from "../server/context-keys.js";
+import { clientAddressKey } from "./request-context.js";
 import {
   approvePayment,
   initiatePayment,

@@ -3,7 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { getEvent, redeliverEvent, searchEvents } from "../flows/events.js";
 import type { FlowContext } from "../flows/flow-context.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 import { encodeEvent } from "./encode.js";
 
 /** PaymentService.GetEvent, ListEvents, RedeliverEvent: the merchant's webhook events and their attempts. */

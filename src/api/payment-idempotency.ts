@@ -3,7 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { getIdempotencyRecord } from "../flows/idempotency.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 
 /** PaymentService.GetIdempotencyRecord; spread into the PaymentService implementation. */
 export function createIdempotencyHandlers(

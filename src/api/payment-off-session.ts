@@ -7,8 +7,7 @@ import {
   getAsyncPaymentRequest,
   type OffSessionInput,
 } from "../flows/off-session.js";
-import { idempotencyScopeKey } from "../server/context-keys.js";
-import { merchantOf } from "../server/interceptors.js";
+import { idempotencyScopeKey, merchantOf } from "./request-context.js";
 import { encodeAsyncRequest, encodeCharge } from "./encode.js";
 
 /** The off-session methods; spread into the PaymentService implementation. */

@@ -4,7 +4,7 @@ import { PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import type { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { createOnSessionPayment } from "../flows/on-session.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 
 /** PaymentService.CreateOnSessionPayment (POST /v1/payments/on-session). */
 export function createOnSessionHandlers(
@@ -40,7 +40,7 @@ export function createOnSessionHandlers(
           price: link.price,
           description: link.description,
           metadata: link.metadata,
-          // spec: absent for one-off charges.
+          // docs/reference/contract.md#on-session: absent for one-off charges.
           customer: {
             id: link.workflow === PaymentWorkflow.ONE_TIME_CHARGE ? undefined : customer.id,
             email: customer.email,

@@ -2,8 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { getRefund, refundCharge } from "../flows/refund.js";
-import { idempotencyScopeKey } from "../server/context-keys.js";
-import { merchantOf } from "../server/interceptors.js";
+import { idempotencyScopeKey, merchantOf } from "./request-context.js";
 import { encodeCharge, encodeRefund } from "./encode.js";
 
 /** PaymentService.Refund and GetRefund; spread into the PaymentService implementation. */

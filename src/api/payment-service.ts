@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { getCharge, getContract, getCustomer, searchCustomers } from "../flows/status.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
 import { contractMandate } from "../flows/mandates.js";
 import { createRefundHandlers } from "./payment-refunds.js";

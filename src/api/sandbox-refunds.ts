@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { settleRefundsNow } from "../flows/refund.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 import { encodeRefund } from "./encode.js";
 
 /** SandboxService.SettleRefunds; spread into the SandboxService implementation. */

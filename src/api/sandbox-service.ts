@@ -15,7 +15,7 @@ import {
   setBankMaintenance,
   type SimulatedAccount,
 } from "../flows/sandbox.js";
-import { merchantOf } from "../server/interceptors.js";
+import { merchantOf } from "./request-context.js";
 import { encodeCustomer } from "./encode.js";
 import { encodeFailure } from "./hosted-page-service.js";
 
@@ -116,7 +116,7 @@ function encodeAccount({ account, underMaintenance, ledger }: SimulatedAccount):
   });
 }
 
-/** Production: SandboxService does not exist; every method answers not_found (decisions.md). */
+/** Production: SandboxService does not exist; every method answers not_found (docs/reference/contract.md#sandbox). */
 export function createAbsentSandboxService(): SandboxImpl {
   const absent = async () => {
     throw new RequestRefusal("not_found", "SandboxService is only available in sandbox mode");

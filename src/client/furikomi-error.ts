@@ -4,7 +4,7 @@ import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import type { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { retryClassOf, type RetryClass } from "../domain/retry-guidance.js";
 
-/** A catalogued code (spec: "branch on them"): `ERROR_TYPE_…` or `ON_SESSION_PAYMENT_ERROR_CODE_…`. */
+/** A catalogued code (docs/reference/contract.md#errors: "branch on them"): `ERROR_TYPE_…` or `ON_SESSION_PAYMENT_ERROR_CODE_…`. */
 export type FurikomiErrorType =
   | `ERROR_TYPE_${Exclude<keyof typeof ErrorType, "UNSPECIFIED">}`
   | `ON_SESSION_PAYMENT_ERROR_CODE_${Exclude<keyof typeof OnSessionPaymentErrorCode, "UNSPECIFIED">}`;
@@ -23,7 +23,7 @@ const transientCodes: ReadonlySet<Code> = new Set([
 /**
  * Every failure of a furikomi client call: the catalogued code (`errorType`, from the server's
  * `google.rpc.ErrorInfo` detail), the domain `paymentErrorCode`, the HTTP status, and whether an
- * automatic retry is safe (`retryable`, from the spec's retry guidance). Still a ConnectError,
+ * automatic retry is safe (`retryable`, from the retry guidance, docs/reference/contract.md#retry-guidance). Still a ConnectError,
  * so `code`, `rawMessage`, `metadata` and `findDetails` work as usual.
  *
  * @example

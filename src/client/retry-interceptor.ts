@@ -79,7 +79,7 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
   };
 }
 
-/** spec, retry guidance: an async request answered ASYNC_STATUS_FAILED_TO_START (HTTP 200) is retryable. */
+/** docs/reference/contract.md#retry-guidance: an async request answered ASYNC_STATUS_FAILED_TO_START (HTTP 200) is retryable. */
 function failedToStart(
   response: UnaryResponse | StreamResponse,
   call: { attempts: number; idempotencyKey: string | undefined },

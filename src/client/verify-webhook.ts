@@ -25,7 +25,7 @@ interface EventOf<T extends string, C> {
 }
 
 /**
- * A verified webhook, discriminated on `eventType` (spec, Events rule 1: the two failure events
+ * A verified webhook, discriminated on `eventType` (docs/reference/contract.md#events, rule 1: the two failure events
  * have different shapes). `content` is decoded into the generated message of its event type.
  */
 export type FurikomiWebhookEvent =

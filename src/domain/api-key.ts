@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Mode } from "../config.js";
+import type { Mode } from "./mode.js";
 
 /** `sk_test_…` in sandbox, `sk_live_…` in production: a key of the other mode is refused. */
 export function keyPrefixFor(mode: Mode): string {
@@ -15,7 +15,7 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-/** Webhook signing secret: whsec_ + base64 of 32 random bytes (decisions.md). */
+/** Webhook signing secret: whsec_ + base64 of 32 random bytes (docs/reference/contract.md#webhooks). */
 export function newWebhookSecret(): string {
   return "whsec_" + randomBytes(32).toString("base64");
 }

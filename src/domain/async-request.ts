@@ -19,7 +19,7 @@ export interface AsyncRequestRecord {
 }
 
 /**
- * The async request state machine (spec: AsyncStatus). FAILED_TO_START is where a request that
+ * The async request state machine (docs/reference/contract.md#async-status). FAILED_TO_START is where a request that
  * cannot start is born; every other request is born PENDING.
  *
  *   PENDING ──► RUNNING ──► SUCCEEDED

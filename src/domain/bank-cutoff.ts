@@ -20,7 +20,7 @@ export function bankDayOf({ profile, calendar }: BankRules, at: Date): JstDate {
 
 /**
  * The end of the window in which a full refund cancels the charge instead of transferring money
- * back: the bank's cutoff on the charge's bank day (this replaces decisions.md's JST midnight).
+ * back: the bank's cutoff on the charge's bank day (this replaces the JST midnight of docs/reference/contract.md#money-and-time).
  *
  * @example // 15:00 cutoff: a charge at 10:00 JST on Tuesday can be cancelled until 15:00 JST Tuesday
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bankProfileOf, defaultBankProfile, limitExceeded } from "./bank-profile.js";
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { bankProfileOf, debitedSoFar, defaultBankProfile, limitExceeded, limitRefusal } from "./bank-profile.js";
 
 describe("bankProfileOf", () => {
   it("finds the simulated banks by code and gives every other code the default", () => {
@@ -23,5 +24,29 @@ describe("limitExceeded", () => {
     expect(
       limitExceeded(defaultBankProfile.limits, 10_000_000, { today: 10_000_000, thisMonth: 10_000_000 }),
     ).toBeUndefined();
+  });
+});
+
+describe("debitedSoFar", () => {
+  it("sums the debits of today and of the month, days and months starting at 00:00 JST", () => {
+    const at = new Date("2026-03-10T03:00:00Z"); // 12:00 JST on 10 March
+    const debits = [
+      { amount: -1_000, at: "2026-03-01T00:00:00.000Z" },
+      { amount: -2_000, at: "2026-03-09T14:59:59.999Z" }, // 23:59 JST on 9 March
+      { amount: -4_000, at: "2026-03-09T15:00:00.000Z" }, // 00:00 JST on 10 March
+    ];
+    expect(debitedSoFar(debits, at)).toEqual({ today: 4_000, thisMonth: 7_000 });
+  });
+});
+
+describe("limitRefusal", () => {
+  it("refuses a debit over a limit with OVER_LIMIT, naming the bank and the limit, and lets one within pass", () => {
+    const bank = bankProfileOf("9901");
+    expect(bank.limits.perDay).toBe(100_000);
+    const refusal = limitRefusal(bank, 30_000, { today: 80_000, thisMonth: 80_000 });
+    expect(refusal?.errorType).toBe(ErrorType.PAYMENT_CHARGE_OVER_LIMIT);
+    expect(refusal?.retryable).toBe(false);
+    expect(refusal?.message).toContain("¥100,000 per day");
+    expect(limitRefusal(bank, 20_000, { today: 80_000, thisMonth: 80_000 })).toBeUndefined();
   });
 });

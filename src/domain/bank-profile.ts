@@ -1,4 +1,8 @@
-import type { MaintenanceWindow } from "./maintenance-window.js";
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { jstDayStart, jstMonthStart } from "./jst.js";
+import { maintenanceAt, type MaintenanceWindow } from "./maintenance-window.js";
+import { errorTypeMessages } from "./payment-failure.js";
+import { zenginFailureMessage, zenginResultOfAccount } from "./zengin-result.js";
 
 /** Debit limits of a contract, in yen; 0 means none. Days and months start at 00:00 JST. */
 export interface BankLimits {
@@ -8,7 +12,7 @@ export interface BankLimits {
 }
 
 /**
- * How one simulated bank behaves (README, "The simulated Japanese bank"). The sandbox picks the
+ * How one simulated bank behaves (docs/guide/simulated-bank.md). The sandbox picks the
  * profile by the linked account's 4-digit bank code; any code not listed gets the default.
  */
 export interface BankProfile {
@@ -125,4 +129,66 @@ export function limitExceeded(
   if (limits.perDay > 0 && debited.today + amount > limits.perDay) return "perDay";
   if (limits.perMonth > 0 && debited.thisMonth + amount > limits.perMonth) return "perMonth";
   return undefined;
+}
+
+/** A bank's refusal of a booking: why, and whether (and from when) a retry may succeed. */
+export interface BankRefusal {
+  readonly errorType: ErrorType;
+  readonly message: string;
+  readonly retryable: boolean;
+  readonly retryAfter?: Date;
+}
+
+const limitLabels: Readonly<Record<keyof BankLimits, string>> = Object.freeze({
+  perPayment: "per payment",
+  perDay: "per day",
+  perMonth: "per month",
+});
+
+/**
+ * The rules of the account's bank that need no history: its maintenance windows (debits and
+ * refunds), then for debits the Zengin result of a magic account number. Undefined: no objection
+ * (the limits are checked next, by `limitRefusal`).
+ */
+export function bankRuleRefusal(
+  profile: BankProfile,
+  accountNumber: string,
+  request: { signedAmount: number; at: Date },
+): BankRefusal | undefined {
+  const window = maintenanceAt(profile.maintenance, request.at);
+  if (window) {
+    const message = `${errorTypeMessages[ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]} (${profile.name} maintenance, ${window.description}, until ${window.end.toISOString()})`;
+    return { errorType: ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, message, retryable: true, retryAfter: window.end };
+  }
+  if (request.signedAmount >= 0) return undefined;
+  const zengin = zenginResultOfAccount(accountNumber);
+  if (zengin) return { errorType: zengin.errorType, message: zenginFailureMessage(zengin), retryable: false };
+  return undefined;
+}
+
+/** The limit rule: a debit of `amount` refused when it breaks one of the bank's limits. */
+export function limitRefusal(
+  profile: BankProfile,
+  amount: number,
+  debited: { today: number; thisMonth: number },
+): BankRefusal | undefined {
+  const exceeded = limitExceeded(profile.limits, amount, debited);
+  if (!exceeded) return undefined;
+  const message = `${errorTypeMessages[ErrorType.PAYMENT_CHARGE_OVER_LIMIT]} (${profile.name}: ¥${profile.limits[exceeded].toLocaleString("en")} ${limitLabels[exceeded]})`;
+  return { errorType: ErrorType.PAYMENT_CHARGE_OVER_LIMIT, message, retryable: false };
+}
+
+/** Since when the limits count debits: the 1st of the month at 00:00 JST. */
+export function limitWindowStart(at: Date): Date {
+  return jstMonthStart(at);
+}
+
+/** What the account was debited since 00:00 JST today and since the 1st of the month (JST), from its debits (negative amounts). */
+export function debitedSoFar(
+  debits: readonly { amount: number; at: string }[],
+  at: Date,
+): { today: number; thisMonth: number } {
+  const dayStart = jstDayStart(at).toISOString();
+  const sum = (rows: readonly { amount: number }[]) => rows.reduce((total, row) => total - row.amount, 0);
+  return { today: sum(debits.filter((row) => row.at >= dayStart)), thisMonth: sum(debits) };
 }

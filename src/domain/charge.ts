@@ -4,7 +4,7 @@ import { PaymentFailure, errorTypeMessages } from "./payment-failure.js";
 import type { ChargeRecord } from "./records.js";
 
 /**
- * The charge state machine (spec: ChargeStatus). Every change of a charge's status goes
+ * The charge state machine (docs/reference/contract.md#charge-status). Every change of a charge's status goes
  * through `transitionCharge`, so an illegal transition cannot be written.
  *
  *   PENDING ──► WAITING_EKYC ──► SUCCESS ──► CANCELLED (same-day full refund)

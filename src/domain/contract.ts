@@ -3,7 +3,7 @@ import { PaymentFailure } from "./payment-failure.js";
 import type { ContractRecord } from "./records.js";
 
 /**
- * The contract state machine (spec: ContractStatus):
+ * The contract state machine (docs/reference/contract.md#contract-status):
  *
  *   INITIAL ──► PENDING_CHARGE ──► WAITING_EKYC ──► APPROVED ──► ACTIVATED ──► DEACTIVATED
  *      │              │                 │               │

@@ -6,7 +6,7 @@ import { errorTypeMessages } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
 
 /**
- * A CSV batch from upload to result (README, "CSV batch payments"). Rows are stored in a state;
+ * A CSV batch from upload to result (docs/guide/csv-batches.md). Rows are stored in a state;
  * what the result says of a charged row is read from its charge, so it is never stale.
  *
  *   invalid   failed validation at upload (final, reason set)
@@ -29,13 +29,13 @@ export const csvChargeReasons = Object.freeze({
   keyReused: "idempotency_key was already used for a different payment",
 });
 
-/** The TOTP confirmation of a batch (spec: Limits; README, "CSV batch payments"). */
+/** The TOTP confirmation of a batch (docs/reference/contract.md#limits). */
 export const csvConfirmationLimits = Object.freeze({
   /** A challenge is answered within 5 minutes (a new one can be asked for while the batch lives). */
   challengeMs: 5 * 60_000,
   /** An unconfirmed batch lives 30 minutes. */
   batchMs: 30 * 60_000,
-  /** spec: 3 failures lock confirmation for 15 minutes. */
+  /** docs/reference/contract.md#limits: 3 failures lock confirmation for 15 minutes. */
   lock: Object.freeze({ max: 3, lockMs: 15 * 60_000 }),
 });
 
@@ -109,7 +109,7 @@ export function csvRowIdempotencyKey(contentHash: string, rowNumber: number, giv
   return "csv-" + createHash("sha256").update(`${contentHash}:${rowNumber}`).digest("base64url");
 }
 
-/** The Reason of a charge that failed: the ErrorType's default message (spec, group 3). */
+/** The Reason of a charge that failed: the ErrorType's default message (docs/reference/contract.md#csv-batch-reasons, group 3). */
 export function chargeFailureReason(errorType: ErrorType): string {
   if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND) return csvRowReasons.customerIdNotFound;
   if (errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE) return csvRowReasons.customerInactive;

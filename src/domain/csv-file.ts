@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { RequestRefusal } from "./request-refusal.js";
 
-/** spec: Limits — the columns of a CSV batch, in this order; idempotency_key may be left out. */
+/** docs/reference/contract.md#limits — the columns of a CSV batch, in this order; idempotency_key may be left out. */
 export const csvColumns = Object.freeze([
   "customer_email",
   "customer_id",
@@ -12,7 +12,7 @@ export const csvColumns = Object.freeze([
   "idempotency_key",
 ] as const);
 
-/** spec: Limits — at most 300 rows per batch. */
+/** docs/reference/contract.md#limits — at most 300 rows per batch. */
 export const maxCsvRows = 300;
 
 /** A batch file as read: the header and the data rows, cells exactly as written. */
@@ -24,7 +24,7 @@ export interface CsvUpload {
   contentHash: string;
 }
 
-/** The batch-level rejections of the spec, answered at once and not recorded. */
+/** The batch-level rejections (docs/reference/contract.md#csv-batch-reasons), answered at once and not recorded. */
 export type CsvFileRejection =
   | "CSV_UNPARSABLE"
   | "CSV_EMPTY"
@@ -35,7 +35,7 @@ export type CsvFileRejection =
 const reject = (reason: CsvFileRejection, message: string) => new RequestRefusal("invalid", message, reason);
 
 /**
- * Reads an uploaded batch (spec: "CSV batch rejection and row failure reasons"), or throws the
+ * Reads an uploaded batch (docs/reference/contract.md#csv-batch-reasons), or throws the
  * batch-level rejection. UTF-8 with or without a BOM is read as such; a file that is not valid
  * UTF-8 is decoded as Shift_JIS (Windows-31J, what Excel in Japan saves as "CSV"), and refused
  * as unparsable when it is not valid Shift_JIS either. Blank lines, and lines whose cells are

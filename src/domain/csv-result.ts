@@ -11,7 +11,7 @@ export function neutraliseCell(cell: string): string {
 
 /**
  * The result CSV: the header and every input row as uploaded, plus `status` and `Reason`
- * (README, "CSV batch payments"). A row with too few cells is padded and one with too many is
+ * (docs/guide/csv-batches.md). A row with too few cells is padded and one with too many is
  * cut to the header's width, so the two columns line up. UTF-8 with a BOM, CRLF: what Excel opens
  * as UTF-8.
  */

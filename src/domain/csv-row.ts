@@ -1,7 +1,7 @@
 import { normalizeEmail } from "./customer.js";
 
 /**
- * The row validations of a CSV batch (spec: "CSV batch rejection and row failure reasons", group 1)
+ * The row validations of a CSV batch (docs/reference/contract.md#csv-batch-reasons, group 1)
  * and the reasons written in the result's Reason column. A row with several problems gets them
  * all, joined by "; ". Pure: no I/O; customer resolution and charging come after.
  *
@@ -10,7 +10,7 @@ import { normalizeEmail } from "./customer.js";
  * ignored; spaces around keys and values are trimmed.
  */
 
-/** decisions.md, "Money and time": the bounds every charge shares. */
+/** docs/reference/contract.md#money-and-time: the bounds every charge shares. */
 export const csvRowLimits = Object.freeze({
   minPrice: 1,
   maxPrice: 10_000_000,
@@ -21,7 +21,7 @@ export const csvRowLimits = Object.freeze({
   maxMetadataValue: 500,
 });
 
-/** Letters, digits and - _ . : — at most 255 characters (decisions.md, "Idempotency"). */
+/** Letters, digits and - _ . : — at most 255 characters (docs/reference/contract.md#idempotency). */
 export const csvIdempotencyKeyPattern = /^[A-Za-z0-9_.:-]{1,255}$/;
 
 /** The same rule as buyer.email (protovalidate's string.email: the WHATWG form e-mail syntax). */

@@ -1,4 +1,4 @@
-/** E-mails compare case-insensitively after trimming (spec: the e-mail reuse rule). */
+/** E-mails compare case-insensitively after trimming (docs/reference/contract.md#email-reuse). */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -14,7 +14,7 @@ export interface CustomerProfile {
 }
 
 /**
- * spec: the e-mail reuse rule — the supplied fields update the existing record. A field left
+ * docs/reference/contract.md#email-reuse — the supplied fields update the existing record. A field left
  * empty keeps its value; supplied metadata replaces the old metadata.
  */
 export function withSuppliedFields<

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { RequestRefusal } from "./request-refusal.js";
 
 /**
- * Dashboard sessions (README, "Merchant dashboard"): a session ends after 30 minutes without a
+ * Dashboard sessions (docs/guide/dashboard.md): a session ends after 30 minutes without a
  * call, and 12 hours after sign-in whatever happens. The idle deadline moves at most once a
  * minute, so a busy page does not write on every call.
  */

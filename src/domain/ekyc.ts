@@ -3,8 +3,7 @@ import type { BankCalendar } from "./bank-calendar.js";
 import { jstDateOf, jstInstant } from "./jst.js";
 
 /**
- * eKYC as the Act on Prevention of Transfer of Criminal Proceeds has it (README, "The simulated
- * Japanese bank"): chip- and signature-based methods are checked by machine in minutes;
+ * eKYC as the Act on Prevention of Transfer of Criminal Proceeds has it (docs/guide/simulated-bank.md): chip- and signature-based methods are checked by machine in minutes;
  * photo-based review is done by people during office hours on business days and is no longer a
  * permitted method from 2027-04-01 (the amended ordinance).
  */

@@ -3,7 +3,7 @@ import { errorTypeMessages, errorTypeName } from "./payment-failure.js";
 import type { Metadata } from "./records.js";
 
 /**
- * spec: "Error triggers for sandbox/test environments". In sandbox mode, payment metadata holding
+ * docs/reference/contract.md#error-triggers. In sandbox mode, payment metadata holding
  * `triggerError` with an ErrorType name short-circuits the flow with that error; in production it
  * is ordinary metadata.
  */
@@ -21,7 +21,7 @@ export type ErrorTrigger =
 
 const none: ErrorTrigger = Object.freeze({ kind: "none" });
 
-/** spec: InitiatePayment triggers only these; any other value is ignored there. */
+/** docs/reference/contract.md#error-triggers: InitiatePayment triggers only these; any other value is ignored there. */
 const initiatePaymentErrorTypes: readonly ErrorType[] = Object.freeze([
   ErrorType.PAYMENT_VALIDATION_FAILED,
   ErrorType.PAYMENT_LINK_EXPIRED,
@@ -51,14 +51,14 @@ export function errorTriggerOf(metadata: Metadata, point: TriggerPoint, sandbox:
 }
 
 /**
- * spec: the metadata source of an on-session payment — the merchant customer's metadata for
+ * docs/reference/contract.md#error-triggers: the metadata source of an on-session payment — the merchant customer's metadata for
  * PAYMENT_WORKFLOW_CONTRACT (it has no charge), the charge metadata for the other workflows.
  */
 export function onSessionTriggerSource(workflow: PaymentWorkflow): "customer" | "charge" {
   return workflow === PaymentWorkflow.CONTRACT ? "customer" : "charge";
 }
 
-/** spec: the message says that a test error was triggered and names the ErrorType. */
+/** docs/reference/contract.md#error-triggers: the message says that a test error was triggered and names the ErrorType. */
 export function triggeredErrorMessage(errorType: ErrorType): string {
   return `test error triggered by ${triggerErrorKey}: ${errorTypeName(errorType)} (${errorTypeMessages[errorType]})`;
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 
-/** decisions.md: keys are kept at least 72 hours per merchant, longer than webhook retries last. */
+/** docs/reference/contract.md#idempotency: keys are kept at least 72 hours per merchant, longer than webhook retries last. */
 export const idempotencyRetentionMs = 72 * 60 * 60_000;
 
 /**
@@ -27,7 +27,7 @@ export interface IdempotencyRecord {
   resourceId: string;
 }
 
-/** What a request carrying a key does (decisions.md, "Idempotency"). */
+/** What a request carrying a key does (docs/reference/contract.md#idempotency). */
 export type IdempotencyDecision =
   /** First use of the key (or its record expired): run the request. */
   | { kind: "claim" }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-/** The spec's identifier prefixes. */
+/** The identifier prefixes (docs/reference/contract.md#identifiers). */
 export type IdPrefix =
   | "usr"
   | "tch"

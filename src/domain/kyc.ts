@@ -7,7 +7,7 @@ export function needsKyc(forceKyc: boolean, kycStatus: KycStatus): boolean {
   return forceKyc && kycStatus !== KycStatus.APPROVED;
 }
 
-/** What KYC means for the charge at approval time (spec: ERROR_TYPE_PAYMENT_CHARGE_REJECTED). */
+/** What KYC means for the charge at approval time (docs/reference/contract.md#kyc: ERROR_TYPE_PAYMENT_CHARGE_REJECTED). */
 export type KycGate = "clear" | "in_review" | "rejected";
 
 export function kycGate(forceKyc: boolean, kycStatus: KycStatus): KycGate {

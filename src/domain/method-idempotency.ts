@@ -7,7 +7,7 @@ export function isHttpGet(method: DescMethod): boolean {
 }
 
 /**
- * The key field of a create call (decisions.md, "Idempotency"): `idempotency_key`, on a method
+ * The key field of a create call (docs/reference/contract.md#idempotency): `idempotency_key`, on a method
  * that is not a GET (GetIdempotencyRecord has one too, as the key it looks up).
  */
 export function idempotencyKeyField(method: DescMethod): DescField | undefined {

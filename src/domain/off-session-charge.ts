@@ -9,7 +9,7 @@ export type BankAnswer =
   | { ok: false; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date };
 
 /**
- * The engine's retry schedule (README, "Off-session payments"): a retryable bank failure (gateway
+ * The engine's retry schedule (docs/guide/off-session.md): a retryable bank failure (gateway
  * unavailable, maintenance) is tried again after 2, 4, 8, 16 and 32 minutes — 6 attempts over
  * about an hour — before the charge fails with ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE.
  */

@@ -12,8 +12,8 @@ export interface OffSessionFacts {
 }
 
 /**
- * Why an off-session charge cannot start, or undefined when it can (spec: charge processing
- * errors; decisions.md: such a request answers ASYNC_STATUS_FAILED_TO_START):
+ * Why an off-session charge cannot start, or undefined when it can (docs/reference/contract.md#charge-processing-errors:
+ * such a request answers ASYNC_STATUS_FAILED_TO_START):
  *
  * | fact                                                      | ErrorType                 |
  * |-----------------------------------------------------------|---------------------------|
@@ -26,7 +26,7 @@ export function offSessionRefusal(facts: OffSessionFacts): ErrorType | undefined
   const { customer } = facts;
   if (!customer) return ErrorType.PAYMENT_CUSTOMER_NOT_FOUND;
   if (!facts.activatedContract) return ErrorType.PAYMENT_CUSTOMER_INACTIVE;
-  // spec: "a customer whose payment status is NOT_AUTHORIZED cannot be charged off-session, even when KYC is approved".
+  // docs/reference/contract.md#off-session: "a customer whose payment status is NOT_AUTHORIZED cannot be charged off-session, even when KYC is approved".
   if (customer.paymentStatus !== PaymentAuthorizationStatus.AUTHORIZED) return ErrorType.PAYMENT_CUSTOMER_INACTIVE;
   if (needsKyc(facts.forceKyc, customer.kycStatus)) return ErrorType.PAYMENT_CHARGE_REJECTED;
   return undefined;

@@ -104,7 +104,7 @@ export function settleChanges(payment: OnSessionPayment, result: ApprovalResult,
 }
 
 /**
- * spec: "Side effects of ApprovePayment by workflow" for a sandbox triggerError — the charge (when
+ * docs/reference/contract.md#approve-side-effects for a sandbox triggerError — the charge (when
  * the workflow has one) fails with the ErrorType, with charge.created then charge.fail; a contract
  * the link set up is cancelled. CHARGE and ONE_TIME_CHARGE: failed transaction and charge.fail;
  * CONTRACT: cancelled contract only; CONTRACT_WITH_CHARGE: all three.
@@ -124,7 +124,7 @@ export function triggeredFailureChanges(payment: OnSessionPayment, errorType: Er
   };
 }
 
-/** spec: a link that lapses unpaid fails its charge with ERROR_TYPE_PAYMENT_LINK_EXPIRED; its contract becomes EXPIRED. */
+/** docs/reference/contract.md#link-expiry: a link that lapses unpaid fails its charge with ERROR_TYPE_PAYMENT_LINK_EXPIRED; its contract becomes EXPIRED. */
 export function expiryChanges(payment: OnSessionPayment, now: Date): OnSessionChanges {
   const contract = ownContract(payment);
   return {

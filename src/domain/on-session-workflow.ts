@@ -27,8 +27,8 @@ function rejection(
 }
 
 /**
- * Which workflow an on-session request starts, or the synchronous rejection (spec: "On-session
- * rejection codes"; see README, "Workflows"):
+ * Which workflow an on-session request starts, or the synchronous rejection (docs/reference/contract.md#on-session-rejections;
+ * docs/guide/on-session.md):
  *
  * | request                                            | workflow                 |
  * |----------------------------------------------------|--------------------------|
@@ -76,7 +76,7 @@ export function chooseOnSessionWorkflow(facts: OnSessionFacts): PaymentWorkflow 
   return facts.customer?.activeContract ? PaymentWorkflow.CHARGE : PaymentWorkflow.CONTRACT_WITH_CHARGE;
 }
 
-/** The unexpected, reported with its catalogued code (spec: often temporary, retry with backoff). */
+/** The unexpected, reported with its catalogued code (docs/reference/contract.md#retry-guidance: often temporary, retry with backoff). */
 export function onSessionInternalError(cause: unknown): PaymentFailure {
   const failure = rejection(
     "INTERNAL_ERROR",

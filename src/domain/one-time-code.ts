@@ -1,6 +1,6 @@
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
 
-/** Two-factor code rules of the hosted page (see README, "Two-factor step"). */
+/** Two-factor code rules of the hosted page (docs/guide/hosted-page.md). */
 export const oneTimeCodeRules = Object.freeze({
   validityMs: 10 * 60 * 1000,
   maxAttempts: 5,

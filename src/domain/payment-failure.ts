@@ -1,6 +1,6 @@
 import { PaymentErrorCode, ErrorType, OnSessionPaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 
-/** A catalogued code: an ErrorType or OnSessionPaymentErrorCode name, as the spec spells it. */
+/** A catalogued code: an ErrorType or OnSessionPaymentErrorCode name, as docs/reference/contract.md#errors spells it. */
 export type CataloguedCode = keyof typeof ErrorType | keyof typeof OnSessionPaymentErrorCode;
 
 /**
@@ -21,7 +21,7 @@ export class PaymentFailure extends Error {
   }
 }
 
-/** Default messages of the spec's charge processing error table. */
+/** Default messages of the charge processing error table (docs/reference/contract.md#charge-processing-errors). */
 export const errorTypeMessages: Readonly<Record<ErrorType, string>> = Object.freeze({
   [ErrorType.UNSPECIFIED]: "Payment failed. Please contact support.",
   [ErrorType.PAYMENT_VALIDATION_FAILED]: "Invalid payment request. Review input data.",

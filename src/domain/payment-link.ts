@@ -1,7 +1,7 @@
 import { ChargeStatus, ErrorType, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import type { Metadata } from "./records.js";
 
-/** spec Limits: a payment link / on-session payment is valid 90 minutes after creation. */
+/** docs/reference/contract.md#limits: a payment link / on-session payment is valid 90 minutes after creation. */
 export const paymentLinkValidityMs = 90 * 60 * 1000;
 
 /**
@@ -95,7 +95,7 @@ export interface LinkOutcome {
   errorMessage: string;
 }
 
-/** spec: a link is settled by approval (SUCCESS/FAILURE), a KYC hold, or expiry. */
+/** docs/reference/contract.md#payment-link: a link is settled by approval (SUCCESS/FAILURE), a KYC hold, or expiry. */
 export function outcomeOfLink(
   state: LinkState,
   charge: { status: ChargeStatus; errorType: ErrorType; errorMessage: string } | undefined,
@@ -116,7 +116,7 @@ export function outcomeOfLink(
 }
 
 /**
- * Where the customer is sent once the link is settled (see README, "Redirect parameters"):
+ * Where the customer is sent once the link is settled (docs/guide/hosted-page.md):
  * success_url for SUCCESS and WAITING_EKYC, failure_url otherwise, with
  * charge_id (chg-*), transaction_id (trx-*, absent for contract-only links), contract_id (con-*,
  * when the link sets up a contract), status (CHARGE_STATUS_*) and, on failure, error_code

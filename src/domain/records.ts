@@ -9,20 +9,15 @@ import type {
   DeliveryStatus,
   EventType,
 } from "../../gen/payments/v1/enums_pb.js";
+import type { CustomerProfile } from "./customer.js";
 
 /** Plain records the flows and the domain work with; storage maps rows to these. */
 export type Metadata = Record<string, string>;
 
-export interface CustomerRecord {
+export interface CustomerRecord extends CustomerProfile {
   id: string;
   merchantId: string;
   email: string;
-  name: string;
-  katakanaLastName: string;
-  katakanaFirstName: string;
-  address: string;
-  birthDate: string;
-  gender: string;
   metadata: Metadata;
   kycStatus: KycStatus;
   kycRejectionReason: string;

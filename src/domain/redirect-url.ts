@@ -1,5 +1,5 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
-import type { Mode } from "../config.js";
+import type { Mode } from "./mode.js";
 import { PaymentFailure, type CataloguedCode } from "./payment-failure.js";
 
 /**

@@ -71,7 +71,7 @@ describe("decideRefund", () => {
     expect(decideRefund(charge(), 400, succeededAt, bank)).toMatchObject({ kind: "transfer", amount: 400 });
   });
 
-  it("refuses with the spec's messages", () => {
+  it("refuses with the contract's messages", () => {
     for (const status of [ChargeStatus.FAILURE, ChargeStatus.PENDING, ChargeStatus.CANCELLED, ChargeStatus.REFUNDED]) {
       expect(refusal(() => decideRefund(charge({ status }), 1, succeededAt, bank))).toBe(
         refundRefusalMessages.notCancellable,

@@ -5,12 +5,12 @@ import { PaymentFailure } from "./payment-failure.js";
 import type { ChargeRecord, Metadata, RefundRecord } from "./records.js";
 
 /**
- * Refund rules (spec: Refund, "Refund errors"; decisions.md, "Money and time"). Pure: the charge
+ * Refund rules (docs/reference/contract.md#refunds, docs/reference/contract.md#money-and-time). Pure: the charge
  * and the time come in, a decision or a changed record goes out.
  */
 
 /**
- * The spec's business-rule messages. The spec gives messages, not codes: these answer HTTP 500
+ * The business-rule messages (docs/reference/contract.md#refunds). The contract gives messages, not codes: these answer HTTP 500
  * (PaymentErrorCode.INTERNAL) with no catalogued code, and merchants must not branch on the text.
  */
 export const refundRefusalMessages = Object.freeze({
@@ -59,8 +59,8 @@ export type RefundDecision =
  * Decides a refund request against the charge as it stands (read under lock). `amount` absent
  * means the whole charge; the whole amount with no earlier refund counts as a full refund too.
  * A full refund before the customer's bank's cutoff on the charge's bank day cancels it (this
- * replaces decisions.md's JST midnight); anything else is a transfer that settles on the bank's
- * business days (bank-cutoff.ts). Throws the spec's business-rule failures.
+ * replaces the JST midnight of docs/reference/contract.md#money-and-time); anything else is a transfer that settles on the bank's
+ * business days (bank-cutoff.ts). Throws the business-rule failures of docs/reference/contract.md#refunds.
  */
 export function decideRefund(
   charge: ChargeRecord,

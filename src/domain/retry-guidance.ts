@@ -1,5 +1,5 @@
 /**
- * The spec's retry guidance table ("Errors" → "Retry guidance"), keyed by catalogued code:
+ * The retry guidance table (docs/reference/contract.md#retry-guidance), keyed by catalogued code:
  * `retryable` failures are retried with backoff under the same idempotency key, `conditional`
  * ones only after a human read the message, `terminal` ones never. Shared by the server (a
  * retryable failure is not kept for replay, so the retry runs again) and the client.

@@ -10,7 +10,7 @@ import { errorTypeMessages } from "./payment-failure.js";
 import { refundableRemainder, refundedIncludingPending } from "./refund.js";
 import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
 
-// Webhook bodies use the proto field names (snake_case), as the spec shows them.
+// Webhook bodies use the proto field names (snake_case), as docs/reference/contract.md#webhooks shows them.
 const asWebhookJson = { useProtoFieldName: true, alwaysEmitImplicit: true } as const;
 
 /** Content of charge events (CHARGE_SUCCESS, CHARGE_FAIL, charge.created, charge.fail). */
@@ -59,7 +59,7 @@ export function contractEventContent(contract: ContractRecord, merchantName: str
   ) as object;
 }
 
-/** Content of EVENT_TYPE_REFUND_FAILED: the spec's {transaction, refund} body. */
+/** Content of EVENT_TYPE_REFUND_FAILED: the {transaction, refund} body (docs/reference/contract.md#events). */
 export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, merchantName: string): object {
   return toJson(
     RefundFailedContentSchema,
@@ -67,7 +67,7 @@ export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, 
       transaction: {
         id: charge.id,
         customer: charge.customerId ?? "",
-        // spec: 1 means success — the original charge is not affected by the refund failure.
+        // docs/reference/contract.md#events: 1 means success — the original charge is not affected by the refund failure.
         status: 1,
         description: charge.description,
         merchantName,
@@ -88,7 +88,7 @@ export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, 
   ) as object;
 }
 
-/** Content of EVENT_TYPE_REFUND_SUCCEEDED (ours to define; see README). */
+/** Content of EVENT_TYPE_REFUND_SUCCEEDED (ours to define; docs/reference/events.md). */
 export function refundSucceededContent(charge: ChargeRecord, refund: RefundRecord, settledAt: Date): object {
   return toJson(
     RefundSucceededContentSchema,

@@ -1,5 +1,5 @@
 /**
- * The webhook retry schedule (README, "Webhooks"): after the n-th failed attempt the next one
+ * The webhook retry schedule (docs/guide/webhooks.md): after the n-th failed attempt the next one
  * comes after a random wait between 1 s and the n-th ceiling (full jitter), so receivers coming
  * back from an outage are not hit by every sender at once. Retries go on until an attempt fails
  * 3 days or more after the first attempt of the cycle; then the event is FAILED.

@@ -9,7 +9,7 @@ export interface EnvelopeParts {
   contentJson: string;
 }
 
-/** The signing key: the bytes the `whsec_…` secret encodes (decisions.md, "Webhooks"). */
+/** The signing key: the bytes the `whsec_…` secret encodes (docs/reference/contract.md#webhooks). */
 export function signingKey(secret: string): Buffer {
   return Buffer.from(secret.replace(/^whsec_/, ""), "base64");
 }
@@ -27,7 +27,7 @@ export function envelopeSignature(
 }
 
 /**
- * The POST body: the spec's envelope `{id, signature, created_at, event_type, content}`, written
+ * The POST body: the envelope (docs/reference/contract.md#webhooks) `{id, signature, created_at, event_type, content}`, written
  * as a string so that `content` is the signed bytes verbatim (re-serializing could reorder keys).
  */
 export function envelopeBody(secret: string, parts: EnvelopeParts): string {

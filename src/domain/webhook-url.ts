@@ -1,8 +1,8 @@
 import { isIPv4, isIPv6 } from "node:net";
-import type { Mode } from "../config.js";
+import type { Mode } from "./mode.js";
 
 /**
- * Where webhooks may be sent (decisions.md, "Webhooks"; issue 3). In production a webhook URL is
+ * Where webhooks may be sent (docs/reference/contract.md#webhooks; issue 3). In production a webhook URL is
  * https and reaches a public address only: never loopback, private, link-local, CGNAT, multicast,
  * reserved or cloud metadata addresses. The URL is checked when it is registered and every address
  * its host resolves to is checked again at delivery. Sandbox accepts any http(s) URL, so

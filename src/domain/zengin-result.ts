@@ -2,7 +2,7 @@ import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { errorTypeMessages } from "./payment-failure.js";
 
 /**
- * The Zengin account-debit result codes (全銀協 口座振替 振替結果コード) and the spec's ErrorType
+ * The Zengin account-debit result codes (全銀協 口座振替 振替結果コード) and the contract's ErrorType (docs/reference/contract.md#zengin-results)
  * each becomes. `relink`: the bank no longer honours the contract, the customer must link again
  * (a new payment link), so the charge fails as CUSTOMER_INACTIVE.
  */

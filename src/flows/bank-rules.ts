@@ -2,6 +2,7 @@ import type { Config } from "../config.js";
 import { bankCalendar, type BankCalendar } from "../domain/bank-calendar.js";
 import type { BankRules } from "../domain/bank-cutoff.js";
 import { bankProfileOf } from "../domain/bank-profile.js";
+import { bankCodeOfCustomer } from "../storage/bank-accounts.js";
 import type { Tx } from "../storage/transactor.js";
 
 const calendars = new WeakMap<Config, BankCalendar>();
@@ -15,8 +16,6 @@ export function calendarOf(config: Config): BankCalendar {
 
 /** The rules of the bank a customer's account is at (the default bank when none is linked). */
 export async function bankRulesOfCustomer(db: Tx, config: Config, customerId: string | null): Promise<BankRules> {
-  const account = customerId
-    ? await db.selectFrom("bank_accounts").select("bank_code").where("customer_id", "=", customerId).executeTakeFirst()
-    : undefined;
-  return { profile: bankProfileOf(account?.bank_code), calendar: calendarOf(config) };
+  const bankCode = customerId ? await bankCodeOfCustomer(db, customerId) : undefined;
+  return { profile: bankProfileOf(bankCode), calendar: calendarOf(config) };
 }

@@ -20,7 +20,7 @@ import { offSessionRefusal } from "../domain/off-session-eligibility.js";
 import type { CustomerRecord } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { verifyTotpCode } from "../domain/totp.js";
-import { enqueueJob } from "../jobs/job-queue.js";
+import { enqueueJob } from "../storage/jobs.js";
 import {
   csvRowsWithCharges,
   findCsvBatch,
@@ -57,7 +57,7 @@ export interface UploadedCsvBatch {
 }
 
 /**
- * Upload (spec: "CSV batch rejection and row failure reasons"): a batch-level rejection throws
+ * Upload (docs/reference/contract.md#csv-batch-reasons): a batch-level rejection throws
  * and nothing is stored; otherwise the batch and its rows (invalid ones with their reasons) are
  * stored with a TOTP challenge bound to the file's content. Nothing is charged before confirmation.
  */
@@ -152,7 +152,7 @@ export async function newCsvBatchChallenge(
 }
 
 /**
- * Confirmation with a TOTP code (spec: Limits): one transaction checks the batch, the challenge and
+ * Confirmation with a TOTP code (docs/reference/contract.md#limits): one transaction checks the batch, the challenge and
  * the code, counts a wrong code (3 in a row lock confirmation for 15 minutes), and on success
  * marks the code's time-step used, resolves every row's customer and queues a csv-row job per
  * chargeable row. A refusal is thrown after its count is committed.
@@ -218,7 +218,7 @@ export async function confirmCsvBatch(
 }
 
 /**
- * spec, group 2 (customer resolution): a row names its customer by customer_id, or else by the
+ * docs/reference/contract.md#csv-batch-reasons, group 2 (customer resolution): a row names its customer by customer_id, or else by the
  * e-mail the customer was created with. Not found, or not chargeable (no activated contract,
  * payment not authorized), fails the row; so do rows that resolve to one customer together (one
  * charge per customer per batch). The rest are queued.
@@ -294,7 +294,7 @@ export async function listRecentCsvBatches(
   return Promise.all(batches.map(async (batch) => (await batchWithRows(ctx, batch)).view));
 }
 
-/** The result CSV (README, "CSV batch payments"); rows not final yet say "Payment is still processing". */
+/** The result CSV (docs/guide/csv-batches.md); rows not final yet say "Payment is still processing". */
 export async function csvBatchResult(
   ctx: FlowContext,
   principal: DashboardPrincipal,

@@ -14,7 +14,7 @@ import { requestFingerprint, type IdempotencyRecord } from "../domain/idempotenc
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { httpStatusOf, toConnectError } from "../errors.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import type { JobOutcome } from "../storage/jobs.js";
 import { findCsvBatchById, findCsvRow, updateCsvRow } from "../storage/csv-batches.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";

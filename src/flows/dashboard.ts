@@ -19,7 +19,7 @@ import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { setWebhookUrl } from "./merchants.js";
 import { getCharge, getCustomer } from "./status.js";
 
-/** The dashboard's reads and settings beyond what PaymentService already offers (README, "Merchant dashboard"). */
+/** The dashboard's reads and settings beyond what PaymentService already offers (docs/guide/dashboard.md). */
 
 export interface ChargeWithRefunds {
   charge: ChargeRecord;

@@ -4,9 +4,7 @@ import type { Clock } from "../ports/clock.js";
 import type { BankRedirectVerifier, MandateVerifier } from "../ports/mandate-verifier.js";
 import type { Notifier } from "../ports/notifier.js";
 import type { Transactor } from "../storage/transactor.js";
-
-/** Work a flow hands to a background worker after its transaction commits. */
-export type WakeTopic = "events" | "jobs";
+import type { WakeTopic } from "../storage/wake-channel.js";
 
 /** What every flow is given: storage, the clock, the configuration, and the worker doorbell. */
 export interface FlowContext {

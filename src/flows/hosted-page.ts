@@ -51,7 +51,7 @@ import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
 import { findBankAccount } from "../storage/bank-accounts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
-import { insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
+import { deleteOneTimeCode, insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
 import {
   findPaymentLinkById,
   findPaymentLinkByToken,
@@ -70,7 +70,7 @@ import {
   failTriggeredApproval,
   reclaimStaleApproval,
 } from "./on-session-approval.js";
-import { currentOutcome } from "./on-session-payment.js";
+import { currentOutcome } from "./payment-link-transition.js";
 
 /** The merchant as the page shows it, with the way back. */
 export interface HostedMerchantView {
@@ -194,7 +194,7 @@ function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): Host
 }
 
 /**
- * spec: Error triggers — what the link's metadata asks for at this point: the customer's metadata
+ * docs/reference/contract.md#error-triggers — what the link's metadata asks for at this point: the customer's metadata
  * for a contract-only link, the charge metadata otherwise.
  */
 async function linkTrigger(ctx: FlowContext, link: PaymentLinkRecord, point: TriggerPoint): Promise<ErrorTrigger> {
@@ -243,7 +243,7 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
   ]);
   if (link.state === "expired") return { error: expiredRefusal(merchant, redirectUrl) };
   if (link.state === "open") {
-    // spec: only VALIDATION_FAILED and LINK_EXPIRED trigger here; nothing is changed.
+    // docs/reference/contract.md#error-triggers: only VALIDATION_FAILED and LINK_EXPIRED trigger here; nothing is changed.
     const trigger = await linkTrigger(ctx, link, "initiate_payment");
     if (trigger.kind === "error") return { error: triggeredRefusal(trigger.errorType, { merchant }) };
   }
@@ -318,7 +318,7 @@ export async function sendTwoFactorCode(
     });
   } catch (error) {
     // Not delivered: forget it, so the customer may ask again at once.
-    await ctx.tx.write((trx) => trx.deleteFrom("one_time_codes").where("id", "=", stored.id).execute());
+    await ctx.tx.write((trx) => deleteOneTimeCode(trx, stored.id));
     throw error;
   }
   return {

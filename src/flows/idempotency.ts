@@ -37,7 +37,7 @@ const purgeEveryMs = 10 * 60_000;
 const lastPurge = new WeakMap<FlowContext, number>();
 
 /**
- * Claims a key for a request (decisions.md, "Idempotency"), or says it was answered already.
+ * Claims a key for a request (docs/reference/contract.md#idempotency), or says it was answered already.
  * Refuses the same key with another request (invalid_argument) and a duplicate of a request
  * still in flight (aborted). Concurrent duplicates race for one row: exactly one claims it.
  */

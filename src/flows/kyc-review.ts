@@ -3,8 +3,7 @@ import { magicKycRejection } from "../domain/ekyc.js";
 import { automaticKycDecision, withKycDecision, type KycReviewSettings } from "../domain/kyc.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { CustomerRecord } from "../domain/records.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
-import { enqueueJob } from "../jobs/job-queue.js";
+import { enqueueJob, hasPendingJob, type JobOutcome } from "../storage/jobs.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findKycReviewSettings, saveKycReviewSettings } from "../storage/sandbox-settings.js";
 import type { Tx } from "../storage/transactor.js";
@@ -51,15 +50,9 @@ export async function scheduleKycReview(
   const settings = await findKycReviewSettings(trx, merchantId);
   if (automaticKycDecision(settings.mode) === undefined) return "manual";
   if (settings.delaySeconds === 0 && !reviewedAt) return "now";
-  const pending = await trx
-    .selectFrom("jobs")
-    .select("id")
-    .where("kind", "=", "kyc-review")
-    .where("ref_id", "=", customerId)
-    .where("state", "=", "pending")
-    .executeTakeFirst();
   const runAt = reviewedAt ?? new Date(now.getTime() + settings.delaySeconds * 1000);
-  if (!pending) await enqueueJob(trx, { kind: "kyc-review", refId: customerId, runAt, now });
+  if (!(await hasPendingJob(trx, "kyc-review", customerId)))
+    await enqueueJob(trx, { kind: "kyc-review", refId: customerId, runAt, now });
   return "later";
 }
 

@@ -1,13 +1,13 @@
 import { expiryChanges } from "../domain/on-session-settlement.js";
 import { approvalClaimLeaseMs, isApprovalClaimStale } from "../domain/payment-link.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import type { JobOutcome } from "../storage/jobs.js";
 import { findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
 import { executeClaimedApproval, reclaimStaleApproval } from "./on-session-approval.js";
-import { changeOnSessionPayment } from "./on-session-payment.js";
+import { changeOnSessionPayment } from "./payment-link-transition.js";
 
 /**
- * spec: a link that lapses unpaid fails its charge with ERROR_TYPE_PAYMENT_LINK_EXPIRED (a
+ * docs/reference/contract.md#link-expiry: a link that lapses unpaid fails its charge with ERROR_TYPE_PAYMENT_LINK_EXPIRED (a
  * CHARGE_FAIL event) and its contract becomes EXPIRED. Only an open link expires, and only once
  * its time has come (or at once with `now`, for SandboxService.ExpirePaymentLink). True when
  * this call expired it.

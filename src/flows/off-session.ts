@@ -26,8 +26,7 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, Metadata } from "../domain/records.js";
 import { chargeEventContent } from "../domain/webhook-content.js";
 import { chargeFailure, invalidTriggerFailure, triggeredFailure } from "../errors.js";
-import { enqueueJob } from "../jobs/job-queue.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import { enqueueJob, type JobOutcome } from "../storage/jobs.js";
 import {
   findAsyncRequest,
   insertAsyncRequest,
@@ -41,9 +40,9 @@ import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
-import { recordEvent } from "./outbox.js";
+import { recordEvent } from "../storage/events.js";
 
-/** An off-session request as the flows take it (decisions.md: the off-session request body). */
+/** An off-session request as the flows take it (docs/reference/contract.md#off-session). */
 export interface OffSessionInput {
   customerId: string;
   price: number;
@@ -121,7 +120,7 @@ export async function createOffSessionPayment(
   if (!charge) {
     const now = ctx.clock.now();
     charge = await ctx.tx.write(async (trx) => {
-      // A triggered failure gets its payment workflow record (pwf-*) too (spec: Error triggers).
+      // A triggered failure gets its payment workflow record (pwf-*) too (docs/reference/contract.md#error-triggers).
       const requestId = triggered === undefined ? null : newId("pwf");
       const started = await startCharge(
         ctx,
@@ -235,7 +234,7 @@ async function startCharge(
 ): Promise<ChargeRecord> {
   const customer = await findCustomer(trx, merchant.id, input.customerId);
   const [activatedContract] = customer ? await findActivatedContracts(trx, customer.id) : [];
-  // A sandbox triggerError short-circuits the charge before the bank (spec: "Error triggers").
+  // A sandbox triggerError short-circuits the charge before the bank (docs/reference/contract.md#error-triggers).
   const refusal = source.triggered ?? offSessionRefusal({ customer, activatedContract, forceKyc: input.forceKyc });
   const pending = newOffSessionCharge(
     {
@@ -262,7 +261,7 @@ async function startCharge(
   return charge;
 }
 
-/** spec: Error triggers — the request's charge metadata decides; an invalid value is refused before anything is written. */
+/** docs/reference/contract.md#error-triggers — the request's charge metadata decides; an invalid value is refused before anything is written. */
 function offSessionTrigger(ctx: FlowContext, input: OffSessionInput): ErrorType | undefined {
   const trigger = errorTriggerOf(input.metadata, "off_session", ctx.config.mode === "sandbox");
   if (trigger.kind === "invalid") throw invalidTriggerFailure(trigger.value, "charge.metadata");
@@ -323,7 +322,7 @@ async function lockedAsyncRequestOf(
   return charge.requestId ? lockAsyncRequest(ctx.tx, trx, charge.requestId) : undefined;
 }
 
-/** spec: the test-trigger flow sends charge.created (the charge as created), then charge.fail. */
+/** docs/reference/contract.md#test-trigger: the test-trigger flow sends charge.created (the charge as created), then charge.fail. */
 async function recordTriggeredEvents(
   trx: Tx,
   created: ChargeRecord,

@@ -11,7 +11,7 @@ import {
 import { isApprovalClaimStale } from "../domain/payment-link.js";
 import { findLinksWaitingForKyc, findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
-import { changeOnSessionPayment, loadOnSessionPayment } from "./on-session-payment.js";
+import { changeOnSessionPayment, loadOnSessionPayment } from "./payment-link-transition.js";
 
 /**
  * Claims the approval of an open, unexpired link (open → approving, in one transaction on the
@@ -26,7 +26,7 @@ export function claimApproval(ctx: FlowContext, linkId: string): Promise<boolean
 
 /**
  * A sandbox triggerError at approval: an open, unexpired link goes straight to failed with the
- * spec's side effects, in one transaction (so concurrent approvals fail it once); no bank call.
+ * side effects (docs/reference/contract.md#approve-side-effects), in one transaction (so concurrent approvals fail it once); no bank call.
  */
 export function failTriggeredApproval(ctx: FlowContext, linkId: string, errorType: ErrorType): Promise<boolean> {
   return changeOnSessionPayment(ctx, linkId, ["open"], (payment, now) =>

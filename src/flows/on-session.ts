@@ -1,12 +1,11 @@
 import {
   ApiSource,
-  ChargeStatus,
   ContractStatus,
-  ErrorType,
   KycStatus,
   PaymentAuthorizationStatus,
   PaymentWorkflow,
 } from "../../gen/payments/v1/enums_pb.js";
+import { newPendingCharge } from "../domain/charge.js";
 import { withSuppliedFields, type CustomerProfile } from "../domain/customer.js";
 import { newId, randomToken } from "../domain/ids.js";
 import { chooseOnSessionWorkflow, onSessionInternalError } from "../domain/on-session-workflow.js";
@@ -20,7 +19,7 @@ import {
 import type { ChargeRecord, ContractRecord, CustomerRecord, Metadata } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { checkRedirectUrls } from "../domain/redirect-url.js";
-import { enqueueJob } from "../jobs/job-queue.js";
+import { enqueueJob } from "../storage/jobs.js";
 import { insertCharge } from "../storage/charges.js";
 import { findActivatedContracts, insertContract } from "../storage/contracts.js";
 import { insertCustomer, lockCustomer, lockCustomerByEmail, saveCustomer } from "../storage/customers.js";
@@ -29,7 +28,7 @@ import { insertPaymentLink } from "../storage/payment-links.js";
 import { isUniqueViolation } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 
-/** An on-session request, decoded (spec: the buyer, charge and redirect groups). */
+/** An on-session request, decoded (docs/reference/contract.md#on-session: the buyer, charge and redirect groups). */
 export interface OnSessionRequest {
   buyer: CustomerProfile & { email: string; customerId: string; forceKyc: boolean; metadata: Metadata };
   charge: { price: number | undefined; description: string; metadata: Metadata; oneOff: boolean };
@@ -124,27 +123,22 @@ async function createInOneTransaction(
     const linkId = newId("chg");
     let charge: ChargeRecord | undefined;
     if (workflowCharges(workflow) && request.charge.price !== undefined) {
-      charge = {
-        id: newId("trx"),
-        merchantId: merchant.id,
-        // One-off: nothing kept for later deductions, and no customer id shown to the merchant.
-        customerId: workflow === PaymentWorkflow.ONE_TIME_CHARGE ? null : customer.id,
-        contractId: contract?.id ?? null,
-        onSessionId: linkId,
-        requestId: null,
-        apiSource: ApiSource.ON_SESSION,
-        status: ChargeStatus.PENDING,
-        amount: request.charge.price,
-        description: request.charge.description,
-        metadata: request.charge.metadata,
-        errorType: ErrorType.UNSPECIFIED,
-        errorMessage: "",
-        refundedAmount: 0,
-        pendingRefundAmount: 0,
-        succeededAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
+      charge = newPendingCharge(
+        {
+          id: newId("trx"),
+          merchantId: merchant.id,
+          // One-off: nothing kept for later deductions, and no customer id shown to the merchant.
+          customerId: workflow === PaymentWorkflow.ONE_TIME_CHARGE ? null : customer.id,
+          contractId: contract?.id ?? null,
+          onSessionId: linkId,
+          requestId: null,
+          apiSource: ApiSource.ON_SESSION,
+          amount: request.charge.price,
+          description: request.charge.description,
+          metadata: request.charge.metadata,
+        },
+        now,
+      );
       await insertCharge(trx, charge);
     }
 

@@ -14,8 +14,7 @@ import {
   settleRefund,
 } from "../domain/refund.js";
 import { refundFailedContent, refundSucceededContent } from "../domain/webhook-content.js";
-import { enqueueJob } from "../jobs/job-queue.js";
-import type { JobOutcome } from "../jobs/job-runner.js";
+import { enqueueJob, type JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
 import {
   findChargeById,
@@ -29,7 +28,7 @@ import {
 import { bankRulesOfCustomer } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
-import { recordEvent } from "./outbox.js";
+import { recordEvent } from "../storage/events.js";
 
 export interface RefundRequestInput {
   chargeId: string;
@@ -46,7 +45,7 @@ export interface RefundOutcome {
 }
 
 /**
- * Refund (spec: Refund; decisions.md, "Money and time"). One transaction locks the charge, checks
+ * Refund (docs/reference/contract.md#refunds, docs/reference/contract.md#money-and-time). One transaction locks the charge, checks
  * the refundable remainder and either cancels the charge (full refund before the customer's
  * bank's cutoff on the charge's bank day, no money moves, REFUND_SUCCEEDED at once) or holds the
  * amount as pending and queues the bank transfer for the bank's settlement day. The

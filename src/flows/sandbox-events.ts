@@ -4,7 +4,7 @@ import { sampleEventContent } from "../domain/sample-events.js";
 import { ManualClock } from "../ports/clock.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
-import { recordEvent } from "./outbox.js";
+import { recordEvent } from "../storage/events.js";
 
 /**
  * SandboxService.SendTestEvent: an event of the given type, with made-up content of that type's

@@ -18,7 +18,7 @@ import {
   type PaymentLinkRecord,
 } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { findBankAccount, ledgerOf, upsertBankAccount } from "../storage/bank-accounts.js";
+import { findBankAccount, ledgerOf, updateBankAccountSettings, upsertBankAccount } from "../storage/bank-accounts.js";
 import { findContractById } from "../storage/contracts.js";
 import { findCustomerById } from "../storage/customers.js";
 import { listMailbox, type MailboxMessageRow } from "../storage/mailbox.js";
@@ -120,17 +120,13 @@ export async function configureBankAccount(
         : settings.underMaintenance !== undefined
           ? { under_maintenance: settings.underMaintenance ? 1 : 0, maintenance_until: null }
           : {};
-    await trx
-      .updateTable("bank_accounts")
-      .set({
-        ...(settings.balance !== undefined ? { balance: settings.balance } : {}),
-        ...(settings.quota !== undefined ? { quota: settings.quota } : {}),
-        ...(settings.reject !== undefined ? { reject: settings.reject ? 1 : 0 } : {}),
-        ...(settings.latencyMs !== undefined ? { latency_ms: settings.latencyMs } : {}),
-        ...maintenance,
-      })
-      .where("customer_id", "=", customerId)
-      .execute();
+    await updateBankAccountSettings(trx, customerId, {
+      ...(settings.balance !== undefined ? { balance: settings.balance } : {}),
+      ...(settings.quota !== undefined ? { quota: settings.quota } : {}),
+      ...(settings.reject !== undefined ? { reject: settings.reject ? 1 : 0 } : {}),
+      ...(settings.latencyMs !== undefined ? { latency_ms: settings.latencyMs } : {}),
+      ...maintenance,
+    });
   });
   return getBankAccount(ctx, merchantId, customerId);
 }

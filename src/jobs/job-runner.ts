@@ -1,10 +1,7 @@
 import type { Logger } from "pino";
 import type { FlowContext } from "../flows/flow-context.js";
-import type { JobKind } from "./job-queue.js";
+import { claimDueJobs, recordJobOutcome, type ClaimedJob, type JobKind, type JobOutcome } from "../storage/jobs.js";
 import { WakeLoop } from "./wake-loop.js";
-
-/** What a handler says about its job: done, or run again at a later time. */
-export type JobOutcome = { done: true } | { retryAt: Date };
 
 export type JobHandler = (refId: string, attempt: number) => Promise<JobOutcome>;
 
@@ -77,7 +74,8 @@ export class JobRunner {
       return true;
     }
     const now = this.ctx.clock.now();
-    const claimed = await this.#claim(now, concurrency - this.#inFlight.size);
+    const leaseUntil = new Date(now.getTime() + (this.options.leaseMs ?? defaultLeaseMs)).toISOString();
+    const claimed = await claimDueJobs(this.ctx.tx, now, leaseUntil, concurrency - this.#inFlight.size);
     for (const job of claimed) {
       const run = this.#run(job).finally(() => this.#inFlight.delete(run));
       this.#inFlight.add(run);
@@ -85,35 +83,7 @@ export class JobRunner {
     return claimed.length > 0;
   }
 
-  async #claim(now: Date, limit: number) {
-    const nowIso = now.toISOString();
-    const leaseUntil = new Date(now.getTime() + (this.options.leaseMs ?? defaultLeaseMs)).toISOString();
-    return this.ctx.tx.write(async (trx) => {
-      let query = trx
-        .selectFrom("jobs")
-        .select(["id", "kind", "ref_id", "attempts"])
-        .where("state", "=", "pending")
-        .where("run_at", "<=", nowIso)
-        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", nowIso)]))
-        .orderBy("run_at")
-        .limit(limit);
-      if (this.ctx.tx.dialect === "postgres") query = query.forUpdate().skipLocked();
-      const due = await query.execute();
-      if (due.length === 0) return [];
-      await trx
-        .updateTable("jobs")
-        .set((eb) => ({ lease_until: leaseUntil, attempts: eb("attempts", "+", 1) }))
-        .where(
-          "id",
-          "in",
-          due.map((j) => j.id),
-        )
-        .execute();
-      return due.map((j) => ({ ...j, attempts: j.attempts + 1, leaseUntil }));
-    });
-  }
-
-  async #run(job: { id: string; kind: string; ref_id: string; attempts: number; leaseUntil: string }): Promise<void> {
+  async #run(job: ClaimedJob): Promise<void> {
     const handler = this.#handlers.get(job.kind as JobKind);
     let outcome: JobOutcome;
     try {
@@ -124,28 +94,12 @@ export class JobRunner {
       const backoffMs = Math.min(60_000 * 2 ** Math.min(job.attempts, 8), 3_600_000);
       outcome = { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };
     }
-    await this.#record(job, outcome).catch((error) =>
+    await recordJobOutcome(this.ctx.tx, job, outcome).catch((error) =>
       // Unrecorded, the lease lapses and the job runs again: handlers are idempotent.
       this.logger.error(
         { err: error, job: job.id, kind: job.kind },
         "job outcome could not be recorded; it runs again after its lease",
       ),
     );
-  }
-
-  /** Only while our lease holds: a worker that took the job over after it lapsed owns the outcome now. */
-  #record(job: { id: string; leaseUntil: string }, outcome: JobOutcome): Promise<void> {
-    return this.ctx.tx.write(async (trx) => {
-      if ("done" in outcome)
-        await trx.deleteFrom("jobs").where("id", "=", job.id).where("lease_until", "=", job.leaseUntil).execute();
-      else {
-        await trx
-          .updateTable("jobs")
-          .set({ run_at: outcome.retryAt.toISOString(), lease_until: null })
-          .where("id", "=", job.id)
-          .where("lease_until", "=", job.leaseUntil)
-          .execute();
-      }
-    });
   }
 }

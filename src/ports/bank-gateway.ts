@@ -1,7 +1,7 @@
 import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 
 /**
- * What the bank answered. A refusal names the spec's ErrorType; `retryable` for maintenance, with
+ * What the bank answered. A refusal names the contract's ErrorType (docs/reference/contract.md#errors); `retryable` for maintenance, with
  * `retryAfter` when the bank knows when its maintenance window ends.
  */
 export type BankResult =

@@ -11,7 +11,7 @@ export interface OutgoingMessage {
 
 /**
  * Sends messages to customers. In sandbox mode it is the sandbox mailbox (readable through
- * SandboxService.ListMailbox); in production it is SMTP (SMTP_HOST, see README). Called outside
+ * SandboxService.ListMailbox); in production it is SMTP (SMTP_HOST, docs/reference/configuration.md). Called outside
  * database transactions (it may be slow); it throws when the message could not be handed over.
  */
 export interface Notifier {

@@ -1,9 +1,24 @@
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
-import type { Transactor } from "../storage/transactor.js";
-import { isUniqueViolation } from "../storage/transactor.js";
+import {
+  bankProfileOf,
+  bankRuleRefusal,
+  debitedSoFar,
+  limitRefusal,
+  limitWindowStart,
+  type BankRefusal,
+} from "../domain/bank-profile.js";
+import {
+  bookLedgerEntry,
+  debitsSince,
+  findBankAccountOfCustomer,
+  findBankSettings,
+  isBooked,
+  lockBankAccountOfCustomer,
+} from "../storage/bank-accounts.js";
+import type { BankAccountTable } from "../storage/schema.js";
+import { isUniqueViolation, type Transactor, type Tx } from "../storage/transactor.js";
 import type { BankGateway, BankResult } from "./bank-gateway.js";
-import { japaneseBankRefusal } from "./japanese-bank-rules.js";
 
 /** Balance of a freshly linked simulated account, in yen. */
 export const defaultSandboxBalance = 1_000_000;
@@ -12,7 +27,7 @@ export const defaultSandboxBalance = 1_000_000;
  * The sandbox bank: per-customer accounts with a balance, a per-payment quota (OVER_LIMIT), a
  * maintenance window (GATEWAY_UNAVAILABLE, retryable), a rejecting switch (GATEWAY_FAILED) and a
  * latency, plus a bank-wide maintenance switch per merchant, and the rules of Japanese banks by
- * bank code (japanese-bank-rules.ts: maintenance windows, Zengin results, limits). Every booking
+ * bank code (domain/bank-profile.ts: maintenance windows, Zengin results, limits). Every booking
  * is a ledger row keyed by its reference, so the same reference is never booked twice.
  */
 export class SandboxBank implements BankGateway {
@@ -45,36 +60,21 @@ export class SandboxBank implements BankGateway {
     reference: string;
     at: Date;
   }): Promise<BankResult> {
-    const account = await this.tx.db
-      .selectFrom("bank_accounts")
-      .selectAll()
-      .where("customer_id", "=", request.customerId)
-      .executeTakeFirst();
+    const account = await findBankAccountOfCustomer(this.tx.db, request.customerId);
     if (account && account.latency_ms > 0) await new Promise((resolve) => setTimeout(resolve, account.latency_ms));
     const at = request.at.toISOString();
     try {
       return await this.tx.write(async (trx) => {
-        const booked = await trx
-          .selectFrom("bank_ledger")
-          .select("id")
-          .where("reference", "=", request.reference)
-          .executeTakeFirst();
-        if (booked) return { ok: true } as const; // idempotent: already booked under this reference
-        const bank = await trx
-          .selectFrom("bank_settings")
-          .selectAll()
-          .where("merchant_id", "=", request.merchantId)
-          .executeTakeFirst();
+        if (await isBooked(trx, request.reference)) return { ok: true } as const; // idempotent: already booked under this reference
+        const bank = await findBankSettings(trx, request.merchantId);
         if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
           return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-        const current = await this.tx
-          .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", request.customerId))
-          .executeTakeFirst();
+        const current = await lockBankAccountOfCustomer(this.tx, trx, request.customerId);
         if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
         if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
           return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
         const bankRule = await japaneseBankRefusal(trx, current, request);
-        if (bankRule) return bankRule;
+        if (bankRule) return { ok: false, ...bankRule };
         if (request.signedAmount < 0) {
           if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
           if (current.quota > 0 && -request.signedAmount > current.quota)
@@ -83,21 +83,13 @@ export class SandboxBank implements BankGateway {
             return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
         }
         const balanceAfter = current.balance + request.signedAmount;
-        await trx
-          .updateTable("bank_accounts")
-          .set({ balance: balanceAfter })
-          .where("customer_id", "=", request.customerId)
-          .execute();
-        await trx
-          .insertInto("bank_ledger")
-          .values({
-            customer_id: request.customerId,
-            reference: request.reference,
-            amount: request.signedAmount,
-            balance_after: balanceAfter,
-            at,
-          })
-          .execute();
+        await bookLedgerEntry(trx, {
+          customerId: request.customerId,
+          reference: request.reference,
+          signedAmount: request.signedAmount,
+          balanceAfter,
+          at,
+        });
         return { ok: true } as const;
       });
     } catch (error) {
@@ -106,6 +98,22 @@ export class SandboxBank implements BankGateway {
       throw error;
     }
   }
+}
+
+/**
+ * The rules of the account's bank (its profile, by bank code) inside the booking transaction:
+ * the rules that need no history, then for debits the limits over what was debited so far.
+ */
+async function japaneseBankRefusal(
+  trx: Tx,
+  account: BankAccountTable,
+  request: { signedAmount: number; at: Date },
+): Promise<BankRefusal | undefined> {
+  const profile = bankProfileOf(account.bank_code);
+  const refusal = bankRuleRefusal(profile, account.account_number, request);
+  if (refusal || request.signedAmount >= 0) return refusal;
+  const debits = await debitsSince(trx, account.customer_id, limitWindowStart(request.at));
+  return limitRefusal(profile, -request.signedAmount, debitedSoFar(debits, request.at));
 }
 
 function underMaintenance(flag: number, until: string | null, at: string): boolean {

@@ -9,7 +9,7 @@ import type { DescService, FileRegistry } from "@bufbuild/protobuf";
 import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
 import { withClientFaultCodes } from "./client-fault-codes.js";
-import { clientAddressKey } from "./context-keys.js";
+import { clientAddressKey } from "../api/request-context.js";
 import { createRestRouter } from "./rest-router.js";
 import { registerReflection } from "./reflection.js";
 import { registerHealth } from "./health.js";

@@ -4,8 +4,8 @@ import { httpStatusOf } from "../errors.js";
 
 /**
  * connect-es answers a request body it cannot decode — broken protobuf, or a gRPC frame marked
- * compressed with no grpc-encoding — with `internal`. That is the client's fault, and the README
- * ("Errors") promises `invalid_argument` 400 for a malformed request, as connect-go does. This
+ * compressed with no grpc-encoding — with `internal`. That is the client's fault, and docs/reference/errors.md
+ * promises `invalid_argument` 400 for a malformed request, as connect-go does. This
  * wrapper rewrites those two errors on the Connect and gRPC protocols; nothing else is touched.
  */
 const clientFaultMessages = [/^parse binary: /, /^received compressed envelope, but do not know how to decompress/];

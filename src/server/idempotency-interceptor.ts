@@ -15,7 +15,7 @@ import {
   renewIdempotentRequest,
   type IdempotencyScope,
 } from "../flows/idempotency.js";
-import { idempotencyScopeKey, merchantKey } from "./context-keys.js";
+import { idempotencyScopeKey, merchantKey } from "../api/request-context.js";
 
 /** Set on a response that is the stored first response of an earlier request with the same key. */
 export const replayedHeader = "idempotent-replayed";
@@ -24,7 +24,7 @@ const maxKeyLength = 255;
 const jsonOptions = { alwaysEmitImplicit: true } as const;
 
 /**
- * Idempotency for every create call (decisions.md, "Idempotency"), once for all methods: a
+ * Idempotency for every create call (docs/reference/contract.md#idempotency), once for all methods: a
  * method whose request has an `idempotency_key` field, and is not declared as an HTTP GET,
  * runs under its key (the field, or else the `Idempotency-Key` header). The same key and
  * request answer the first response again, errors included; another request with the key is
@@ -92,7 +92,7 @@ function keyOf(req: UnaryRequest, field: DescField): string {
   return fromHeader;
 }
 
-/** A payment error or refusal is the answer, stored for replay (decisions.md: errors included); anything else frees the key for a retry that resumes what was created. */
+/** A payment error or refusal is the answer, stored for replay (docs/reference/contract.md#idempotency: errors included); anything else frees the key for a retry that resumes what was created. */
 async function settleFailure(ctx: FlowContext, scope: IdempotencyScope, error: unknown): Promise<void> {
   const connectError = toConnectError(error);
   if (!connectError) {

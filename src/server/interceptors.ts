@@ -1,4 +1,4 @@
-import { Code, ConnectError, type HandlerContext, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { getOption, type DescMessage } from "@bufbuild/protobuf";
 import { pathToString } from "@bufbuild/protobuf/reflect";
 import { createValidator, type Violation } from "@bufbuild/protovalidate";
@@ -11,7 +11,7 @@ import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.j
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { toConnectError } from "../errors.js";
 import type { MerchantPrincipal } from "../flows/flow-context.js";
-import { merchantKey, requestIdKey } from "./context-keys.js";
+import { merchantKey, requestIdKey } from "../api/request-context.js";
 
 /** Assigns the request id, logs failures, and turns domain failures into Connect errors. */
 export function createErrorInterceptor(logger: Logger): Interceptor {
@@ -60,13 +60,6 @@ export function createAuthInterceptor(
     req.contextValues.set(merchantKey, merchant);
     return next(req);
   };
-}
-
-/** The merchant of an authenticated call (set by the auth interceptor). */
-export function merchantOf(context: HandlerContext): MerchantPrincipal {
-  const merchant = context.values.get(merchantKey);
-  if (!merchant) throw new RequestRefusal("unauthenticated", "missing API key");
-  return merchant;
 }
 
 const catalogued = new Set<string>([

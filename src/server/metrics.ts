@@ -6,7 +6,7 @@ import type { WebhookTransport } from "../ports/webhook-transport.js";
 import type { QueueStat, QueueStats } from "../storage/queue-stats.js";
 
 /**
- * The Prometheus metrics of one service (GET /metrics; README "Operations"): calls by method and
+ * The Prometheus metrics of one service (GET /metrics; docs/operations/monitoring.md): calls by method and
  * code, their latency, the depth and age of the work queues, webhook delivery outcomes, and the
  * process (memory, CPU, event loop lag).
  */

@@ -1,6 +1,6 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { merchantKey } from "./context-keys.js";
+import { merchantKey } from "../api/request-context.js";
 import { TokenBuckets } from "./token-bucket.js";
 
 /**

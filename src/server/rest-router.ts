@@ -22,7 +22,7 @@ interface Route {
 const maxBodyBytes = 1024 * 1024;
 
 /**
- * Serves the spec's plain HTTP paths from the `google.api.http` options on the service
+ * Serves the plain HTTP paths (docs/reference/contract.md#http-paths) from the `google.api.http` options on the service
  * descriptors: one generic router, no hand-written route per path. A request becomes the
  * method's JSON request and runs through the same Connect handler (and so the same
  * interceptors) as an RPC call; errors are the Connect error JSON with its HTTP status.

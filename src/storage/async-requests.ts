@@ -1,22 +1,8 @@
 import type { Kysely } from "kysely";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
-import type { AsyncRequestTable, Database } from "./schema.js";
+import type { Database } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
-
-function asyncRequestFromRow(row: AsyncRequestTable): AsyncRequestRecord {
-  return {
-    id: row.id,
-    merchantId: row.merchant_id,
-    chargeId: row.charge_id,
-    status: row.status,
-    attempts: row.attempts,
-    forceKyc: row.force_kyc === 1,
-    errorType: row.error_type,
-    errorMessage: row.error_message,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-  };
-}
+import { asyncRequestFromRow } from "./records.js";
 
 export async function insertAsyncRequest(trx: Tx, request: AsyncRequestRecord): Promise<void> {
   await trx

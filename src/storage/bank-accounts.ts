@@ -1,6 +1,6 @@
-import type { Tx } from "./transactor.js";
+import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
-import type { BankAccountTable, BankLedgerTable, Database } from "./schema.js";
+import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database } from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
 export async function upsertBankAccount(
@@ -41,4 +41,89 @@ export async function ledgerOf(db: Kysely<Database>, customerId: string): Promis
     .where("customer_id", "=", customerId)
     .orderBy("id")
     .execute();
+}
+
+/** The bank code of a customer's linked account, if any. */
+export async function bankCodeOfCustomer(db: Kysely<Database>, customerId: string): Promise<string | undefined> {
+  const account = await db
+    .selectFrom("bank_accounts")
+    .select("bank_code")
+    .where("customer_id", "=", customerId)
+    .executeTakeFirst();
+  return account?.bank_code;
+}
+
+/** The sandbox settings of a customer's simulated account; fields left undefined are kept. */
+export async function updateBankAccountSettings(
+  trx: Tx,
+  customerId: string,
+  settings: Partial<
+    Pick<BankAccountTable, "balance" | "quota" | "reject" | "latency_ms" | "under_maintenance" | "maintenance_until">
+  >,
+): Promise<void> {
+  await trx.updateTable("bank_accounts").set(settings).where("customer_id", "=", customerId).execute();
+}
+
+/** A customer's simulated account, read outside any transaction. */
+export async function findBankAccountOfCustomer(
+  db: Kysely<Database>,
+  customerId: string,
+): Promise<BankAccountTable | undefined> {
+  return db.selectFrom("bank_accounts").selectAll().where("customer_id", "=", customerId).executeTakeFirst();
+}
+
+/** Locks a customer's simulated account for a booking. */
+export async function lockBankAccountOfCustomer(
+  tx: Transactor,
+  trx: Tx,
+  customerId: string,
+): Promise<BankAccountTable | undefined> {
+  return tx
+    .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", customerId))
+    .executeTakeFirst();
+}
+
+/** Whether a booking under this reference is already in the ledger (the bank-side idempotency key). */
+export async function isBooked(trx: Tx, reference: string): Promise<boolean> {
+  const booked = await trx.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  return booked !== undefined;
+}
+
+/** The merchant's bank-wide sandbox settings (the maintenance switch), if set. */
+export async function findBankSettings(trx: Tx, merchantId: string): Promise<BankSettingsTable | undefined> {
+  return trx.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
+}
+
+/** Books a debit (negative) or refund (positive): the new balance and its ledger row. */
+export async function bookLedgerEntry(
+  trx: Tx,
+  entry: { customerId: string; reference: string; signedAmount: number; balanceAfter: number; at: string },
+): Promise<void> {
+  await trx
+    .updateTable("bank_accounts")
+    .set({ balance: entry.balanceAfter })
+    .where("customer_id", "=", entry.customerId)
+    .execute();
+  await trx
+    .insertInto("bank_ledger")
+    .values({
+      customer_id: entry.customerId,
+      reference: entry.reference,
+      amount: entry.signedAmount,
+      balance_after: entry.balanceAfter,
+      at: entry.at,
+    })
+    .execute();
+}
+
+/** The account's debits (as negative amounts with their times) since `since`. */
+export async function debitsSince(trx: Tx, customerId: string, since: Date): Promise<{ amount: number; at: string }[]> {
+  const rows = await trx
+    .selectFrom("bank_ledger")
+    .select(["amount", "at"])
+    .where("customer_id", "=", customerId)
+    .where("amount", "<", 0)
+    .where("at", ">=", since.toISOString())
+    .execute();
+  return rows.map((row) => ({ amount: Number(row.amount), at: row.at }));
 }

@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from "kysely";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from "kysely";
 import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
 import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
@@ -145,4 +145,12 @@ async function migrate({ db, schema }: Storage): Promise<void> {
     // (another deployment or test run cleaning up) fails that look-up. Look again.
     if ((error as { code?: string }).code !== "3F000" || attempt >= 5) throw error;
   }
+}
+
+/** Whether the database answers a trivial query (false on any error). */
+export function databaseAnswers(db: Kysely<Database>): Promise<boolean> {
+  return sql`select 1`.execute(db).then(
+    () => true,
+    () => false,
+  );
 }

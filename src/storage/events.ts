@@ -1,39 +1,16 @@
-import type { Kysely, Selectable } from "kysely";
-import { DeliveryStatus } from "../../gen/payments/v1/enums_pb.js";
+import type { Kysely } from "kysely";
+import { DeliveryStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
+import { newId } from "../domain/ids.js";
 import type { DeliveryAttemptRecord, EventRecord } from "../domain/records.js";
 import type { DialectName } from "./database.js";
-import type { Database, DeliveryAttemptTable, EventTable } from "./schema.js";
+import type { Database } from "./schema.js";
 import { unseal } from "./sealed.js";
+import type { Tx } from "./transactor.js";
+import { eventFromRow, attemptFromRow } from "./records.js";
 
 /** The webhook outbox as the dispatcher and the event API read and update it. */
 
 type Db = Kysely<Database>;
-
-function eventFromRow(row: Selectable<EventTable>): EventRecord {
-  return {
-    id: row.id,
-    merchantId: row.merchant_id,
-    eventType: row.event_type,
-    eventTypeName: row.event_type_name,
-    chargeId: row.charge_id,
-    contentJson: row.content_json,
-    createdAt: new Date(row.created_at),
-    seq: row.seq,
-    deliveryStatus: row.delivery_status,
-    nextAttemptAt: new Date(row.next_attempt_at),
-    deliveredAt: row.delivered_at ? new Date(row.delivered_at) : null,
-  };
-}
-
-function attemptFromRow(row: Selectable<DeliveryAttemptTable>): DeliveryAttemptRecord {
-  return {
-    eventId: row.event_id,
-    attemptedAt: new Date(row.attempted_at),
-    httpStatus: row.http_status,
-    error: row.error,
-    durationMs: row.duration_ms,
-  };
-}
 
 /**
  * Merchants with a webhook URL and at least one event due, oldest due first: a merchant whose
@@ -275,4 +252,43 @@ export async function attemptsOfEvents(db: Db, eventIds: string[]): Promise<Map<
     .execute();
   for (const row of rows) byEvent.get(row.event_id)?.push(attemptFromRow(row));
   return byEvent;
+}
+
+/** The event_type as it travels: the enum name, or the test-trigger names (docs/reference/contract.md#test-trigger). */
+export function eventTypeName(type: EventType): string {
+  if (type === EventType.TEST_CHARGE_CREATED) return "charge.created";
+  if (type === EventType.TEST_CHARGE_FAIL) return "charge.fail";
+  return `EVENT_TYPE_${EventType[type]}`;
+}
+
+/**
+ * Writes a webhook event into the outbox, inside the caller's transaction: the event exists
+ * exactly when the state change that caused it does (docs/reference/contract.md#webhooks). The content is
+ * serialized here once; the dispatcher sends these bytes unchanged on every attempt.
+ * Call `ctx.wake("events")` after the transaction commits.
+ */
+export async function recordEvent(
+  trx: Tx,
+  event: { merchantId: string; type: EventType; chargeId?: string; content: object; now: Date },
+): Promise<string> {
+  const id = newId("mwh");
+  const at = event.now.toISOString();
+  await trx
+    .insertInto("events")
+    .values({
+      id,
+      merchant_id: event.merchantId,
+      event_type: event.type,
+      event_type_name: eventTypeName(event.type),
+      charge_id: event.chargeId ?? "",
+      content_json: JSON.stringify(event.content),
+      created_at: at,
+      delivery_status: DeliveryStatus.PENDING,
+      attempt_count: 0,
+      next_attempt_at: at,
+      lease_until: null,
+      delivered_at: null,
+    })
+    .execute();
+  return id;
 }

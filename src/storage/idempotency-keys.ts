@@ -2,38 +2,7 @@ import type { Kysely } from "kysely";
 import type { IdempotencyRecord } from "../domain/idempotency.js";
 import type { Database, IdempotencyKeyTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
-
-function recordFromRow(row: IdempotencyKeyTable): IdempotencyRecord {
-  return {
-    merchantId: row.merchant_id,
-    key: row.idempotency_key,
-    method: row.method,
-    requestHash: row.request_hash,
-    state: row.state === "completed" ? "completed" : "in_flight",
-    responseJson: row.response_json,
-    httpStatus: row.http_status,
-    createdAt: new Date(row.created_at),
-    expiresAt: new Date(row.expires_at),
-    leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
-    resourceId: row.resource_id,
-  };
-}
-
-function rowFromRecord(record: IdempotencyRecord): IdempotencyKeyTable {
-  return {
-    merchant_id: record.merchantId,
-    idempotency_key: record.key,
-    method: record.method,
-    request_hash: record.requestHash,
-    state: record.state,
-    response_json: record.responseJson,
-    http_status: record.httpStatus,
-    created_at: record.createdAt.toISOString(),
-    expires_at: record.expiresAt.toISOString(),
-    lease_until: record.leaseUntil?.toISOString() ?? null,
-    resource_id: record.resourceId,
-  };
-}
+import { idempotencyKeyFromRow, idempotencyKeyToRow } from "./records.js";
 
 export async function findIdempotencyRecord(
   db: Kysely<Database>,
@@ -46,7 +15,7 @@ export async function findIdempotencyRecord(
     .where("merchant_id", "=", merchantId)
     .where("idempotency_key", "=", key)
     .executeTakeFirst();
-  return row && recordFromRow(row);
+  return row && idempotencyKeyFromRow(row);
 }
 
 export async function lockIdempotencyRecord(
@@ -64,14 +33,14 @@ export async function lockIdempotencyRecord(
         .where("idempotency_key", "=", key),
     )
     .executeTakeFirst();
-  return row && recordFromRow(row);
+  return row && idempotencyKeyFromRow(row);
 }
 
 /** Inserts a claim; false when a concurrent transaction inserted the key first. */
 export async function insertIdempotencyRecord(trx: Tx, record: IdempotencyRecord): Promise<boolean> {
   const result = await trx
     .insertInto("idempotency_keys")
-    .values(rowFromRecord(record))
+    .values(idempotencyKeyToRow(record))
     .onConflict((oc) => oc.columns(["merchant_id", "idempotency_key"]).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -79,7 +48,7 @@ export async function insertIdempotencyRecord(trx: Tx, record: IdempotencyRecord
 
 /** Overwrites a record (an expired one reused, or a claim taken over). */
 export async function replaceIdempotencyRecord(trx: Tx, record: IdempotencyRecord): Promise<void> {
-  const { merchant_id: merchantId, idempotency_key: key, ...fields } = rowFromRecord(record);
+  const { merchant_id: merchantId, idempotency_key: key, ...fields } = idempotencyKeyToRow(record);
   await trx
     .updateTable("idempotency_keys")
     .set(fields)

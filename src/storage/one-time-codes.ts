@@ -1,17 +1,6 @@
 import type { OneTimeCodeRecord } from "../domain/one-time-code.js";
-import type { OneTimeCodeTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
-
-function fromRow(row: OneTimeCodeTable): OneTimeCodeRecord {
-  return {
-    id: row.id,
-    codeHash: row.code_hash,
-    attempts: row.attempts,
-    expiresAt: new Date(row.expires_at),
-    usedAt: row.used_at ? new Date(row.used_at) : null,
-    createdAt: new Date(row.created_at),
-  };
-}
+import { oneTimeCodeFromRow } from "./records.js";
 
 export async function insertOneTimeCode(trx: Tx, paymentLinkId: string, code: OneTimeCodeRecord): Promise<void> {
   await trx
@@ -40,7 +29,7 @@ export async function lockCodesOfLink(tx: Transactor, trx: Tx, paymentLinkId: st
         .orderBy("id", "desc"),
     )
     .execute();
-  return rows.map(fromRow);
+  return rows.map(oneTimeCodeFromRow);
 }
 
 export async function saveCodeAttempt(trx: Tx, code: OneTimeCodeRecord): Promise<void> {
@@ -49,4 +38,9 @@ export async function saveCodeAttempt(trx: Tx, code: OneTimeCodeRecord): Promise
     .set({ attempts: code.attempts, used_at: code.usedAt?.toISOString() ?? null })
     .where("id", "=", code.id)
     .execute();
+}
+
+/** Forgets a code (one that could not be delivered). */
+export async function deleteOneTimeCode(trx: Tx, id: string): Promise<void> {
+  await trx.deleteFrom("one_time_codes").where("id", "=", id).execute();
 }

@@ -1,34 +1,8 @@
 import type { Kysely } from "kysely";
 import type { LinkState, PaymentLinkRecord } from "../domain/payment-link.js";
-import type { Database, PaymentLinkTable } from "./schema.js";
+import type { Database } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
-
-export function paymentLinkFromRow(row: PaymentLinkTable): PaymentLinkRecord {
-  return {
-    id: row.id,
-    merchantId: row.merchant_id,
-    token: row.token,
-    workflow: row.workflow,
-    customerId: row.customer_id ?? "",
-    contractId: row.contract_id,
-    chargeId: row.charge_id,
-    price: row.price,
-    description: row.description,
-    metadata: JSON.parse(row.metadata_json),
-    email: row.email,
-    forceKyc: row.force_kyc === 1,
-    successUrl: row.success_url,
-    failureUrl: row.failure_url,
-    state: row.state as LinkState,
-    twoFactorVerified: row.two_factor_verified === 1,
-    bankLinked: row.bank_linked === 1,
-    kycSubmitted: row.kyc_submitted === 1,
-    expiresAt: new Date(row.expires_at),
-    completedAt: row.completed_at ? new Date(row.completed_at) : null,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-  };
-}
+import { paymentLinkFromRow } from "./records.js";
 
 export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promise<void> {
   await trx

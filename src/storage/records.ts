@@ -1,5 +1,28 @@
-import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
-import type { ChargeTable, ContractTable, CustomerTable, RefundTable } from "./schema.js";
+import type { Selectable } from "kysely";
+import type { AsyncRequestRecord } from "../domain/async-request.js";
+import type { IdempotencyRecord } from "../domain/idempotency.js";
+import type { OneTimeCodeRecord } from "../domain/one-time-code.js";
+import type { LinkState, PaymentLinkRecord } from "../domain/payment-link.js";
+import type {
+  ChargeRecord,
+  ContractRecord,
+  CustomerRecord,
+  DeliveryAttemptRecord,
+  EventRecord,
+  RefundRecord,
+} from "../domain/records.js";
+import type {
+  AsyncRequestTable,
+  ChargeTable,
+  ContractTable,
+  CustomerTable,
+  DeliveryAttemptTable,
+  EventTable,
+  IdempotencyKeyTable,
+  OneTimeCodeTable,
+  PaymentLinkTable,
+  RefundTable,
+} from "./schema.js";
 
 /** Row ↔ record mapping, in one place. */
 export function customerFromRow(row: CustomerTable): CustomerRecord {
@@ -147,5 +170,116 @@ export function refundToRow(record: RefundRecord): RefundTable {
     settle_after: record.settleAfter.toISOString(),
     created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
+  };
+}
+
+export function paymentLinkFromRow(row: PaymentLinkTable): PaymentLinkRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    token: row.token,
+    workflow: row.workflow,
+    customerId: row.customer_id ?? "",
+    contractId: row.contract_id,
+    chargeId: row.charge_id,
+    price: row.price,
+    description: row.description,
+    metadata: JSON.parse(row.metadata_json),
+    email: row.email,
+    forceKyc: row.force_kyc === 1,
+    successUrl: row.success_url,
+    failureUrl: row.failure_url,
+    state: row.state as LinkState,
+    twoFactorVerified: row.two_factor_verified === 1,
+    bankLinked: row.bank_linked === 1,
+    kycSubmitted: row.kyc_submitted === 1,
+    expiresAt: new Date(row.expires_at),
+    completedAt: row.completed_at ? new Date(row.completed_at) : null,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export function asyncRequestFromRow(row: AsyncRequestTable): AsyncRequestRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    chargeId: row.charge_id,
+    status: row.status,
+    attempts: row.attempts,
+    forceKyc: row.force_kyc === 1,
+    errorType: row.error_type,
+    errorMessage: row.error_message,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export function idempotencyKeyFromRow(row: IdempotencyKeyTable): IdempotencyRecord {
+  return {
+    merchantId: row.merchant_id,
+    key: row.idempotency_key,
+    method: row.method,
+    requestHash: row.request_hash,
+    state: row.state === "completed" ? "completed" : "in_flight",
+    responseJson: row.response_json,
+    httpStatus: row.http_status,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    leaseUntil: row.lease_until ? new Date(row.lease_until) : null,
+    resourceId: row.resource_id,
+  };
+}
+
+export function oneTimeCodeFromRow(row: OneTimeCodeTable): OneTimeCodeRecord {
+  return {
+    id: row.id,
+    codeHash: row.code_hash,
+    attempts: row.attempts,
+    expiresAt: new Date(row.expires_at),
+    usedAt: row.used_at ? new Date(row.used_at) : null,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+export function eventFromRow(row: Selectable<EventTable>): EventRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    eventType: row.event_type,
+    eventTypeName: row.event_type_name,
+    chargeId: row.charge_id,
+    contentJson: row.content_json,
+    createdAt: new Date(row.created_at),
+    seq: row.seq,
+    deliveryStatus: row.delivery_status,
+    nextAttemptAt: new Date(row.next_attempt_at),
+    deliveredAt: row.delivered_at ? new Date(row.delivered_at) : null,
+  };
+}
+
+export function attemptFromRow(row: Selectable<DeliveryAttemptTable>): DeliveryAttemptRecord {
+  return {
+    eventId: row.event_id,
+    attemptedAt: new Date(row.attempted_at),
+    httpStatus: row.http_status,
+    error: row.error,
+    durationMs: row.duration_ms,
+  };
+}
+
+export function idempotencyKeyToRow(record: IdempotencyRecord): IdempotencyKeyTable {
+  return {
+    merchant_id: record.merchantId,
+    idempotency_key: record.key,
+    method: record.method,
+    request_hash: record.requestHash,
+    state: record.state,
+    response_json: record.responseJson,
+    http_status: record.httpStatus,
+    created_at: record.createdAt.toISOString(),
+    expires_at: record.expiresAt.toISOString(),
+    lease_until: record.leaseUntil?.toISOString() ?? null,
+    resource_id: record.resourceId,
   };
 }

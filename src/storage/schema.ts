@@ -327,7 +327,7 @@ export interface BankAuthenticationFailureTable {
   failures: number;
 }
 
-/** A merchant dashboard user (README, "Merchant dashboard"). */
+/** A merchant dashboard user (docs/guide/dashboard.md). */
 export interface DashboardUserTable {
   id: string;
   merchant_id: string;

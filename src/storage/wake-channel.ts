@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import pg from "pg";
 import type { Logger } from "pino";
-import type { WakeTopic } from "../flows/flow-context.js";
 import { postgresTarget } from "./database.js";
 import type { Database } from "./schema.js";
+
+/** Work a flow hands to a background worker after its transaction commits. */
+export type WakeTopic = "events" | "jobs";
 
 const topics: ReadonlySet<string> = new Set<WakeTopic>(["events", "jobs"]);
 const reconnectMs = { first: 500, max: 30_000 };

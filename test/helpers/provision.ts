@@ -2,7 +2,7 @@ import pino from "pino";
 import { loadConfig } from "../../src/config.js";
 import { createMerchant, type CreatedMerchant } from "../../src/flows/merchants.js";
 import { ManualClock } from "../../src/ports/clock.js";
-import { startService, type RunningService } from "../../src/service.js";
+import { startService, type RunningService } from "../../src/composition-root.js";
 
 /**
  * Writes a merchant, and whatever `seed` adds, into a database before any server process runs on

@@ -8,7 +8,7 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import type { DescService } from "@bufbuild/protobuf";
 import { loadConfig, type Config } from "../../src/config.js";
 import { ManualClock } from "../../src/ports/clock.js";
-import { startService, type RunningService } from "../../src/service.js";
+import { startService, type RunningService } from "../../src/composition-root.js";
 import { createMerchant, type CreatedMerchant } from "../../src/flows/merchants.js";
 import { createLogger } from "../../src/server/logger.js";
 

@@ -161,7 +161,7 @@ function messageRef(message: DescMessage, use: (type: DescMessage | DescEnum) =>
   return schemaRef(message.typeName);
 }
 
-/** The Connect error JSON every failure answers with (decisions.md, "Errors"). */
+/** The Connect error JSON every failure answers with (docs/reference/contract.md#errors). */
 const connectErrorSchema: JsonSchema = {
   type: "object",
   required: ["code"],

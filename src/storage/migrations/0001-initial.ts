@@ -52,7 +52,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", text, (c) => c.notNull())
     .addColumn("updated_at", text, (c) => c.notNull())
     .execute();
-  // One live customer per e-mail and merchant (spec: the e-mail reuse rule).
+  // One live customer per e-mail and merchant (docs/reference/contract.md#email-reuse).
   await sql`create unique index customers_merchant_email on customers (merchant_id, email_normalized) where deleted_at is null`.execute(
     db,
   );

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 /**
- * Idempotency keys learn two things (README, "Idempotency"): how long an in-flight claim is held
+ * Idempotency keys learn two things (docs/guide/idempotency.md): how long an in-flight claim is held
  * (`lease_until`, renewed while the first request runs; a lapsed lease means its process died
  * and the next attempt takes the key over), and what the first attempt created (`resource_id`,
  * written in the flow's own transaction, so a takeover resumes it instead of creating another).

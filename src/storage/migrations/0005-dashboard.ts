@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 
 /**
- * The merchant dashboard (README, "Merchant dashboard"): its users (scrypt password hashes, TOTP),
+ * The merchant dashboard (docs/guide/dashboard.md): its users (scrypt password hashes, TOTP),
  * their sessions (the cookie's id stored hashed), and CSV batches with their rows and the TOTP
- * challenges that confirm them (README, "CSV batch payments").
+ * challenges that confirm them (docs/guide/csv-batches.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const text = "text" as const;

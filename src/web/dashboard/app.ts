@@ -14,7 +14,7 @@ import { settingsView } from "./views/settings.js";
 import { signInView } from "./views/sign-in.js";
 
 /**
- * The merchant dashboard: a client of DashboardService (README, "Merchant dashboard"). Routes
+ * The merchant dashboard: a client of DashboardService (docs/guide/dashboard.md). Routes
  * live in the URL's hash (#/customers/cus-…), so the server serves one page for all of them.
  */
 const mode = document.querySelector<HTMLMetaElement>('meta[name="furikomi-mode"]')?.content ?? "sandbox";

@@ -562,7 +562,7 @@ function rpcErrorKey(error) {
   return `rpcError.${error.code in messages.ja.rpcError ? error.code : "other"}`;
 }
 
-/** spec: the trigger table's ErrorType → PaymentErrorCode, so one sentence explains both. */
+/** docs/reference/contract.md#error-triggers: the trigger table's ErrorType → PaymentErrorCode, so one sentence explains both. */
 const paymentErrorCodeOfErrorType = {
   ERROR_TYPE_PAYMENT_VALIDATION_FAILED: "PAYMENT_ERROR_CODE_BAD_REQUEST",
   ERROR_TYPE_PAYMENT_CHARGE_FAILED: "PAYMENT_ERROR_CODE_INTERNAL",

@@ -4,7 +4,7 @@ import { busy, errorBox, field, h, table, when } from "../dom.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 
-/** spec: Limits — the page polls for completion for up to 7 minutes. */
+/** docs/reference/contract.md#limits — the page polls for completion for up to 7 minutes. */
 const pollForMs = 7 * 60_000;
 const pollEveryMs = 1500;
 

@@ -11,7 +11,7 @@ import { enumName, field, h, table, when, yen, type Child } from "../dom.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 
-/** Customers, searchable by e-mail (spec: "A customer list exists in the merchant dashboard"). */
+/** Customers, searchable by e-mail (docs/reference/contract.md#dashboard). */
 export async function customersView(query: URLSearchParams): Promise<HTMLElement> {
   const email = h("input", { type: "search", name: "email", value: query.get("email") ?? "", autocomplete: "off" });
   const form = h(

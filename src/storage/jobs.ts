@@ -1,0 +1,103 @@
+import { newId } from "../domain/ids.js";
+import type { Transactor, Tx } from "./transactor.js";
+
+/** Kinds of durable work; each has one handler registered with the JobRunner. */
+export type JobKind = "async-charge" | "refund-settlement" | "link-expiry" | "csv-row" | "kyc-review";
+
+/** What a handler says about its job: done, or run again at a later time. */
+export type JobOutcome = { done: true } | { retryAt: Date };
+
+/** A job a worker holds until `leaseUntil`; `attempts` counts this run. */
+export interface ClaimedJob {
+  readonly id: string;
+  readonly kind: string;
+  readonly ref_id: string;
+  readonly attempts: number;
+  readonly leaseUntil: string;
+}
+
+/**
+ * Queues durable work inside the caller's transaction, so it exists exactly when the state
+ * change that needs it does. Call `ctx.wake("jobs")` after the commit to start it at once.
+ */
+export async function enqueueJob(
+  trx: Tx,
+  job: { kind: JobKind; refId: string; runAt: Date; now: Date },
+): Promise<void> {
+  await trx
+    .insertInto("jobs")
+    .values({
+      id: newId("job"),
+      kind: job.kind,
+      ref_id: job.refId,
+      run_at: job.runAt.toISOString(),
+      attempts: 0,
+      lease_until: null,
+      state: "pending",
+      created_at: job.now.toISOString(),
+    })
+    .execute();
+}
+
+/** Whether a job of this kind for this reference is still waiting to run. */
+export async function hasPendingJob(trx: Tx, kind: JobKind, refId: string): Promise<boolean> {
+  const pending = await trx
+    .selectFrom("jobs")
+    .select("id")
+    .where("kind", "=", kind)
+    .where("ref_id", "=", refId)
+    .where("state", "=", "pending")
+    .executeTakeFirst();
+  return pending !== undefined;
+}
+
+/**
+ * Claims up to `limit` due jobs with a lease until `leaseUntil` (a job whose worker died is taken
+ * over when its lease lapses). On PostgreSQL a claim skips rows another claim has locked.
+ */
+export function claimDueJobs(tx: Transactor, now: Date, leaseUntil: string, limit: number): Promise<ClaimedJob[]> {
+  const nowIso = now.toISOString();
+  return tx.write(async (trx) => {
+    let query = trx
+      .selectFrom("jobs")
+      .select(["id", "kind", "ref_id", "attempts"])
+      .where("state", "=", "pending")
+      .where("run_at", "<=", nowIso)
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", nowIso)]))
+      .orderBy("run_at")
+      .limit(limit);
+    if (tx.dialect === "postgres") query = query.forUpdate().skipLocked();
+    const due = await query.execute();
+    if (due.length === 0) return [];
+    await trx
+      .updateTable("jobs")
+      .set((eb) => ({ lease_until: leaseUntil, attempts: eb("attempts", "+", 1) }))
+      .where(
+        "id",
+        "in",
+        due.map((j) => j.id),
+      )
+      .execute();
+    return due.map((j) => ({ ...j, attempts: j.attempts + 1, leaseUntil }));
+  });
+}
+
+/** Records a job's outcome, only while our lease holds: a worker that took the job over after it lapsed owns the outcome now. */
+export function recordJobOutcome(
+  tx: Transactor,
+  job: { id: string; leaseUntil: string },
+  outcome: JobOutcome,
+): Promise<void> {
+  return tx.write(async (trx) => {
+    if ("done" in outcome)
+      await trx.deleteFrom("jobs").where("id", "=", job.id).where("lease_until", "=", job.leaseUntil).execute();
+    else {
+      await trx
+        .updateTable("jobs")
+        .set({ run_at: outcome.retryAt.toISOString(), lease_until: null })
+        .where("id", "=", job.id)
+        .where("lease_until", "=", job.leaseUntil)
+        .execute();
+    }
+  });
+}
