@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -25,6 +26,7 @@ let shop: ShopSite;
 const shots = "test-results/bank-redirect";
 
 beforeAll(async () => {
+  execFileSync(process.execPath, ["scripts/build-web.mjs", "--if-stale"], { stdio: "inherit" });
   [server, browser, shop] = await Promise.all([startTestServer(), launchBrowser(), startShopSite()]);
   await setSupportContact(server.ctx, server.merchant.merchant_id, {
     email: "help@shop.example.jp",
