@@ -234,13 +234,13 @@ export const messages = {
     steps: { twoFactor: "Code", bank: "Bank account", kyc: "Identity", approve: "Pay", approveContract: "Confirm" },
     twoFactor: {
       heading: "Confirm your e-mail",
-      intro: ({ email }: Params) => `To make sure it is you, we send a 6-digit code to ${email}.`,
+      intro: ({ email }: Params) => `To make sure it is you, we send a 6-digit confirmation code to ${email}.`,
       sentIntro: ({ email, until }: Params) =>
         `We sent a 6-digit code to ${email}. Enter the code from the e-mail${until ? ` (valid until ${until})` : ""}.`,
       send: "Send the code",
       sent: "Code sent.",
       resent: "A new code has been sent.",
-      codeLabel: "Code (6 digits)",
+      codeLabel: "Confirmation code (6 digits)",
       codeHint: "The 6 digits in the e-mail",
       verify: "Verify",
       resend: "Send a new code",
