@@ -59,7 +59,7 @@ import {
   markPaymentLinkStep,
 } from "../storage/payment-links.js";
 import { chooseAccount, directoryNames, type ChosenAccount } from "./account-verification.js";
-import { recordMandate, type ConsentEvidence } from "./mandates.js";
+import { contractMandate, recordMandate, type ConsentEvidence } from "./mandates.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
@@ -172,6 +172,9 @@ async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<
 /** The account a link debits, masked: the one it verified (new contracts), else the contract's. */
 async function accountOfLink(ctx: FlowContext, link: PaymentLinkRecord): Promise<BankAccountSummaryView | undefined> {
   if (workflowNeedsBankLink(link.workflow)) return (await findVerifiedAccountOfLink(ctx.tx.db, link.id))?.summary;
+  const mandate = link.contractId ? await contractMandate(ctx, link.merchantId, link.contractId) : undefined;
+  if (mandate) return mandate.summary;
+  // A contract set up before mandates were recorded: the simulated bank's account (ordinary).
   const account = await findBankAccount(ctx.tx.db, link.merchantId, link.customerId);
   if (!account) return undefined;
   const details = {
