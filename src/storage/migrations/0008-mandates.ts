@@ -11,7 +11,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable("account_verifications")
     .addColumn("id", text, (c) => c.primaryKey())
-    .addColumn("link_id", text, (c) => c.notNull().references("payment_links.id"))
+    .addColumn("link_id", text, (c) => c.notNull())
     .addColumn("method", int, (c) => c.notNull())
     .addColumn("state_hash", text, (c) => c.notNull())
     .addColumn("return_url", text, (c) => c.notNull())
