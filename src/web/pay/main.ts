@@ -2,7 +2,7 @@
 // account, verified at the bank's own page → KYC → consent and ApprovePayment. One module per step
 // under steps/; HostedPageService through the generated connect-web client (rpc.ts); every
 // sentence in messages.ts, Japanese first.
-import { current, load } from "./flow.js";
+import { current, load, showProblem } from "./flow.js";
 import { whileBusy } from "./form.js";
 import { $, applyLanguage, input, setText, showView, state, switchLanguage } from "./page.js";
 import { approve } from "./steps/approve.js";
@@ -43,11 +43,9 @@ function start(): void {
   }
   input("birth_date").max = new Date().toISOString().slice(0, 10);
   applyLanguage();
-  if (!state.token || state.token === "assets") {
-    import("./flow.js").then(({ showProblem }) =>
-      showProblem({ heading: "problem.unknownHeading", text: "problem.unknownText" }),
-    );
-  } else void load();
+  if (!state.token || state.token === "assets")
+    showProblem({ heading: "problem.unknownHeading", text: "problem.unknownText" });
+  else void load();
 }
 
 start();

@@ -9,7 +9,7 @@ import { hasMessage } from "./page.js";
 /** HostedPageService on this server, through the generated client (Connect protocol, JSON). */
 export const page = createClient(
   HostedPageService,
-  createConnectTransport({ baseUrl: new URL("/", location.href).href, useHttpGet: false }),
+  createConnectTransport({ baseUrl: new URL("/", location.href).href }),
 );
 
 /** A failed call as the page explains it: its code's message key, the field it names, a lapsed link. */
