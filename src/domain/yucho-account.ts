@@ -1,7 +1,7 @@
 /**
  * ゆうちょ銀行 (bank code 9900): the 記号 (5 digits) and 番号 (up to 8 digits) printed in a passbook,
  * converted to the 店番 and 口座番号 other banks and Zengin files use, by Japan Post's published rule
- * (docs/reference/contract.md, "ゆうちょ銀行 accounts"):
+ * (docs/guide/hosted-page.md, "Choosing the account"):
  * - 記号 starting with 1 (通常貯金): 店番 = its 2nd and 3rd digits followed by 8, 普通; 口座番号 = the
  *   番号 without its last digit (always 1), zero-padded to 7 digits.
  * - 記号 starting with 0 (振替口座): 店番 = its 2nd and 3rd digits followed by 9, 当座; 口座番号 = the

@@ -3,6 +3,7 @@ import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.
 import { bankDisplayName, branchDisplayName, searchBanks, searchBranches } from "../domain/bank-directory.js";
 import {
   BankAccountType,
+  ChargeStatus,
   ErrorType,
   KycMethod,
   KycStatus,
@@ -34,6 +35,7 @@ import {
 import { errorTypeMessages, PaymentFailure, validationFailure } from "../domain/payment-failure.js";
 import {
   approvalBlocker,
+  detailsWithheld,
   hasLapsed,
   isApprovalClaimStale,
   isLinkSettled,
@@ -101,6 +103,8 @@ export interface PaymentSessionView {
   redirectUrl: string;
   /** PENDING until settled; the charge's status (and error) after. */
   outcome: LinkOutcome;
+  /** Finished past the grace period: only `completed` and the merchant's name and logo are shown. */
+  detailsWithheld: boolean;
   /** The account the payment debits, masked (none chosen yet: undefined). */
   bankAccount: BankAccountSummaryView | undefined;
   /** The direct-debit terms, for links that set up a contract. */
@@ -141,7 +145,8 @@ async function findPaymentLink(ctx: FlowContext, token: string): Promise<Payment
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link || !hasLapsed(link, ctx.clock.now())) return link;
   await expirePaymentLink(ctx, link.id);
-  return (await findPaymentLinkById(ctx.tx.db, link.id)) ?? link;
+  const expired = await findPaymentLinkById(ctx.tx.db, link.id);
+  return expired ? { ...expired, token } : link;
 }
 
 /** A page step (code, bank, KYC) needs an open link, and all but sending the code a verified customer. */
@@ -251,6 +256,7 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
     if (trigger.kind === "error") return { error: triggeredRefusal(trigger.errorType, { merchant }) };
   }
   const completed = isLinkSettled(link.state);
+  if (detailsWithheld(link, ctx.clock.now())) return { session: withheldSession(link, merchant) };
   return {
     session: {
       merchant,
@@ -267,11 +273,37 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
       completed,
       redirectUrl: completed ? redirectUrl : "",
       outcome,
+      detailsWithheld: false,
       bankAccount,
       terms: workflowCreatesContract(link.workflow) ? currentMandateTerms : undefined,
       chargeId: link.chargeId ?? "",
       completedAt: link.completedAt,
     },
+  };
+}
+
+/** A link finished past the grace period: that it is finished, and whose it is; nothing of what or how. */
+function withheldSession(link: PaymentLinkRecord, merchant: HostedMerchantView): PaymentSessionView {
+  return {
+    merchant: { ...merchant, successUrl: "", failureUrl: "" },
+    amount: 0,
+    description: "",
+    workflow: link.workflow,
+    expiresAt: link.expiresAt,
+    emailHint: "",
+    twoFactorVerified: link.twoFactorVerified,
+    needsBankLink: false,
+    bankLinked: link.bankLinked,
+    needsKyc: false,
+    kycSubmitted: link.kycSubmitted,
+    completed: true,
+    redirectUrl: "",
+    outcome: { chargeStatus: ChargeStatus.UNSPECIFIED, errorType: ErrorType.UNSPECIFIED, errorMessage: "" },
+    detailsWithheld: true,
+    bankAccount: undefined,
+    terms: undefined,
+    chargeId: "",
+    completedAt: null,
   };
 }
 

@@ -6,6 +6,7 @@ import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { httpStatusOf } from "../errors.js";
+import { wireProblemKey } from "./wire-checks.js";
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
 type NodeResponse = ServerResponse | Http2ServerResponse;
@@ -70,12 +71,18 @@ export function createRestRouter(
       );
       return true;
     }
-    let message: Record<string, unknown>;
+    let message: Record<string, unknown> = {};
+    const contextValues = contextOf(req);
     try {
       message = await requestJson(req, url, found);
     } catch (error) {
-      writeError(res, error instanceof ConnectError ? error : new ConnectError(String(error), Code.InvalidArgument));
-      return true;
+      const refusal = error instanceof ConnectError ? error : new ConnectError(String(error), Code.InvalidArgument);
+      if (refusal.code !== Code.InvalidArgument) {
+        writeError(res, refusal);
+        return true;
+      }
+      // Answered by the method like any refused field: its catalogued code in an ErrorInfo.
+      contextValues.set(wireProblemKey, { message: refusal.rawMessage, rule: "decode" });
     }
     const header = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -93,7 +100,7 @@ export function createRestRouter(
       header,
       body: message as never,
       signal: new AbortController().signal,
-      contextValues: contextOf(req),
+      contextValues,
     });
     await universalResponseToNodeResponse(universalResponse, res);
     return true;

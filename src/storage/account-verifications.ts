@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { BankVerificationFailure, MandateVerification } from "../../gen/payments/v1/enums_pb.js";
 import type { BankAccountSummaryView } from "../domain/bank-account.js";
 import type { AccountVerificationTable, Database } from "./schema.js";
-import { seal } from "./sealed.js";
+import { seal, unseal } from "./sealed.js";
 import type { Transactor, Tx } from "./transactor.js";
 
 export type VerificationStatus = "pending" | "verified" | "failed";
@@ -36,7 +36,7 @@ function fromRow(row: AccountVerificationTable): AccountVerificationRecord {
     linkId: row.link_id,
     method: row.method,
     stateHash: row.state_hash,
-    returnUrl: row.return_url,
+    returnUrl: unseal(row.return_url),
     accountSealed: row.account_sealed,
     accountHash: row.account_hash,
     summary: JSON.parse(row.summary_json),
@@ -63,7 +63,8 @@ export async function insertAccountVerification(
       link_id: record.linkId,
       method: record.method,
       state_hash: record.stateHash,
-      return_url: record.returnUrl,
+      // It holds the payment link's token, which is never stored in clear.
+      return_url: seal(record.returnUrl),
       account_sealed: seal(record.account),
       account_hash: record.accountHash,
       summary_json: JSON.stringify(record.summary),

@@ -56,18 +56,26 @@ export async function resealSecrets(
         .set({ body: seal(unseal(row.body)), code: seal(unseal(row.code)) })
         .where("id", "=", row.id)
         .execute();
-    // Bank accounts chosen on payment links and kept with mandates (the sealed column only).
-    let accounts = 0;
-    for (const table of ["account_verifications", "mandates"] as const) {
-      const rows = await trx.selectFrom(table).select(["id", "account_sealed"]).execute();
-      for (const row of rows)
-        await trx
-          .updateTable(table)
-          .set({ account_sealed: seal(unseal(row.account_sealed)) })
-          .where("id", "=", row.id)
-          .execute();
-      accounts += rows.length;
-    }
+    // Bank accounts chosen on payment links (with their return address, which holds the link's
+    // token) and kept with mandates (the sealed column only: the evidence is never edited).
+    const verifications = await trx
+      .selectFrom("account_verifications")
+      .select(["id", "account_sealed", "return_url"])
+      .execute();
+    for (const row of verifications)
+      await trx
+        .updateTable("account_verifications")
+        .set({ account_sealed: seal(unseal(row.account_sealed)), return_url: seal(unseal(row.return_url)) })
+        .where("id", "=", row.id)
+        .execute();
+    const mandates = await trx.selectFrom("mandates").select(["id", "account_sealed"]).execute();
+    for (const row of mandates)
+      await trx
+        .updateTable("mandates")
+        .set({ account_sealed: seal(unseal(row.account_sealed)) })
+        .where("id", "=", row.id)
+        .execute();
+    const accounts = verifications.length + mandates.length;
     return { merchants: merchants.length, users: users.length, mailbox: mails.length, accounts };
   });
 }

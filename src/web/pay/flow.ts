@@ -63,6 +63,10 @@ export async function load(): Promise<void> {
   if (outcome?.case === "error") return showInitiateError(outcome.value);
   if (outcome?.case !== "session") return showLoadFailure(new PageError(undefined));
   current.session = outcome.value;
+  if (current.session.detailsWithheld) {
+    showProblem({ heading: "problem.finishedHeading", text: "problem.finishedText", backUrl: "" });
+    return;
+  }
   if (current.session.completed && current.session.error?.code === ErrorType.PAYMENT_LINK_EXPIRED) {
     showProblem({
       heading: "problem.expiredHeading",

@@ -158,6 +158,8 @@ export const messages = {
       time: "受付日時",
     },
     problem: {
+      finishedHeading: "このお支払いは終了しています",
+      finishedText: "お支払いの内容と結果はこのページでは表示されなくなりました。結果はお店にお問い合わせください。",
       expiredHeading: "このお支払いリンクは有効期限が切れています",
       expiredText: "お支払いは行われていません。お店に新しいリンクをご依頼ください。",
       unknownHeading: "お支払いリンクが見つかりません",
@@ -347,6 +349,8 @@ export const messages = {
       time: "Time",
     },
     problem: {
+      finishedHeading: "This payment is finished",
+      finishedText: "Its details and result are no longer shown on this page. The shop can tell you the result.",
       expiredHeading: "This payment link has expired",
       expiredText: "Nothing was charged. Please ask the shop for a new link.",
       unknownHeading: "Payment link not found",
