@@ -25,5 +25,5 @@ export function merchantOf(context: HandlerContext): MerchantPrincipal {
   return merchant;
 }
 
-/** The address the request came from (the socket's peer), recorded as evidence of a consent. */
+/** The address of the client's connection (the socket's peer; a proxy in front is not looked through). */
 export const clientAddressKey = createContextKey<string>("", { description: "client address" });

@@ -16,14 +16,13 @@ import { validationFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { bankMaster } from "../ports/bank-master.js";
 import type { MandateVerifier } from "../ports/mandate-verifier.js";
-import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
 import {
   finishAccountVerification,
   findVerificationByState,
   insertAccountVerification,
   lockAccountVerification,
 } from "../storage/account-verifications.js";
-import { upsertBankAccount } from "../storage/bank-accounts.js";
+import { savePendingBankAccount } from "../storage/bank-accounts.js";
 import { findPaymentLinkByToken, lockPaymentLink, markPaymentLinkStep } from "../storage/payment-links.js";
 import { unseal } from "../storage/sealed.js";
 import type { Tx } from "../storage/transactor.js";
@@ -132,17 +131,18 @@ export async function chooseAccount(
   };
 }
 
-/** The verified account becomes the link's: the simulated bank opens (or keeps) its account. */
+/**
+ * The verified account becomes the link's: held on the link, it becomes the customer's account
+ * only when the payment is approved (flows/payment-link-transition.ts).
+ */
 async function linkAccount(trx: Tx, link: PaymentLinkRecord, account: BankAccountDetails, now: Date): Promise<void> {
-  await upsertBankAccount(trx, {
-    customer_id: link.customerId,
-    merchant_id: link.merchantId,
+  await savePendingBankAccount(trx, {
+    link_id: link.id,
     bank_code: account.bankCode,
     branch_code: account.branchCode,
     account_number: account.accountNumber,
     account_holder: account.accountHolder,
-    balance: defaultSandboxBalance,
-    created_at: now.toISOString(),
+    linked_at: now.toISOString(),
   });
   await markPaymentLinkStep(trx, link.id, "bank_linked", now);
 }

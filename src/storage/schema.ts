@@ -20,6 +20,8 @@ export interface Database {
   mailbox: MailboxTable;
   bank_accounts: BankAccountTable;
   bank_ledger: BankLedgerTable;
+  bank_answers: BankAnswerTable;
+  link_bank_accounts: LinkBankAccountTable;
   bank_settings: BankSettingsTable;
   bank_authentication_failures: BankAuthenticationFailureTable;
   jobs: JobTable;
@@ -29,6 +31,9 @@ export interface Database {
   csv_batches: CsvBatchTable;
   csv_rows: CsvRowTable;
   totp_challenges: TotpChallengeTable;
+  sign_in_attempts: SignInAttemptTable;
+  sign_in_challenges: SignInChallengeTable;
+  recovery_codes: RecoveryCodeTable;
   account_verifications: AccountVerificationTable;
   mandates: MandateTable;
 }
@@ -88,6 +93,8 @@ export interface MerchantTable {
   webhook_failing: number;
   webhook_failing_reason: string;
   created_at: string;
+  /** 1: every dashboard user of the merchant must enrol TOTP before doing anything else. */
+  dashboard_totp_required?: number;
   /** The support contact the consent screen shows (empty: not given). */
   support_email: Generated<string>;
   support_phone: Generated<string>;
@@ -143,6 +150,8 @@ export interface PaymentLinkTable {
   merchant_id: string;
   /** SHA-256 (hex) of the link's token; the token itself is only in the link's URL. */
   token_hash: string;
+  /** The token sealed with SECRETS_KEY, for answering a retried create (null before migration 0012). */
+  token_sealed: string | null;
   workflow: number;
   customer_id: string | null;
   contract_id: string | null;
@@ -298,6 +307,26 @@ export interface BankAccountTable {
   created_at: string;
 }
 
+/** An account given on a link's bank step, pending until the link's payment is approved. */
+export interface LinkBankAccountTable {
+  link_id: string;
+  bank_code: string;
+  branch_code: string;
+  account_number: string;
+  account_holder: string;
+  linked_at: string;
+}
+
+/** The simulated bank's final answer to a reference: booked (ok) or refused, never both. */
+export interface BankAnswerTable {
+  reference: string;
+  ok: number;
+  /** The refusal's ErrorType; 0 when ok. */
+  error_type: number;
+  message: string;
+  at: string;
+}
+
 export interface BankLedgerTable {
   id: Generated<number>;
   customer_id: string;
@@ -336,6 +365,7 @@ export interface DashboardUserTable {
   email_normalized: string;
   /** scrypt$N$r$p$salt$hash (domain/password-hash.ts). */
   password_hash: string;
+  /** Unused since migration 0009: sign-in attempts are counted in sign_in_attempts, by e-mail. */
   failed_sign_ins: number;
   sign_in_locked_until: string | null;
   totp_secret: string;
@@ -352,10 +382,35 @@ export interface DashboardSessionTable {
   /** SHA-256 of the cookie value. */
   id_hash: string;
   user_id: string;
-  csrf_token: string;
+  /** SHA-256 of the CSRF token (the page holds the token itself, in its cookie). */
+  csrf_hash: string;
   created_at: string;
   idle_expires_at: string;
   absolute_expires_at: string;
+  /** When the user last gave a TOTP or recovery code in this session (step-up). */
+  totp_verified_at: string | null;
+}
+
+export interface SignInAttemptTable {
+  /** "email:<normalized e-mail>" or "totp:<user id>". */
+  key: string;
+  failures: number;
+  locked_until: string | null;
+  last_attempt_at: string;
+}
+
+export interface SignInChallengeTable {
+  id_hash: string;
+  user_id: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface RecoveryCodeTable {
+  user_id: string;
+  code_hash: string;
+  used_at: string | null;
+  created_at: string;
 }
 
 export interface CsvBatchTable {
