@@ -1,4 +1,12 @@
-import { ChargeStatus, EventType, PaymentErrorCode, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import {
+  AsyncStatus,
+  ChargeStatus,
+  EventType,
+  PaymentErrorCode,
+  RefundStatus,
+} from "../../gen/payments/v1/enums_pb.js";
+import { isAsyncRequestFinal, transitionAsyncRequest } from "../domain/async-request.js";
+import { lockAsyncRequest, saveAsyncRequestStatus } from "../storage/async-requests.js";
 import { cancelItem } from "../storage/zengin.js";
 import { newId } from "../domain/ids.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
@@ -94,6 +102,7 @@ export async function refundCharge(
     await saveChargeRefundState(trx, next);
     await insertRefund(trx, refund);
     if (decision.kind === "cancellation") {
+      if (cancelledBeforeFile) await finishRequestOfCancelledCharge(ctx, trx, charge, now);
       await ctx.bank.reverseBooking(trx, { reference: charge.id, at: now });
       await recordEvent(trx, {
         merchantId: merchant.id,
@@ -111,6 +120,18 @@ export async function refundCharge(
   // A transfer's settlement job is due later (the runner polls for it); a cancellation's event is due now.
   if (outcome.refund.cancellation) ctx.wake("events");
   return outcome;
+}
+
+/**
+ * A Zengin debit cancelled before its file: its async request (RUNNING while the debit waited)
+ * ends SUCCEEDED with the charge it settled, CANCELLED (docs/guide/direct-debit-files.md).
+ */
+async function finishRequestOfCancelledCharge(ctx: FlowContext, trx: Tx, charge: ChargeRecord, now: Date) {
+  const request = charge.requestId ? await lockAsyncRequest(ctx.tx, trx, charge.requestId) : undefined;
+  if (!request || isAsyncRequestFinal(request.status)) return;
+  const running =
+    request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
+  await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, AsyncStatus.SUCCEEDED, now));
 }
 
 /** GetRefund: another merchant's refund reads like a missing one. */

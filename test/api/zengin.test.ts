@@ -101,6 +101,8 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
     const first = await post("/v1/payments/off-session/async", body(a.customerId, 1500));
     const second = await post("/v1/payments/off-session/async", body(b.customerId, 2500));
     const third = await post("/v1/payments/off-session", body(c.customerId, 700));
+    const d = await seedActiveCustomer(server, { balance: 100_000, accountNumber: "0066666" });
+    const fourth = await post("/v1/payments/off-session/async", body(d.customerId, 900));
     expect([first.status, second.status, third.status]).toEqual([200, 200, 200]);
     await server.jobs.drain();
     ids.a = first.body.chargeId;
@@ -126,6 +128,14 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
     expect(refund.status).toBe(200);
     expect((await charge(ids.c)).status).toBe(ChargeStatus.CANCELLED);
     expect(await eventTypes(ids.c)).toEqual(["EVENT_TYPE_REFUND_SUCCEEDED"]);
+    // An async charge cancelled before its file: its request ends SUCCEEDED with the CANCELLED charge.
+    expect((await post("/v1/refund", { charge_id: fourth.body.chargeId })).status).toBe(200);
+    const cancelledRequest = await server.ctx.tx.db
+      .selectFrom("async_requests")
+      .select("status")
+      .where("charge_id", "=", fourth.body.chargeId)
+      .executeTakeFirstOrThrow();
+    expect(cancelledRequest.status).toBe(AsyncStatus.SUCCEEDED);
   });
 
   it("writes no file before the cutoff, then one file with every charge at 15:00 JST the business day before", async () => {
