@@ -110,8 +110,9 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
       app.announce(t().saved);
     });
   });
-  section.append(h("h2", {}, t().supportContact), contactForm);
+  // The consignor form before the support contact, which stays the page's last form.
   section.append(h("h2", {}, t().consignor), await consignorForm(app));
+  section.append(h("h2", {}, t().supportContact), contactForm);
   return section;
 }
 
