@@ -9,8 +9,10 @@ const calendar = bankCalendar();
 describe("kycMethodRefusal", () => {
   it("refuses photo-based methods from 2027-04-01 JST, and nothing else", () => {
     expect(kycMethodRefusal(KycMethod.PHOTO_SELFIE, jst("2027-03-31T23:59"))).toBeUndefined();
-    expect(kycMethodRefusal(KycMethod.PHOTO_SELFIE, jst("2027-04-01T00:00"))).toContain("2027-04-01");
-    expect(kycMethodRefusal(KycMethod.PHOTO_DOCUMENTS, jst("2027-04-01T00:00"))).toBeDefined();
+    const refusal =
+      "photo-based identity verification is not accepted from 2027-04-01; use the IC chip (with a selfie) or the My Number Card signature";
+    expect(kycMethodRefusal(KycMethod.PHOTO_SELFIE, jst("2027-04-01T00:00"))).toBe(refusal);
+    expect(kycMethodRefusal(KycMethod.PHOTO_DOCUMENTS, jst("2027-04-01T00:00"))).toBe(refusal);
     expect(kycMethodRefusal(KycMethod.IC_CHIP_SELFIE, jst("2027-04-01T00:00"))).toBeUndefined();
     expect(kycMethodRefusal(KycMethod.MY_NUMBER_SIGNATURE, jst("2030-01-01T00:00"))).toBeUndefined();
     expect(kycMethodRefusal(KycMethod.UNSPECIFIED, jst("2030-01-01T00:00"))).toBeUndefined();
