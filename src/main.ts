@@ -11,7 +11,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     stopping = true;
     service.logger.info({ signal }, "shutting down");
     service.close().then(
-      () => process.exit(0),
+      () => {
+        service.logger.info({ signal }, "stopped");
+        process.exit(0);
+      },
       (error) => {
         service.logger.error({ err: error }, "shutdown failed");
         process.exit(1);

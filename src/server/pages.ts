@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Mode } from "../config.js";
 import type { RequestListener } from "./listener.js";
+import { packageRoot } from "./package-root.js";
 
 type NodeRequest = Parameters<RequestListener>[0];
 type NodeResponse = Parameters<RequestListener>[1];
@@ -14,7 +15,7 @@ export interface Asset {
   readonly version: string;
 }
 
-const payDirectory = new URL("../web/pay/", import.meta.url);
+const payDirectory = new URL("src/web/pay/", packageRoot(import.meta.url));
 const assetTypes: Readonly<Record<string, string>> = Object.freeze({
   "pay.css": "text/css; charset=utf-8",
   "pay.js": "text/javascript; charset=utf-8",

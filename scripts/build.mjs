@@ -1,0 +1,115 @@
+// npm run build: compiles with esbuild, each target only when asked or (with --if-stale) when a
+// source is newer than its outputs.
+//   server: src/main.ts, the CLI and the cluster launcher into dist/ (main.js, cli.js, cluster.js,
+//           with source maps; packages stay in node_modules). `npm start` and bin/furikomi.js run them.
+//   web:    the merchant dashboard (src/web/dashboard/) into build/dashboard/ (app.js: the Connect
+//           client, generated code and the app in one file; app.css and index.html).
+// `node scripts/build.mjs [--if-stale] [server] [web]` (no target: both). Runs at `npm install`
+// (postinstall), before `npm start` and from bin/furikomi.js with --if-stale. Outputs are written
+// to a temporary name and renamed, so a process starting meanwhile never reads half a file.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+const targets = {
+  server: {
+    sources: ["src", "gen", "scripts/cluster.ts", "package.json"],
+    outputs: ["dist/main.js", "dist/cli.js", "dist/cluster.js"],
+    async build(esbuild) {
+      const result = await esbuild.build({
+        entryPoints: { main: "src/main.ts", cli: "src/cli/main.ts", cluster: "scripts/cluster.ts" },
+        absWorkingDir: root,
+        outdir: join(root, "dist"),
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        target: ["node20"],
+        packages: "external",
+        sourcemap: true,
+        write: false,
+        logLevel: "warning",
+      });
+      writeAtomically(result.outputFiles);
+    },
+  },
+  web: {
+    sources: ["src/web/dashboard", "gen/payments"],
+    outputs: ["build/dashboard/app.js", "build/dashboard/app.css", "build/dashboard/index.html"],
+    async build(esbuild) {
+      const source = join(root, "src/web/dashboard");
+      const out = join(root, "build/dashboard");
+      const result = await esbuild.build({
+        entryPoints: [join(source, "app.ts")],
+        outfile: join(out, "app.js"),
+        bundle: true,
+        format: "esm",
+        platform: "browser",
+        target: ["es2020"],
+        minify: true,
+        legalComments: "none",
+        write: false,
+        logLevel: "warning",
+      });
+      writeAtomically(result.outputFiles);
+      mkdirSync(out, { recursive: true });
+      copyFileSync(join(source, "app.css"), join(out, "app.css"));
+      copyFileSync(join(source, "index.html"), join(out, "index.html"));
+    },
+  },
+};
+
+function writeAtomically(files) {
+  for (const file of files) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const temporary = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.contents);
+    renameSync(temporary, file.path);
+  }
+}
+
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** True when every output exists and is newer than every source (a copy without sources is fresh). */
+export function isFresh(name) {
+  const { sources, outputs } = targets[name];
+  const paths = outputs.map((output) => join(root, output));
+  if (!paths.every((path) => existsSync(path))) return false;
+  const built = Math.min(...paths.map((path) => statSync(path).mtimeMs));
+  return built >= Math.max(...sources.map((source) => newestMtime(join(root, source))));
+}
+
+/** Builds the named targets (all when none), skipping fresh ones when ifStale. */
+export async function build({ names = Object.keys(targets), ifStale = false } = {}) {
+  const due = names.filter((name) => !(ifStale && isFresh(name)));
+  if (due.length === 0) return;
+  let esbuild;
+  try {
+    esbuild = await import("esbuild");
+  } catch {
+    throw new Error("build: esbuild is not installed (npm install)");
+  }
+  for (const name of due) {
+    await targets[name].build(esbuild);
+    console.error(`build: ${name} built`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((arg) => arg !== "--if-stale" && !(arg in targets));
+  if (unknown.length > 0) {
+    console.error(`usage: node scripts/build.mjs [--if-stale] [${Object.keys(targets).join("] [")}]`);
+    process.exit(2);
+  }
+  const names = args.filter((arg) => arg in targets);
+  await build({ names: names.length > 0 ? names : undefined, ifStale: args.includes("--if-stale") });
+}
