@@ -81,8 +81,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (config.sandboxClock === "manual" ? new ManualClock() : systemClock);
   useSealingKey(config.secretsKey, config.previousSecretsKeys);
-  if (!config.secretsKey && config.mode === "production")
-    logger.warn("SECRETS_KEY is not set: stored secrets are sealed with the development key");
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   const wakeListeners = new Map<WakeTopic, Array<() => void>>();
