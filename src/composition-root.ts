@@ -199,6 +199,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await wakeChannel?.close();
       await jobs.stop();
       await webhooks.stop();
+      await ctx.notifier.close?.();
       await storage.close();
     },
   };

@@ -80,7 +80,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
-/** SMTP_HOST, SMTP_PORT (587), SMTP_SECURE (implicit TLS; default on for port 465), SMTP_USER, SMTP_PASSWORD, SMTP_FROM, SMTP_REQUIRE_TLS. */
+/**
+ * SMTP_HOST, SMTP_PORT (587), SMTP_SECURE (implicit TLS; default on for port 465), SMTP_USER, SMTP_PASSWORD,
+ * SMTP_FROM, SMTP_FROM_NAME, SMTP_REQUIRE_TLS, SMTP_CA_FILE, SMTP_POOL_SIZE (docs/reference/configuration.md).
+ */
 function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
   if (!env.SMTP_HOST) return undefined;
   const port = Number(env.SMTP_PORT ?? 587);
@@ -91,7 +94,10 @@ function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
     user: env.SMTP_USER || undefined,
     password: env.SMTP_PASSWORD || undefined,
     from: env.SMTP_FROM ?? `no-reply@${env.PUBLIC_BASE_URL ? new URL(env.PUBLIC_BASE_URL).hostname : "localhost"}`,
+    fromName: env.SMTP_FROM_NAME ?? "furikomi",
     requireTls: env.SMTP_REQUIRE_TLS === "true",
+    caFile: env.SMTP_CA_FILE || undefined,
+    maxConnections: Number(env.SMTP_POOL_SIZE ?? 5),
   });
 }
 
