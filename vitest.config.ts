@@ -1,12 +1,15 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
-// Every test file runs twice: once on SQLite and once on PostgreSQL (127.0.0.1:5432, TEST_POSTGRES_URL),
+// Every server suite runs twice: once on SQLite and once on PostgreSQL (127.0.0.1:5432, TEST_POSTGRES_URL),
 // as two projects of one run; test/helpers/test-server.ts reads TEST_DATABASE. Run one pass with
-// `npx vitest run --project sqlite` (or postgres). Pure unit specs need no database: SQLite pass only.
-const serverSuites = "test/**/*.test.ts";
-const postgresOnly = ["test/scale-out.test.ts"];
+// `npx vitest run --project sqlite` (or postgres). The tiers are folders (CONTRIBUTING.md): test/api,
+// test/process, test/browser, test/property. Pure tests (src/**/*.spec.ts beside the code, test/unit/)
+// need no database: SQLite pass only.
+const tests = "test/**/*.test.ts";
+const pureTests = ["src/**/*.spec.ts", "test/unit/**/*.test.ts"];
+const postgresOnly = ["test/process/scale-out.test.ts"];
 // SQLite-specific (integrity_check after kill -9) or long and about the domain, not the database.
-const sqliteOnly = ["test/crash-loop.test.ts", "test/model-based.test.ts"];
+const sqliteOnly = ["test/property/crash-loop.test.ts", "test/property/model-based.test.ts"];
 
 export default defineConfig({
   test: {
@@ -20,7 +23,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "sqlite",
-          include: [serverSuites, "src/**/*.spec.ts"],
+          include: [tests, ...pureTests],
           exclude: [...configDefaults.exclude, ...postgresOnly],
           env: { TEST_DATABASE: "sqlite" },
         },
@@ -29,8 +32,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "postgres",
-          include: [serverSuites],
-          exclude: [...configDefaults.exclude, ...sqliteOnly],
+          include: [tests],
+          exclude: [...configDefaults.exclude, ...pureTests, ...sqliteOnly],
           env: { TEST_DATABASE: "postgres" },
         },
       },

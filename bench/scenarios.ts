@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { systemClock } from "../src/ports/clock.js";
 import { openStorage } from "../src/storage/database.js";
 import { Transactor } from "../src/storage/transactor.js";
+import { seedCharge } from "../test/helpers/charges.js";
 import { seedActiveCustomer } from "../test/helpers/fixtures.js";
 
 export interface BenchRequest {
@@ -118,31 +119,11 @@ async function seedSucceededCharge(
   charge: { id: string; merchantId: string; amount: number },
 ): Promise<void> {
   const storage = await openStorage(databaseUrl);
-  const now = new Date().toISOString();
-  await storage.db
-    .insertInto("charges")
-    .values({
-      id: charge.id,
-      merchant_id: charge.merchantId,
-      customer_id: null,
-      contract_id: null,
-      on_session_id: null,
-      request_id: null,
-      api_source: 2,
-      status: 3,
-      amount: charge.amount,
-      description: "bench",
-      metadata_json: "{}",
-      error_type: 0,
-      error_message: "",
-      refunded_amount: 0,
-      pending_refund_amount: 0,
-      succeeded_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  await storage.close();
+  try {
+    await seedCharge({ clock: systemClock, ctx: { tx: new Transactor(storage) } }, { ...charge, description: "bench" });
+  } finally {
+    await storage.close();
+  }
 }
 
 export function currentApiKey(): string | undefined {

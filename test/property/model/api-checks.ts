@@ -1,0 +1,98 @@
+import { expect } from "vitest";
+import {
+  ChargeStatus,
+  ContractStatus,
+  PaymentAuthorizationStatus,
+  RefundStatus,
+} from "../../../gen/payments/v1/enums_pb.js";
+import { chargeOf, refundableAmount, refundedAmount, type Model, type ModelCustomer } from "./model-state.js";
+import type { RealSystem } from "./real-system.js";
+
+/** GetCharge (and GetAsyncPaymentRequest) against the model's charge and its refunds. */
+export async function expectCharge(real: RealSystem, model: Model, chargeId: string): Promise<void> {
+  const expected = chargeOf(model, chargeId);
+  const { charge } = await real.pay.getCharge({ charge: chargeId });
+  const refunds = model.refunds.filter((r) => r.chargeId === chargeId);
+  expect({
+    status: ChargeStatus[charge!.chargeStatus],
+    amount: charge!.finalAmount,
+    error: charge!.error?.code,
+    refunded: charge!.refundedAmount,
+    refundable: charge!.refundableAmount,
+    refunds: charge!.refunds.map((r) => ({
+      id: r.refundId,
+      amount: r.amount,
+      status: r.status,
+      cancellation: r.cancellation,
+    })),
+  }).toEqual({
+    status: ChargeStatus[expected.status],
+    amount: expected.amount,
+    error: expected.status === ChargeStatus.FAILURE ? expected.errorType : undefined,
+    refunded: refundedAmount(expected),
+    refundable: refundableAmount(expected),
+    refunds: refunds.map((r) => ({ id: r.id, amount: r.amount, status: r.status, cancellation: r.cancellation })),
+  });
+  if (expected.requestId) {
+    const { request } = await real.pay.getAsyncPaymentRequest({ requestId: expected.requestId });
+    expect({ chargeId: request!.chargeId, status: request!.status, attempts: request!.attempts }).toEqual({
+      chargeId,
+      status: expected.requestStatus,
+      attempts: expected.jobAttempts,
+    });
+  }
+}
+
+/** GetCustomer, GetContract and the simulated account with its ledger. */
+export async function expectCustomer(real: RealSystem, model: Model, customer: ModelCustomer): Promise<void> {
+  const [{ customer: seen }, { contract }, { account }] = await Promise.all([
+    real.pay.getCustomer({ customer: customer.id }),
+    real.pay.getContract({ contract: customer.contractId }),
+    real.sandbox.getBankAccount({ customerId: customer.id }),
+  ]);
+  expect({ payment: seen!.status!.payment, contract: contract!.status }).toEqual({
+    payment: customer.active ? PaymentAuthorizationStatus.AUTHORIZED : PaymentAuthorizationStatus.NOT_AUTHORIZED,
+    contract: customer.active ? ContractStatus.ACTIVATED : ContractStatus.CANCELLED,
+  });
+  const ledger = account!.ledger.map((row) => ({ reference: row.reference, amount: Number(row.amount) }));
+  const byReference = (a: { reference: string }, b: { reference: string }) => a.reference.localeCompare(b.reference);
+  expect({
+    balance: Number(account!.balance),
+    quota: Number(account!.quota),
+    reject: account!.reject,
+    underMaintenance: account!.underMaintenance,
+    ledger: ledger.sort(byReference),
+  }).toEqual({
+    balance: customer.account.balance,
+    quota: customer.account.quota,
+    reject: customer.account.reject,
+    underMaintenance: customer.account.underMaintenance,
+    ledger: [...customer.account.ledger].sort(byReference),
+  });
+  expectMoneyBalance(
+    model,
+    customer,
+    ledger.reduce((sum, row) => sum + row.amount, 0),
+  );
+}
+
+/**
+ * Money balances: what the model says was charged minus refunded equals the bank's ledger. A
+ * same-day cancellation moves no money back (README "Refunds"), so its debit stays.
+ */
+function expectMoneyBalance(model: Model, customer: ModelCustomer, ledgerSum: number): void {
+  const charges = model.charges.filter((c) => c.customerId === customer.id);
+  const charged = charges.filter((c) => c.succeededAt !== undefined).reduce((sum, c) => sum + c.amount, 0);
+  const transferredBack = model.refunds
+    .filter((r) => !r.cancellation && r.status === RefundStatus.SUCCEEDED && charges.some((c) => c.id === r.chargeId))
+    .reduce((sum, r) => sum + r.amount, 0);
+  expect(ledgerSum).toBe(transferredBack - charged);
+}
+
+/** Everything the API reports, against the model. */
+export async function expectEverything(real: RealSystem, model: Model): Promise<void> {
+  await Promise.all([
+    ...model.charges.map((charge) => expectCharge(real, model, charge.id)),
+    ...model.customers.map((customer) => expectCustomer(real, model, customer)),
+  ]);
+}

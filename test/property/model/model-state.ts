@@ -1,0 +1,111 @@
+import { AsyncStatus, ChargeStatus, ErrorType, RefundStatus } from "../../../gen/payments/v1/enums_pb.js";
+
+/**
+ * The in-memory model the property test holds the server to: what a merchant should see, written
+ * from the README's rules, not from src/. One model per sequence, one merchant per sequence.
+ */
+
+export interface ModelAccount {
+  balance: number;
+  quota: number;
+  reject: boolean;
+  underMaintenance: boolean;
+  /** Every booking: (reference, signed amount). */
+  ledger: Array<{ reference: string; amount: number }>;
+}
+
+export interface ModelCustomer {
+  id: string;
+  contractId: string;
+  /** An ACTIVATED contract and status.payment AUTHORIZED; false after a failed first charge. */
+  active: boolean;
+  account: ModelAccount;
+}
+
+export interface ModelCharge {
+  id: string;
+  customerId: string;
+  amount: number;
+  status: ChargeStatus;
+  errorType?: ErrorType;
+  succeededAt?: number;
+  /** The async request (pwf-*) behind it, if any. */
+  requestId?: string;
+  requestStatus?: AsyncStatus;
+  /** The engine's job: attempts made and when it next runs (async charges only). */
+  jobAttempts: number;
+  jobRunAt?: number;
+  /** Settled refunds and accepted-but-pending refunds, in yen. */
+  refundedSettled: number;
+  refundedPending: number;
+}
+
+export interface ModelRefund {
+  id: string;
+  chargeId: string;
+  amount: number;
+  status: RefundStatus;
+  cancellation: boolean;
+  /** Metadata sandboxRefundOutcome=fail: fails whenever it settles. */
+  failsAtSettlement: boolean;
+  jobAttempts: number;
+  jobRunAt?: number;
+}
+
+export interface Model {
+  now: number;
+  bankMaintenance: boolean;
+  customers: ModelCustomer[];
+  charges: ModelCharge[];
+  refunds: ModelRefund[];
+  /** Idempotency keys of async requests, when they were first used, and what they answered. */
+  asyncKeys: Array<{
+    key: string;
+    usedAt: number;
+    customerId: string;
+    price: number;
+    forceKyc: boolean;
+    requestId: string;
+    chargeId: string;
+    status: AsyncStatus;
+  }>;
+}
+
+/** README "Idempotency": a key is kept 72 hours from its first use. */
+const keyLifetimeMs = 72 * 3_600_000;
+
+export function liveAsyncKeys(model: Readonly<Model>): Model["asyncKeys"] {
+  return model.asyncKeys.filter((k) => model.now - k.usedAt < keyLifetimeMs);
+}
+
+export function newModel(now: number): Model {
+  return { now, bankMaintenance: false, customers: [], charges: [], refunds: [], asyncKeys: [] };
+}
+
+export function newAccount(balance: number): ModelAccount {
+  return { balance, quota: 0, reject: false, underMaintenance: false, ledger: [] };
+}
+
+export function customerOf(model: Model, customerId: string): ModelCustomer | undefined {
+  return model.customers.find((c) => c.id === customerId);
+}
+
+export function chargeOf(model: Model, chargeId: string): ModelCharge {
+  const charge = model.charges.find((c) => c.id === chargeId);
+  if (!charge) throw new Error(`model has no charge ${chargeId}`);
+  return charge;
+}
+
+/** A charge the engine still owes an answer. */
+export function hasPendingCharge(model: Model, customerId: string): boolean {
+  return model.charges.some((c) => c.customerId === customerId && c.status === ChargeStatus.PENDING);
+}
+
+/** README "Refunds": refundedAmount counts settled and pending refunds. */
+export function refundedAmount(charge: ModelCharge): number {
+  return charge.refundedSettled + charge.refundedPending;
+}
+
+export function refundableAmount(charge: ModelCharge): number {
+  return charge.status === ChargeStatus.SUCCESS ? charge.amount - refundedAmount(charge) : 0;
+}
