@@ -4,10 +4,14 @@
 //           with source maps; packages stay in node_modules). `npm start` and bin/furikomi.js run them.
 //   web:    the merchant dashboard (src/web/dashboard/) into build/dashboard/ (app.js: the Connect
 //           client, generated code and the app in one file; app.css and index.html).
-// `node scripts/build.mjs [--if-stale] [server] [web]` (no target: both). Runs at `npm install`
+//   client: the @furikomi/client package (clients/typescript/dist/): src/client/ with the generated
+//           code and the small libraries it uses in one ES module (only the connect and protobuf
+//           packages stay imports), and its .d.ts by tsc. Built by `npm pack` there (prepack).
+// `node scripts/build.mjs [--if-stale] [server] [web] [client]` (no target: server and web). Runs at `npm install`
 // (postinstall), before `npm start` and from bin/furikomi.js with --if-stale. Outputs are written
 // to a temporary name and renamed, so a process starting meanwhile never reads half a file.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -58,7 +62,41 @@ const targets = {
       copyFileSync(join(source, "index.html"), join(out, "index.html"));
     },
   },
+  client: {
+    sources: ["src/client", "src/domain", "gen"],
+    outputs: ["clients/typescript/dist/index.js", "clients/typescript/dist/index.d.ts"],
+    async build(esbuild) {
+      rmSync(clientOut, { recursive: true, force: true });
+      const result = await esbuild.build({
+        entryPoints: [join(root, "src/client/index.ts")],
+        outfile: join(clientOut, "index.js"),
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        target: ["node20"],
+        external: ["@connectrpc/connect", "@connectrpc/connect-node", "@bufbuild/protobuf"],
+        sourcemap: true,
+        write: false,
+        logLevel: "warning",
+      });
+      writeAtomically(result.outputFiles);
+      // The declarations of src/client/index.ts and what it imports (generated code included).
+      execFileSync(
+        process.execPath,
+        [
+          join(root, "node_modules/typescript/bin/tsc"),
+          "--project",
+          join(root, "clients/typescript/tsconfig.build.json"),
+        ],
+        { stdio: "inherit" },
+      );
+      writeFileSync(join(clientOut, "index.d.ts"), 'export * from "./types/src/client/index.js";\n');
+    },
+  },
 };
+const defaultTargets = ["server", "web"];
+
+const clientOut = join(root, "clients/typescript/dist");
 
 function writeAtomically(files) {
   for (const file of files) {
@@ -88,7 +126,7 @@ export function isFresh(name) {
 }
 
 /** Builds the named targets (all when none), skipping fresh ones when ifStale. */
-export async function build({ names = Object.keys(targets), ifStale = false } = {}) {
+export async function build({ names = defaultTargets, ifStale = false } = {}) {
   const due = names.filter((name) => !(ifStale && isFresh(name)));
   if (due.length === 0) return;
   let esbuild;
