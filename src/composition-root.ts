@@ -88,12 +88,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Several instances on one PostgreSQL ring each other's workers too.
   const wakeChannel =
     storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
+  const metrics = new Metrics(() => queueStats(storage.db), clock, logger);
   const ctx: FlowContext = {
     tx,
     clock,
     config,
-    bank: new SandboxBank(tx),
+    bank: metrics.timeBank(new SandboxBank(tx)),
     notifier: notifierForMode(config, tx),
+    metrics,
     wake: (topic) => {
       ringLocal(topic);
       wakeChannel?.publish(topic);
@@ -101,7 +103,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   };
   const onWake = (topic: WakeTopic, listener: () => void) =>
     wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
-  const metrics = new Metrics(() => queueStats(storage.db), clock, logger);
 
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
   onWake("jobs", () => jobs.wake());
@@ -140,7 +141,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // Outermost first: idempotency runs after validation, so a rejected request stores nothing.
     interceptors: [
       metrics.interceptor(),
-      createErrorInterceptor(logger),
+      createErrorInterceptor(logger, config.accessLogSampleRate),
       createAuthInterceptor(createAuthenticator(ctx)),
       createDashboardAuthInterceptor(ctx),
       createRateLimitInterceptor(config.rateLimit),

@@ -36,6 +36,8 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** Keys sealed with before (SECRETS_KEY_PREVIOUS, comma separated), still opened during a rotation. */
   readonly previousSecretsKeys: readonly string[];
+  /** The share of successful calls written to the access log (0–1); failures are always logged. */
+  readonly accessLogSampleRate: number;
   /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
 }
@@ -59,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
     logLevel: env.LOG_LEVEL ?? "info",
+    accessLogSampleRate: sampleRate(env.ACCESS_LOG_SAMPLE_RATE),
     tlsCertFile: env.TLS_CERT_FILE,
     tlsKeyFile: env.TLS_KEY_FILE,
     sandboxClock,
@@ -99,6 +102,13 @@ function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
     caFile: env.SMTP_CA_FILE || undefined,
     maxConnections: Number(env.SMTP_POOL_SIZE ?? 5),
   });
+}
+
+/** ACCESS_LOG_SAMPLE_RATE: a number from 0 to 1 (default 1: every call). */
+function sampleRate(value: string | undefined): number {
+  const rate = Number(value ?? 1);
+  if (!(rate >= 0 && rate <= 1)) throw new Error(`ACCESS_LOG_SAMPLE_RATE must be a number from 0 to 1, not ${value}`);
+  return rate;
 }
 
 /** BANK_EXTRA_HOLIDAYS: comma-separated JST dates, e.g. "2026-12-30,2027-05-06". */
