@@ -12,6 +12,7 @@ import * as idempotencyRecovery from "./migrations/0004-idempotency-recovery.js"
 import * as dashboard from "./migrations/0005-dashboard.js";
 import * as bankAuthentication from "./migrations/0006-bank-authentication.js";
 import * as contractsByStatus from "./migrations/0007-contracts-by-status.js";
+import * as paymentLinkTokenHash from "./migrations/0008-payment-link-token-hash.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   "0005-dashboard": dashboard,
   "0006-bank-authentication": bankAuthentication,
   "0007-contracts-by-status": contractsByStatus,
+  "0008-payment-link-token-hash": paymentLinkTokenHash,
 };
 
 // int8 (bigint) columns hold yen balances, far below 2^53: read them as numbers.

@@ -129,8 +129,8 @@ export type CompletePaymentRequest = Message<"payments.v1.CompletePaymentRequest
   initialBalance?: bigint | undefined;
 
   /**
-   * Bank of the account (default 0001): 99xx picks a simulated Japanese bank's rules (README, "The
-   * simulated Japanese bank"); its authentication step is passed with the sandbox PIN and password.
+   * Bank of the account (default 0001): 99xx picks a simulated Japanese bank's rules
+   * (docs/guide/simulated-bank.md); its authentication step is passed with the sandbox PIN and password.
    *
    * @generated from field: string bank_code = 6;
    */
