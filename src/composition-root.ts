@@ -144,7 +144,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       createErrorInterceptor(logger, config.accessLogSampleRate),
       createAuthInterceptor(createAuthenticator(ctx)),
       createDashboardAuthInterceptor(ctx),
-      createRateLimitInterceptor(config.rateLimit),
+      createRateLimitInterceptor(config.rateLimit, config.signInRateLimit),
       createValidationInterceptor(),
       createIdempotencyInterceptor(ctx),
     ],
