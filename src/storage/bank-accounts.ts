@@ -1,6 +1,8 @@
 import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
-import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database } from "./schema.js";
+import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { isReversal, reversalReference } from "../domain/ledger-reference.js";
+import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, LinkBankAccountTable } from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
 export async function upsertBankAccount(
@@ -116,14 +118,84 @@ export async function bookLedgerEntry(
     .execute();
 }
 
-/** The account's debits (as negative amounts with their times) since `since`. */
+/**
+ * The account's debits (as negative amounts with their times) since `since`: what was really
+ * taken, so a debit reversed by a same-day cancellation, and a reversal itself, do not count.
+ */
 export async function debitsSince(trx: Tx, customerId: string, since: Date): Promise<{ amount: number; at: string }[]> {
   const rows = await trx
     .selectFrom("bank_ledger")
-    .select(["amount", "at"])
+    .select(["reference", "amount", "at"])
     .where("customer_id", "=", customerId)
-    .where("amount", "<", 0)
     .where("at", ">=", since.toISOString())
     .execute();
-  return rows.map((row) => ({ amount: Number(row.amount), at: row.at }));
+  const references = new Set(rows.map((row) => row.reference));
+  return rows
+    .filter(
+      (row) =>
+        Number(row.amount) < 0 && !isReversal(row.reference) && !references.has(reversalReference(row.reference)),
+    )
+    .map((row) => ({ amount: Number(row.amount), at: row.at }));
+}
+
+/**
+ * Reverses the booking under `reference` in the caller's transaction: the opposite amount under
+ * the reversal reference, the balance restored. Nothing booked, or reversed already: nothing.
+ */
+export async function reverseLedgerEntry(tx: Transactor, trx: Tx, reference: string, at: string): Promise<void> {
+  const booking = await trx.selectFrom("bank_ledger").selectAll().where("reference", "=", reference).executeTakeFirst();
+  if (!booking) return;
+  const account = await lockBankAccountOfCustomer(tx, trx, booking.customer_id);
+  if (!account || (await isBooked(trx, reversalReference(reference)))) return;
+  await bookLedgerEntry(trx, {
+    customerId: booking.customer_id,
+    reference: reversalReference(reference),
+    signedAmount: -Number(booking.amount),
+    balanceAfter: Number(account.balance) - Number(booking.amount),
+    at,
+  });
+}
+
+/** A final bank answer as kept per reference: booked, or refused with its ErrorType. */
+export type StoredBankAnswer = { ok: true } | { ok: false; errorType: ErrorType; message: string };
+
+/** The answer given to a reference before, if any (a booking from before answers were kept counts as ok). */
+export async function findBankAnswer(db: Kysely<Database>, reference: string): Promise<StoredBankAnswer | undefined> {
+  const answer = await db.selectFrom("bank_answers").selectAll().where("reference", "=", reference).executeTakeFirst();
+  if (answer) return answer.ok ? { ok: true } : { ok: false, errorType: answer.error_type, message: answer.message };
+  const booked = await db.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  return booked ? { ok: true } : undefined;
+}
+
+/** Keeps the final answer to a reference (a unique key: a concurrent second answer fails). */
+export async function insertBankAnswer(
+  trx: Tx,
+  reference: string,
+  answer: StoredBankAnswer,
+  at: string,
+): Promise<void> {
+  await trx
+    .insertInto("bank_answers")
+    .values({
+      reference,
+      ok: answer.ok ? 1 : 0,
+      error_type: answer.ok ? 0 : answer.errorType,
+      message: answer.ok ? "" : answer.message,
+      at,
+    })
+    .execute();
+}
+
+/** Holds the account given on a link's bank step (a repeated step replaces it). */
+export async function savePendingBankAccount(trx: Tx, account: LinkBankAccountTable): Promise<void> {
+  const { link_id, ...details } = account;
+  await trx
+    .insertInto("link_bank_accounts")
+    .values(account)
+    .onConflict((oc) => oc.column("link_id").doUpdateSet(details))
+    .execute();
+}
+
+export async function findPendingBankAccount(trx: Tx, linkId: string): Promise<LinkBankAccountTable | undefined> {
+  return trx.selectFrom("link_bank_accounts").selectAll().where("link_id", "=", linkId).executeTakeFirst();
 }
