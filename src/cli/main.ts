@@ -176,8 +176,6 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
 };
 
 class UsageError extends Error {}
-/** The command ran and found something wrong: the message, exit 1. */
-class CommandFailed extends Error {}
 
 /** A command that ran and found something wrong: its message is printed, the exit code is 1. */
 class CommandFailed extends Error {}

@@ -174,6 +174,11 @@ class TimedBank implements BankGateway {
     return this.#timed("refund", () => this.bank.refund(request));
   }
 
+  /** A booking reversed inside the caller's transaction: not a bank call, not timed. */
+  reverseBooking(...args: Parameters<BankGateway["reverseBooking"]>): Promise<void> {
+    return this.bank.reverseBooking(...args);
+  }
+
   async #timed(operation: string, call: () => Promise<BankResult>): Promise<BankResult> {
     const stop = this.histogram.startTimer({ operation });
     try {
