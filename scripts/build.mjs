@@ -3,7 +3,8 @@
 //   server: src/main.ts, the CLI and the cluster launcher into dist/ (main.js, cli.js, cluster.js,
 //           with source maps; packages stay in node_modules). `npm start` and bin/furikomi.js run them.
 //   web:    the merchant dashboard (src/web/dashboard/) into build/dashboard/ (app.js: the Connect
-//           client, generated code and the app in one file; app.css and index.html).
+//           client, generated code and the app in one file; app.css and index.html), and the hosted
+//           payment page (src/web/pay/) into build/pay/ (pay.js from main.ts, pay.css, index.html).
 //   client: the @furikomi/client package (clients/typescript/dist/): src/client/ with the generated
 //           code and the small libraries it uses in one ES module (only the connect and protobuf
 //           packages stay imports), and its .d.ts by tsc. Built by `npm pack` there (prepack).
@@ -16,6 +17,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+const clientOut = join(root, "clients/typescript/dist");
+
+/** The browser pages: the merchant dashboard and the hosted payment page. */
+const webBundles = [
+  { source: "src/web/dashboard", out: "build/dashboard", entry: "app.ts", script: "app.js", css: "app.css" },
+  { source: "src/web/pay", out: "build/pay", entry: "main.ts", script: "pay.js", css: "pay.css" },
+];
 
 const targets = {
   server: {
@@ -39,27 +48,29 @@ const targets = {
     },
   },
   web: {
-    sources: ["src/web/dashboard", "gen/payments"],
-    outputs: ["build/dashboard/app.js", "build/dashboard/app.css", "build/dashboard/index.html"],
+    // The page bundles also take pure rules from src/domain (kana, ゆうちょ) and the error table.
+    sources: ["src/web/dashboard", "src/web/pay", "gen/payments", "src/domain", "src/errors.ts"],
+    outputs: webBundles.flatMap((b) => [b.script, b.css, "index.html"].map((name) => `${b.out}/${name}`)),
     async build(esbuild) {
-      const source = join(root, "src/web/dashboard");
-      const out = join(root, "build/dashboard");
-      const result = await esbuild.build({
-        entryPoints: [join(source, "app.ts")],
-        outfile: join(out, "app.js"),
-        bundle: true,
-        format: "esm",
-        platform: "browser",
-        target: ["es2020"],
-        minify: true,
-        legalComments: "none",
-        write: false,
-        logLevel: "warning",
-      });
-      writeAtomically(result.outputFiles);
-      mkdirSync(out, { recursive: true });
-      copyFileSync(join(source, "app.css"), join(out, "app.css"));
-      copyFileSync(join(source, "index.html"), join(out, "index.html"));
+      for (const bundle of webBundles) {
+        const source = join(root, bundle.source);
+        const out = join(root, bundle.out);
+        const result = await esbuild.build({
+          entryPoints: [join(source, bundle.entry)],
+          outfile: join(out, bundle.script),
+          bundle: true,
+          format: "esm",
+          platform: "browser",
+          target: ["es2020"],
+          minify: true,
+          legalComments: "none",
+          write: false,
+          logLevel: "warning",
+        });
+        writeAtomically(result.outputFiles);
+        copyFileSync(join(source, bundle.css), join(out, bundle.css));
+        copyFileSync(join(source, "index.html"), join(out, "index.html"));
+      }
     },
   },
   client: {
@@ -95,8 +106,6 @@ const targets = {
   },
 };
 const defaultTargets = ["server", "web"];
-
-const clientOut = join(root, "clients/typescript/dist");
 
 function writeAtomically(files) {
   for (const file of files) {

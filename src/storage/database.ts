@@ -17,6 +17,7 @@ import * as signInSecurity from "./migrations/0009-sign-in-security.js";
 import * as bankAnswers from "./migrations/0010-bank-answers.js";
 import * as linkBankAccounts from "./migrations/0011-link-bank-accounts.js";
 import * as paymentLinkTokenSealed from "./migrations/0012-payment-link-token-sealed.js";
+import * as mandates from "./migrations/0013-mandates.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   "0010-bank-answers": bankAnswers,
   "0011-link-bank-accounts": linkBankAccounts,
   "0012-payment-link-token-sealed": paymentLinkTokenSealed,
+  "0013-mandates": mandates,
 };
 
 // int8 (bigint) columns hold yen balances, far below 2^53: read them as numbers.
