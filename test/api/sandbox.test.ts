@@ -16,6 +16,7 @@ import { setWebhookUrl } from "../../src/flows/merchants.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.js";
+import { oneTimeCodeMessage } from "../../src/domain/one-time-code.js";
 import { createPayment, eventsAbout, freshEmail, payStepByStep, tokenOf } from "../helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -479,7 +480,7 @@ describe("production mode", () => {
     expect(smtp.mails).toHaveLength(1);
     const [mail] = smtp.mails;
     expect(mail).toMatchObject({ from: "pay@furikomi.example", to: [email], user: "relay", secure: true });
-    expect(mail.parsed.subject).toBe(`【${production.merchant.name}】お支払いの認証コード / Verification code`);
+    expect(mail.parsed.subject).toBe(oneTimeCodeMessage(production.merchant.name, "").subject);
     const code = /\b([0-9]{6})\b/.exec(mail.parsed.text ?? "")?.[1] ?? "";
     expect((await page.verifyTwoFactorCode({ token, code })).verified).toBe(true);
     await page.linkBankAccount({
