@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { KycMethod } from "../../gen/payments/v1/enums_pb.js";
 import { bankCalendar } from "./bank-calendar.js";
+import { japaneseNationalHolidays } from "../ports/national-holidays.js";
 import { kycMethodRefusal, kycRejectionReasons, kycReviewDueAt, magicKycRejection } from "./ekyc.js";
 
 const jst = (local: string) => new Date(`${local}:00+09:00`);
-const calendar = bankCalendar();
+const calendar = bankCalendar(japaneseNationalHolidays);
 
 describe("kycMethodRefusal", () => {
   it("refuses photo-based methods from 2027-04-01 JST, and nothing else", () => {

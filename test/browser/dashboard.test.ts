@@ -23,7 +23,7 @@ let page: Page;
 const email = "operator@example.jp";
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ["scripts/build-web.mjs", "--if-stale"], { stdio: "inherit" });
+  execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale", "web"], { stdio: "inherit" });
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   await createDashboardUser(server.ctx, {
     merchantId: server.merchant.merchant_id,
