@@ -1,15 +1,27 @@
 import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
-import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database } from "./schema.js";
+import { noDebits, type DebitTotals } from "../domain/bank-profile.js";
+import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, DebitTotalColumns } from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
 export async function upsertBankAccount(
   trx: Tx,
-  account: Omit<BankAccountTable, "quota" | "under_maintenance" | "maintenance_until" | "reject" | "latency_ms">,
+  account: Omit<
+    BankAccountTable,
+    "quota" | "under_maintenance" | "maintenance_until" | "reject" | "latency_ms" | DebitTotalColumns
+  >,
 ): Promise<void> {
   await trx
     .insertInto("bank_accounts")
-    .values({ ...account, quota: 0, under_maintenance: 0, maintenance_until: null, reject: 0, latency_ms: 0 })
+    .values({
+      ...account,
+      quota: 0,
+      under_maintenance: 0,
+      maintenance_until: null,
+      reject: 0,
+      latency_ms: 0,
+      ...debitTotalsToRow(noDebits),
+    })
     .onConflict((oc) =>
       oc.column("customer_id").doUpdateSet({
         bank_code: account.bank_code,
@@ -94,14 +106,46 @@ export async function findBankSettings(trx: Tx, merchantId: string): Promise<Ban
   return trx.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
 }
 
-/** Books a debit (negative) or refund (positive): the new balance and its ledger row. */
+/** The running debit totals kept on an account's row. */
+export function debitTotalsOf(account: BankAccountTable): DebitTotals {
+  return {
+    dayStart: account.debits_day_start,
+    today: Number(account.debits_today),
+    monthStart: account.debits_month_start,
+    thisMonth: Number(account.debits_this_month),
+  };
+}
+
+function debitTotalsToRow(totals: DebitTotals): Pick<BankAccountTable, DebitTotalColumns> {
+  return {
+    debits_day_start: totals.dayStart,
+    debits_today: totals.today,
+    debits_month_start: totals.monthStart,
+    debits_this_month: totals.thisMonth,
+  };
+}
+
+/**
+ * Books a debit (negative) or refund (positive): the new balance (and, for a debit, the account's
+ * new running debit totals) and its ledger row, in the caller's transaction.
+ */
 export async function bookLedgerEntry(
   trx: Tx,
-  entry: { customerId: string; reference: string; signedAmount: number; balanceAfter: number; at: string },
+  entry: {
+    customerId: string;
+    reference: string;
+    signedAmount: number;
+    balanceAfter: number;
+    at: string;
+    debitTotalsAfter?: DebitTotals;
+  },
 ): Promise<void> {
   await trx
     .updateTable("bank_accounts")
-    .set({ balance: entry.balanceAfter })
+    .set({
+      balance: entry.balanceAfter,
+      ...(entry.debitTotalsAfter ? debitTotalsToRow(entry.debitTotalsAfter) : {}),
+    })
     .where("customer_id", "=", entry.customerId)
     .execute();
   await trx
@@ -114,16 +158,4 @@ export async function bookLedgerEntry(
       at: entry.at,
     })
     .execute();
-}
-
-/** The account's debits (as negative amounts with their times) since `since`. */
-export async function debitsSince(trx: Tx, customerId: string, since: Date): Promise<{ amount: number; at: string }[]> {
-  const rows = await trx
-    .selectFrom("bank_ledger")
-    .select(["amount", "at"])
-    .where("customer_id", "=", customerId)
-    .where("amount", "<", 0)
-    .where("at", ">=", since.toISOString())
-    .execute();
-  return rows.map((row) => ({ amount: Number(row.amount), at: row.at }));
 }

@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration } from "kysely";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent, type Migration } from "kysely";
 import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
 import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
@@ -12,6 +12,7 @@ import * as idempotencyRecovery from "./migrations/0004-idempotency-recovery.js"
 import * as dashboard from "./migrations/0005-dashboard.js";
 import * as bankAuthentication from "./migrations/0006-bank-authentication.js";
 import * as contractsByStatus from "./migrations/0007-contracts-by-status.js";
+import * as runningTotals from "./migrations/0012-running-totals.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -33,7 +34,17 @@ const migrations: Record<string, Migration> = {
   "0005-dashboard": dashboard,
   "0006-bank-authentication": bankAuthentication,
   "0007-contracts-by-status": contractsByStatus,
+  "0012-running-totals": runningTotals,
 };
+
+/**
+ * Sees every query any storage of this process runs, with its parameters, once set: the seam the
+ * query-plan test (test/api/query-plans.test.ts) records the hot paths' queries through. Unset
+ * (always, outside that test), nothing is recorded.
+ */
+export const queryLog: { record?: (sql: string, parameters: readonly unknown[]) => void } = {};
+
+const logQueries = (event: LogEvent) => queryLog.record?.(event.query.sql, event.query.parameters);
 
 // int8 (bigint) columns hold yen balances, far below 2^53: read them as numbers.
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -62,7 +73,7 @@ function openSqlite(url: string): Storage {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   cacheStatements(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: logQueries });
   if (path === ":memory:") return { db, dialect: "sqlite", durable: async () => {}, close: () => db.destroy() };
   const wal = new WalSync(`${path}-wal`);
   return {
@@ -84,7 +95,7 @@ function openPostgres(url: string): Storage {
   // pool; its "error" event, unhandled, would end the process.
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: logQueries });
   // PostgreSQL's commit returns once its log is flushed (synchronous_commit = on).
   return { db, dialect: "postgres", schema, durable: async () => {}, close: () => db.destroy() };
 }

@@ -245,7 +245,15 @@ export interface BankAccountTable {
   reject: number;
   latency_ms: number;
   created_at: string;
+  /** Running totals of the account's debits (domain/bank-profile.ts DebitTotals), kept by bookLedgerEntry. */
+  debits_day_start: string;
+  debits_today: number;
+  debits_month_start: string;
+  debits_this_month: number;
 }
+
+/** The columns of bank_accounts that hold the running debit totals. */
+export type DebitTotalColumns = "debits_day_start" | "debits_today" | "debits_month_start" | "debits_this_month";
 
 export interface BankLedgerTable {
   id: Generated<number>;
