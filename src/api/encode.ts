@@ -31,7 +31,7 @@ import type {
 } from "../domain/records.js";
 
 /** Records → response messages, with the contract's field names (camelCase on the wire, docs/reference/contract.md#wire-format). */
-export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = []): Charge {
+export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [], refundsTruncated = false): Charge {
   const failed = charge.status === ChargeStatus.FAILURE;
   return create(ChargeSchema, {
     chargeId: charge.id,
@@ -56,6 +56,7 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [])
     refundedAmount: refundedIncludingPending(charge),
     refundableAmount: refundableRemainder(charge),
     refunds: refunds.map(encodeRefund),
+    refundsTruncated,
     requestId: charge.requestId ?? "",
   });
 }

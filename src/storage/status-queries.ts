@@ -18,13 +18,27 @@ export async function findCharge(
   return row && chargeFromRow(row);
 }
 
-export async function findRefundsOfCharge(db: Kysely<Database>, chargeId: string): Promise<RefundRecord[]> {
-  const rows = await db
-    .selectFrom("refunds")
-    .selectAll()
-    .where("charge_id", "=", chargeId)
-    .orderBy("created_at")
-    .execute();
+/**
+ * A page of a charge's refunds in (created_at, id) order: oldest first after the cursor (the
+ * (created_at, id) of the previous page's last row), or `newest` first from the latest.
+ */
+export async function refundsOfCharge(
+  db: Kysely<Database>,
+  chargeId: string,
+  options: { limit: number; after?: { createdAt: string; id: string }; newest?: boolean },
+): Promise<RefundRecord[]> {
+  const direction = options.newest ? "desc" : "asc";
+  let query = db.selectFrom("refunds").selectAll().where("charge_id", "=", chargeId);
+  const after = options.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("created_at", ">", after.createdAt),
+        eb.and([eb("created_at", "=", after.createdAt), eb("id", ">", after.id)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy("created_at", direction).orderBy("id", direction).limit(options.limit).execute();
   return rows.map(refundFromRow);
 }
 

@@ -66,7 +66,7 @@ for (const dialect of dialects) {
     });
     afterAll(() => server?.stop());
 
-    it("run no query whose plan reads a whole table: reads, lists, a debit, a refund and the async engine", async () => {
+    it("run no query whose plan reads a whole table: reads, every list, a debit, a refund and the async engine", async () => {
       const client = server.client(PaymentService);
       const { customerId } = await seedActiveCustomer(server);
       const first = await client.createOffSessionPayment({ customerId, charge: { price: 1200 } });
@@ -77,6 +77,8 @@ for (const dialect of dialects) {
         await client.refund({ chargeId, amount: 100 });
         await client.refund({ chargeId, amount: 100 });
         await client.getCharge({ charge: chargeId });
+        const refunds = await client.listRefunds({ chargeId, pageSize: 1 });
+        await client.listRefunds({ chargeId, pageSize: 1, pageToken: refunds.nextPageToken });
         await client.getCustomer({ customer: customerId });
         const customers = await client.listCustomers({ pageSize: 1 });
         await client.listCustomers({ pageSize: 1, pageToken: customers.nextPageToken });

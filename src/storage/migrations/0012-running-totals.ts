@@ -25,6 +25,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("debits_this_month", "bigint", (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.createIndex("bank_ledger_customer").on("bank_ledger").column("customer_id").execute();
+  // A charge's refunds are read a page at a time in (created_at, id) order.
+  await db.schema
+    .createIndex("refunds_charge_created")
+    .on("refunds")
+    .columns(["charge_id", "created_at", "id"])
+    .execute();
+  await db.schema.dropIndex("refunds_charge").execute();
   await backfillDebitTotals(db);
 }
 
