@@ -10,7 +10,7 @@ const notFound = (what: string, id: string) =>
   new PaymentFailure(PaymentErrorCode.NOT_FOUND, `${what} ${id} not found`);
 
 /** How many refunds GetCharge carries at most: the most recent; ListRefunds pages through them all. */
-export const chargeRefundsShown = 100;
+export const chargeRefundsShown = 10;
 
 export async function getCharge(
   ctx: FlowContext,

@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { newId } from "../../src/domain/ids.js";
+import { chargeRefundsShown } from "../../src/flows/status.js";
 import { refundToRow } from "../../src/storage/records.js";
 import { seedCharge } from "../helpers/charges.js";
 import { api, dialects, startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -47,17 +48,18 @@ for (const dialect of dialects) {
     });
     afterAll(() => server?.stop());
 
-    it("GetCharge carries the 100 most recent, oldest first, and says when there are more", async () => {
+    it("GetCharge carries the 10 most recent, oldest first, and says when there are more", async () => {
       const chargeId = await seedCharge(server, { merchantId: server.merchant.merchant_id, amount: 10_000 });
       const client = server.client(PaymentService);
-      const ids = await seedRefunds(server, chargeId, 100);
+      const ids = await seedRefunds(server, chargeId, chargeRefundsShown);
+      expect(chargeRefundsShown).toBe(10);
       const all = (await client.getCharge({ charge: chargeId })).charge!;
       expect(all.refunds.map((refund) => refund.refundId)).toEqual(ids);
       expect(all.refundsTruncated).toBe(false);
 
       const more = await seedRefunds(server, chargeId, 5);
       const bounded = (await client.getCharge({ charge: chargeId })).charge!;
-      expect(bounded.refunds.map((refund) => refund.refundId)).toEqual([...ids, ...more].slice(-100));
+      expect(bounded.refunds.map((refund) => refund.refundId)).toEqual([...ids, ...more].slice(-chargeRefundsShown));
       expect(bounded.refundsTruncated).toBe(true);
     });
 

@@ -118,7 +118,7 @@ export type Charge = Message<"payments.v1.Charge"> & {
   refundableAmount: number;
 
   /**
-   * The charge's refunds, oldest first: at most its 100 most recent (refunds_truncated tells when
+   * The charge's refunds, oldest first: at most its 10 most recent (refunds_truncated tells when
    * there are more; ListRefunds pages through them all).
    *
    * @generated from field: repeated payments.v1.Refund refunds = 16;

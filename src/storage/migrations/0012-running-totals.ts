@@ -32,6 +32,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(["charge_id", "created_at", "id"])
     .execute();
   await db.schema.dropIndex("refunds_charge").execute();
+  // The lists' keyset order in full, so a page is read off the index instead of sorting every row
+  // of the merchant that shares a created_at.
+  await db.schema
+    .createIndex("events_merchant_created_seq")
+    .on("events")
+    .columns(["merchant_id", "created_at", "seq"])
+    .execute();
+  await db.schema.dropIndex("events_merchant_created").execute();
+  await db.schema
+    .createIndex("customers_merchant_created_id")
+    .on("customers")
+    .columns(["merchant_id", "created_at", "id"])
+    .execute();
+  await db.schema.dropIndex("customers_merchant_created").execute();
   await backfillDebitTotals(db);
 }
 
