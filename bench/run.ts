@@ -78,5 +78,7 @@ function goalOf(scenario: Scenario): number {
 // `npm run bench -- --soak [--duration 10m]`: the soak (bench/soak.ts) instead of the comparison.
 if (process.argv.includes("--soak")) await (await import("./soak.js")).runSoak(process.argv.slice(2));
 // `npm run bench -- --cluster`: PostgreSQL with 1 vs 2 instances instead (bench/cluster.ts).
-if (process.argv.includes("--cluster")) await import("./cluster.js");
+else if (process.argv.includes("--cluster")) await import("./cluster.js");
+// `npm run bench -- --history`: only the history-independence figures (bench/history.ts).
+else if (process.argv.includes("--history")) await import("./history.js");
 else await main();
