@@ -88,8 +88,9 @@ async function seedSide(databaseUrl: string, name: string, charges: number, refu
       await insertAll(
         trx,
         "refunds",
-        Array.from({ length: refunds }, () =>
-          refundToRow({
+        Array.from({ length: refunds }, (_, i) => ({
+          seq: i + 1,
+          ...refundToRow({
             id: newId("rfd"),
             merchantId,
             chargeId: refunded.id,
@@ -103,7 +104,7 @@ async function seedSide(databaseUrl: string, name: string, charges: number, refu
             createdAt: now,
             updatedAt: now,
           }),
-        ),
+        })),
       );
       await trx.updateTable("charges").set({ refunded_amount: refunds }).where("id", "=", refunded.id).execute();
     });

@@ -37,7 +37,7 @@ export async function listRefunds(
   const charge = await findCharge(ctx.tx.db, merchant.id, query.chargeId);
   if (!charge) throw notFound("charge", query.chargeId);
   const limit = pageSize(query.pageSize);
-  const rows = await refundsOfCharge(ctx.tx.db, charge.id, { limit: limit + 1, after });
+  const rows = await refundsOfCharge(ctx.tx.db, charge.id, { limit: limit + 1, afterId: after?.id });
   return nextPage(rows, limit, (refunds) => ({ refunds }));
 }
 

@@ -149,6 +149,8 @@ export interface RefundTable {
   settle_after: string;
   created_at: string;
   updated_at: string;
+  /** 1, 2, 3… in the order the charge's refunds were accepted (storage/refunds.ts insertRefund): their list order. */
+  seq: Generated<number>;
 }
 
 export interface AsyncRequestTable {

@@ -19,26 +19,22 @@ export async function findCharge(
 }
 
 /**
- * A page of a charge's refunds in (created_at, id) order: oldest first after the cursor (the
- * (created_at, id) of the previous page's last row), or `newest` first from the latest.
+ * A page of a charge's refunds in the order they were accepted (`seq`): oldest first after the
+ * refund `afterId` (the previous page's last), or `newest` first from the latest.
  */
 export async function refundsOfCharge(
   db: Kysely<Database>,
   chargeId: string,
-  options: { limit: number; after?: { createdAt: string; id: string }; newest?: boolean },
+  options: { limit: number; afterId?: string; newest?: boolean },
 ): Promise<RefundRecord[]> {
-  const direction = options.newest ? "desc" : "asc";
   let query = db.selectFrom("refunds").selectAll().where("charge_id", "=", chargeId);
-  const after = options.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb("created_at", ">", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("id", ">", after.id)]),
-      ]),
-    );
-  }
-  const rows = await query.orderBy("created_at", direction).orderBy("id", direction).limit(options.limit).execute();
+  const afterId = options.afterId;
+  if (afterId)
+    query = query.where("seq", ">", (eb) => eb.selectFrom("refunds").select("seq").where("id", "=", afterId));
+  const rows = await query
+    .orderBy("seq", options.newest ? "desc" : "asc")
+    .limit(options.limit)
+    .execute();
   return rows.map(refundFromRow);
 }
 

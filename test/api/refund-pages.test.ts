@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
@@ -6,14 +7,16 @@ import { newId } from "../../src/domain/ids.js";
 import { chargeRefundsShown } from "../../src/flows/status.js";
 import { refundToRow } from "../../src/storage/records.js";
 import { seedCharge } from "../helpers/charges.js";
+import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { numberRefunds } from "../../src/storage/migrations/0012-running-totals.js";
 import { api, dialects, startTestServer, type TestServer } from "../helpers/test-server.js";
 
 /** `count` settled refunds of 1 yen on the charge, one second apart from now on (the clock moves past them), written straight to the database. */
-async function seedRefunds(server: TestServer, chargeId: string, count: number): Promise<string[]> {
+async function seedRefunds(server: TestServer, chargeId: string, count: number, firstSeq = 1): Promise<string[]> {
   const start = server.clock.now().getTime();
   const rows = Array.from({ length: count }, (_, i) => {
     const at = new Date(start + i * 1000);
-    return refundToRow({
+    const row = refundToRow({
       id: newId("rfd"),
       merchantId: server.merchant.merchant_id,
       chargeId,
@@ -27,6 +30,7 @@ async function seedRefunds(server: TestServer, chargeId: string, count: number):
       createdAt: at,
       updatedAt: at,
     });
+    return { ...row, seq: firstSeq + i };
   });
   await server.ctx.tx.write(async (trx) => {
     for (let i = 0; i < rows.length; i += 200)
@@ -57,7 +61,7 @@ for (const dialect of dialects) {
       expect(all.refunds.map((refund) => refund.refundId)).toEqual(ids);
       expect(all.refundsTruncated).toBe(false);
 
-      const more = await seedRefunds(server, chargeId, 5);
+      const more = await seedRefunds(server, chargeId, 5, chargeRefundsShown + 1);
       const bounded = (await client.getCharge({ charge: chargeId })).charge!;
       expect(bounded.refunds.map((refund) => refund.refundId)).toEqual([...ids, ...more].slice(-chargeRefundsShown));
       expect(bounded.refundsTruncated).toBe(true);
@@ -85,6 +89,30 @@ for (const dialect of dialects) {
       const body = (await response.json()) as { refunds: { refundId: string }[]; nextPageToken: string };
       expect(body.refunds.map((refund) => refund.refundId)).toEqual(ids.slice(0, 2));
       expect(body.nextPageToken).not.toBe("");
+    });
+
+    it("lists refunds in the order they were accepted; the migration numbers old ones by (created_at, id)", async () => {
+      const { customerId } = await seedActiveCustomer(server);
+      const client = server.client(PaymentService);
+      const { charge } = await client.createOffSessionPayment({ customerId, charge: { price: 10_000 } });
+      const chargeId = charge!.chargeId;
+      const accepted: string[] = [];
+      for (let i = 0; i < 8; i++) accepted.push((await client.refund({ chargeId, amount: 1 })).refund!.refundId);
+      const listed = async () => (await client.listRefunds({ chargeId })).refunds.map((refund) => refund.refundId);
+      expect(await listed()).toEqual(accepted);
+
+      // As a database from before the numbering (other values than the ones it gives, kept unique
+      // for the index) whose refunds share one created_at, then the migration's numbering: by
+      // created_at, then id.
+      await server.ctx.tx.write((trx) =>
+        trx
+          .updateTable("refunds")
+          .set({ seq: sql<number>`-seq`, created_at: "2026-03-10T05:00:00.000Z" })
+          .where("charge_id", "=", chargeId)
+          .execute(),
+      );
+      await numberRefunds(server.ctx.tx.db);
+      expect(await listed()).toEqual([...accepted].sort());
     });
 
     it("ListRefunds answers not_found for another merchant's charge", async () => {

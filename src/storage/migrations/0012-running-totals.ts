@@ -25,12 +25,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("debits_this_month", "bigint", (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.createIndex("bank_ledger_customer").on("bank_ledger").column("customer_id").execute();
-  // A charge's refunds are read a page at a time in (created_at, id) order.
+  // A charge's refunds are numbered in the order they were accepted and read a page at a time in
+  // that order (before: by created_at, whose ties had no order).
   await db.schema
-    .createIndex("refunds_charge_created")
-    .on("refunds")
-    .columns(["charge_id", "created_at", "id"])
+    .alterTable("refunds")
+    .addColumn("seq", "integer", (c) => c.notNull().defaultTo(0))
     .execute();
+  await numberRefunds(db);
+  await db.schema.createIndex("refunds_charge_seq").on("refunds").columns(["charge_id", "seq"]).unique().execute();
   await db.schema.dropIndex("refunds_charge").execute();
   // The lists' keyset order in full, so a page is read off the index instead of sorting every row
   // of the merchant that shares a created_at.
@@ -47,6 +49,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.dropIndex("customers_merchant_created").execute();
   await backfillDebitTotals(db);
+}
+
+/** Numbers every charge's refunds 1, 2, 3… by (created_at, id). */
+export async function numberRefunds(db: Kysely<any>): Promise<void> {
+  await sql`update refunds set seq = (select count(*) from refunds earlier where earlier.charge_id = refunds.charge_id
+    and (earlier.created_at < refunds.created_at or (earlier.created_at = refunds.created_at and earlier.id <= refunds.id)))`.execute(
+    db,
+  );
 }
 
 /** Sets every debited account's running totals from its ledger (the JST day and month of its latest debit). */
