@@ -177,6 +177,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       file_google_rpc_error_details,
     ]),
     ready,
+    hsts: config.hsts,
     metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
     pages: async (req, res) => (await paymentPages(req, res)) || dashboardPages(req, res),
   });

@@ -38,6 +38,10 @@ export interface Config {
   readonly previousSecretsKeys: readonly string[];
   /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
+  /** Streams one HTTP/2 connection may have open at once (HTTP2_MAX_CONCURRENT_STREAMS). */
+  readonly http2MaxConcurrentStreams: number;
+  /** Strict-Transport-Security is sent: the listener speaks TLS or PUBLIC_BASE_URL is https. */
+  readonly hsts: boolean;
 }
 
 /** Reads the configuration from environment variables; every one has a documented default. */
@@ -52,12 +56,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error("SANDBOX_CLOCK=manual is only allowed in sandbox mode");
   }
   const ratePerSecond = Number(env.RATE_LIMIT_PER_SECOND ?? 10_000);
+  const http2MaxConcurrentStreams = Number(env.HTTP2_MAX_CONCURRENT_STREAMS ?? 100);
+  if (!Number.isInteger(http2MaxConcurrentStreams) || http2MaxConcurrentStreams < 1) {
+    throw new Error(`HTTP2_MAX_CONCURRENT_STREAMS must be a whole number ≥ 1, not ${env.HTTP2_MAX_CONCURRENT_STREAMS}`);
+  }
+  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, "");
   return Object.freeze({
     port,
     host: env.HOST ?? "0.0.0.0",
     databaseUrl: env.DATABASE_URL ?? `file:${resolve("data/furikomi.db")}`,
     mode,
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, ""),
+    publicBaseUrl,
     logLevel: env.LOG_LEVEL ?? "info",
     tlsCertFile: env.TLS_CERT_FILE,
     tlsKeyFile: env.TLS_KEY_FILE,
@@ -77,6 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000),
       idleMs: Number(env.HTTP_IDLE_TIMEOUT_MS ?? 65_000),
     }),
+    http2MaxConcurrentStreams,
+    hsts: Boolean(env.TLS_CERT_FILE && env.TLS_KEY_FILE) || publicBaseUrl.startsWith("https://"),
   });
 }
 

@@ -111,6 +111,32 @@ export const httpStatusOf: Readonly<Record<Code, number>> = Object.freeze({
   [Code.Unauthenticated]: 401,
 });
 
+/**
+ * The generic codes of the spec's on-session reference, which a merchant porting code branches on,
+ * declared once: ErrorInfo.metadata.genericCode of an error, and genericCode in a charge's error
+ * body. CUSTOMER_EXISTS is never answered: an on-session request with the e-mail of an existing
+ * customer reuses that customer (docs/reference/errors.md, "Generic codes").
+ */
+export type GenericCode = "INVALID_REQUEST" | "PAYMENT_EXPIRED" | "KYC_REQUIRED" | "CUSTOMER_EXISTS" | "INVALID_AMOUNT";
+
+const genericCodeOfCode: Readonly<Record<string, GenericCode>> = Object.freeze({
+  ERROR_TYPE_PAYMENT_VALIDATION_FAILED: "INVALID_REQUEST",
+  ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED: "INVALID_REQUEST",
+  ON_SESSION_PAYMENT_ERROR_CODE_MISSING_REDIRECT_URLS: "INVALID_REQUEST",
+  ON_SESSION_PAYMENT_ERROR_CODE_MISSING_REQUIRED_PARAMETERS: "INVALID_REQUEST",
+  ON_SESSION_PAYMENT_ERROR_CODE_MISSING_CHARGE: "INVALID_REQUEST",
+  ERROR_TYPE_PAYMENT_LINK_EXPIRED: "PAYMENT_EXPIRED",
+  ERROR_TYPE_PAYMENT_CHARGE_REJECTED: "KYC_REQUIRED",
+});
+
+/** Field rules (ids declared in the .proto) whose refusal has a generic code of its own. */
+const genericCodeOfRule: Readonly<Record<string, GenericCode>> = Object.freeze({ INVALID_AMOUNT: "INVALID_AMOUNT" });
+
+/** The generic code of a catalogued code, refined by the field rule that refused the request. */
+export function genericCodeOf(code: string, rule?: string): GenericCode | undefined {
+  return (rule && genericCodeOfRule[rule]) || genericCodeOfCode[code];
+}
+
 /** Error details reach clients in details[] (JSON in details[].debug on the Connect protocol). */
 export const errorDomain = "furikomi.payments.v1";
 
@@ -120,6 +146,25 @@ export function toConnectError(error: unknown): ConnectError | undefined {
   if (error instanceof RequestRefusal) return refusalToConnectError(error);
   if (error instanceof ConnectError) return error;
   return undefined;
+}
+
+/**
+ * Every 400 names a catalogued code a client can branch on: a refusal that has none (an
+ * idempotency key reused with another request, a precondition, an unusable page token, …) gets a
+ * google.rpc.ErrorInfo whose reason is the method's validation code (`methodCode`).
+ */
+export function withErrorInfo(error: ConnectError, methodCode: string): ConnectError {
+  if (httpStatusOf[error.code] !== 400) return error;
+  const hasInfo = error.details.some((d) => ("desc" in d ? d.desc.typeName : d.type) === ErrorInfoSchema.typeName);
+  if (hasInfo) return error;
+  const metadata: Record<string, string> = {};
+  const genericCode = genericCodeOf(methodCode);
+  if (genericCode) metadata.genericCode = genericCode;
+  error.details.push({
+    desc: ErrorInfoSchema,
+    value: create(ErrorInfoSchema, { reason: methodCode, domain: errorDomain, metadata }),
+  });
+  return error;
 }
 
 function refusalToConnectError(refusal: RequestRefusal): ConnectError {
@@ -148,6 +193,8 @@ function paymentFailureToConnectError(failure: PaymentFailure): ConnectError {
   if (failure.code) {
     const metadata: Record<string, string> = { ...failure.context, paymentErrorCode };
     if (failure.field) metadata.field = failure.field;
+    const genericCode = genericCodeOf(failure.code, failure.rule);
+    if (genericCode) metadata.genericCode = genericCode;
     details.push(
       {
         desc: ErrorInfoSchema,

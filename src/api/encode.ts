@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { AsyncStatus, ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
-import { ErrorBodySchema } from "../../gen/payments/v1/errors_pb.js";
+import { AsyncStatus, ChargeStatus, RefundStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { ErrorBodySchema, type ErrorBody } from "../../gen/payments/v1/errors_pb.js";
 import {
   AsyncPaymentRequestSchema,
   ChargeSchema,
@@ -18,7 +18,8 @@ import {
   type Event,
   type Refund,
 } from "../../gen/payments/v1/resources_pb.js";
-import { errorTypeMessages } from "../domain/payment-failure.js";
+import { errorTypeMessages, errorTypeName } from "../domain/payment-failure.js";
+import { genericCodeOf } from "../errors.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import { refundableRemainder, refundedIncludingPending } from "../domain/refund.js";
 import type {
@@ -29,6 +30,16 @@ import type {
   EventRecord,
   RefundRecord,
 } from "../domain/records.js";
+
+/** A charge's failure: its ErrorType, the message (the type's default when none was kept) and the generic code. */
+export function encodeErrorBody(code: ErrorType, message: string | null | undefined): ErrorBody {
+  const name = errorTypeName(code);
+  return create(ErrorBodySchema, {
+    code,
+    message: message || errorTypeMessages[code],
+    genericCode: genericCodeOf(name) ?? "",
+  });
+}
 
 /** Records → response messages, with the contract's field names (camelCase on the wire, docs/reference/contract.md#wire-format). */
 export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [], refundsTruncated = false): Charge {
@@ -43,12 +54,7 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [],
     createdAt: timestampFromDate(charge.createdAt),
     updatedAt: timestampFromDate(charge.updatedAt),
     // docs/reference/contract.md#charge-status: error is set only when chargeStatus is CHARGE_STATUS_FAILURE.
-    error: failed
-      ? create(ErrorBodySchema, {
-          code: charge.errorType,
-          message: charge.errorMessage || errorTypeMessages[charge.errorType],
-        })
-      : undefined,
+    error: failed ? encodeErrorBody(charge.errorType, charge.errorMessage) : undefined,
     customerId: charge.customerId ?? "",
     metadata: charge.metadata,
     onSessionChargeId: charge.onSessionId ?? "",
@@ -141,12 +147,7 @@ export function encodeAsyncRequest(request: AsyncRequestRecord): AsyncPaymentReq
     status: request.status,
     chargeId: request.chargeId,
     attempts: request.attempts,
-    error: failed
-      ? create(ErrorBodySchema, {
-          code: request.errorType,
-          message: request.errorMessage || errorTypeMessages[request.errorType],
-        })
-      : undefined,
+    error: failed ? encodeErrorBody(request.errorType, request.errorMessage) : undefined,
     createdAt: timestampFromDate(request.createdAt),
     updatedAt: timestampFromDate(request.updatedAt),
   });

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
-import { ErrorBodySchema, type ErrorBody } from "../../gen/payments/v1/errors_pb.js";
+import type { ErrorBody } from "../../gen/payments/v1/errors_pb.js";
 import {
   HostedMerchantSchema,
   HostedPaymentErrorSchema,
@@ -10,7 +10,7 @@ import {
   type HostedPageService,
   type HostedPaymentError,
 } from "../../gen/payments/v1/hosted_page_service_pb.js";
-import { errorTypeMessages } from "../domain/payment-failure.js";
+import { encodeErrorBody } from "./encode.js";
 import type { LinkOutcome } from "../domain/payment-link.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import {
@@ -52,6 +52,7 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
               redirectUrl: session.redirectUrl,
               chargeStatus: session.outcome.chargeStatus,
               error: encodeFailure(session.outcome),
+              detailsWithheld: session.detailsWithheld,
             },
           },
         },
@@ -137,8 +138,5 @@ function encodeRefusal(refusal: HostedRefusal): HostedPaymentError {
 /** The failure reason, set only when the charge failed (as on a charge). */
 export function encodeFailure(outcome: LinkOutcome): ErrorBody | undefined {
   if (outcome.chargeStatus !== ChargeStatus.FAILURE) return undefined;
-  return create(ErrorBodySchema, {
-    code: outcome.errorType,
-    message: outcome.errorMessage || errorTypeMessages[outcome.errorType],
-  });
+  return encodeErrorBody(outcome.errorType, outcome.errorMessage);
 }

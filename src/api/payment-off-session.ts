@@ -25,7 +25,8 @@ export function createOffSessionHandlers(
         offSessionInput(req),
         context.values.get(idempotencyScopeKey),
       );
-      return { requestId: request.id, status: request.status, chargeId: request.chargeId };
+      const { requestId, status, chargeId, error } = encodeAsyncRequest(request);
+      return { requestId, status, chargeId, error };
     },
     async createOffSessionPayment(req, context) {
       const charge = await createOffSessionPayment(

@@ -66,7 +66,7 @@ export class FurikomiError extends ConnectError {
     this.field = info?.metadata.field || undefined;
     this.httpStatus = codeToHttpStatus(cause.code);
     this.retryClass = this.errorType
-      ? retryClassOf(this.errorType)
+      ? retryClassOf(this.errorType, cause.rawMessage)
       : transientCodes.has(cause.code)
         ? "retryable"
         : "terminal";

@@ -6,8 +6,10 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { AsyncStatus } from "../../gen/payments/v1/enums_pb.js";
-import { clone } from "@bufbuild/protobuf";
+import { AsyncStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import type { CreateOffSessionPaymentAsyncResponse } from "../../gen/payments/v1/payment_service_pb.js";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { clone, create } from "@bufbuild/protobuf";
 import { idempotencyKeyField, isHttpGet } from "../domain/method-idempotency.js";
 import { FurikomiError, toFurikomiError } from "./furikomi-error.js";
 import { backoffDelayMs, type RetryPolicy } from "./retry-policy.js";
@@ -56,7 +58,8 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
       try {
         const response = await next(keyed.request);
         const notStarted = failedToStart(response, call);
-        if (!notStarted || !resendable || attempt >= policy.maxAttempts || req.signal.aborted) return response;
+        if (!notStarted?.retryable || !resendable || attempt >= policy.maxAttempts || req.signal.aborted)
+          return response;
         error = notStarted;
       } catch (reason) {
         error = toFurikomiError(reason, call);
@@ -79,21 +82,24 @@ export function createRetryInterceptor(policy: RetryPolicy, hooks: RetryHooks = 
   };
 }
 
-/** docs/reference/contract.md#retry-guidance: an async request answered ASYNC_STATUS_FAILED_TO_START (HTTP 200) is retryable. */
+/**
+ * An async request answered ASYNC_STATUS_FAILED_TO_START (HTTP 200), as a FurikomiError carrying
+ * the charge's error type. docs/reference/contract.md routes terminal refusals there (customer not found or
+ * inactive, not authorised, KYC), so it is retryable only as that error type is (docs/reference/contract.md#retry-guidance): GATEWAY_UNAVAILABLE, or CHARGE_FAILED whose message says it is temporary.
+ */
 function failedToStart(
   response: UnaryResponse | StreamResponse,
   call: { attempts: number; idempotencyKey: string | undefined },
 ): FurikomiError | undefined {
   if (response.stream || response.method.name !== "CreateOffSessionPaymentAsync") return undefined;
-  const { status, requestId, chargeId } = response.message as {
-    status?: unknown;
-    requestId?: unknown;
-    chargeId?: unknown;
-  };
+  const { status, requestId, chargeId, error } = response.message as CreateOffSessionPaymentAsyncResponse;
   if (status !== AsyncStatus.FAILED_TO_START) return undefined;
+  const errorType = error?.code ? `ERROR_TYPE_${ErrorType[error.code]}` : "";
   const failure = new ConnectError(
-    `ASYNC_STATUS_FAILED_TO_START: request ${requestId}, charge ${chargeId} (GetCharge says why)`,
+    `ASYNC_STATUS_FAILED_TO_START: ${error?.message ?? "the request did not start"} (request ${requestId}, charge ${chargeId})`,
     Code.Unavailable,
+    undefined,
+    errorType ? [{ desc: ErrorInfoSchema, value: create(ErrorInfoSchema, { reason: errorType }) }] : [],
   );
   return new FurikomiError(failure, { ...call, asyncStatus: "ASYNC_STATUS_FAILED_TO_START" });
 }

@@ -15,6 +15,8 @@ export class PaymentFailure extends Error {
     readonly field?: string,
     /** Ids the client may need to follow up (e.g. chargeId), as google.rpc.ErrorInfo metadata. */
     readonly context?: Readonly<Record<string, string>>,
+    /** The field rule that refused the request (a protovalidate rule id, or a wire check): decides the generic code. */
+    readonly rule?: string,
   ) {
     super(message);
     this.name = "PaymentFailure";

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ChargeStatus, ErrorType, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import type { Metadata } from "./records.js";
 
@@ -21,6 +22,7 @@ export type LinkState = "open" | "approving" | "waiting_kyc" | "completed" | "fa
 export interface PaymentLinkRecord {
   id: string;
   merchantId: string;
+  /** The token the caller presented (only its hash is stored): "" for a link read by its id. */
   token: string;
   workflow: PaymentWorkflow;
   /** Set for every workflow (a one-off payer is kept, though never shown to the merchant). */
@@ -141,6 +143,24 @@ export function maskEmail(email: string): string {
   const at = email.lastIndexOf("@");
   if (at <= 0) return "***";
   return `${email[0]}***${email.slice(at)}`;
+}
+
+/**
+ * How long a finished link (approved or failed) still shows what was paid and how it ended: the
+ * redirect, a reload or a second tab right after paying. Later the link, found in a browser
+ * history or a shared screenshot, says only that the payment is finished (well inside the
+ * 90-minute validity, which starts at creation, not at the end).
+ */
+export const finishedLinkGraceMs = 10 * 60_000;
+
+/** True once a finished link no longer shows its amount, description and outcome. */
+export function detailsWithheld(link: Pick<PaymentLinkRecord, "completedAt">, now: Date): boolean {
+  return link.completedAt !== null && now.getTime() - link.completedAt.getTime() > finishedLinkGraceMs;
+}
+
+/** What the database keeps of a payment-link token: its SHA-256, hex (a 160-bit random token needs no salt). */
+export function hashLinkToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
 }
 
 /** The token of a payment link URL (…/pay/<token>), or the token itself. */

@@ -17,9 +17,17 @@ const conditional: ReadonlySet<string> = new Set([
   "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
 ]);
 
-/** The class of a catalogued code; every code the table does not name is terminal. */
-export function retryClassOf(code: string): RetryClass {
+/**
+ * The class of a catalogued code; every code the table does not name is terminal. A conditional
+ * code whose message says the problem is temporary ("read the message first") is retryable.
+ */
+export function retryClassOf(code: string, message = ""): RetryClass {
   if (retryable.has(code)) return "retryable";
-  if (conditional.has(code)) return "conditional";
+  if (conditional.has(code)) return saysTemporary(message) ? "retryable" : "conditional";
   return "terminal";
+}
+
+/** "… a temporary error …", but not "… not a temporary error". */
+function saysTemporary(message: string): boolean {
+  return /temporar/i.test(message) && !/\bnot (a )?temporar/i.test(message);
 }

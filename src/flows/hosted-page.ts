@@ -1,4 +1,11 @@
-import { ErrorType, KycMethod, KycStatus, PaymentErrorCode, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ErrorType,
+  KycMethod,
+  KycStatus,
+  PaymentErrorCode,
+  PaymentWorkflow,
+} from "../../gen/payments/v1/enums_pb.js";
 import type { CustomerProfile } from "../domain/customer.js";
 import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { newId } from "../domain/ids.js";
@@ -24,6 +31,7 @@ import {
 import { errorTypeMessages, PaymentFailure, validationFailure } from "../domain/payment-failure.js";
 import {
   approvalBlocker,
+  detailsWithheld,
   hasLapsed,
   isApprovalClaimStale,
   isLinkSettled,
@@ -85,6 +93,8 @@ export interface PaymentSessionView {
   redirectUrl: string;
   /** PENDING until settled; the charge's status (and error) after. */
   outcome: LinkOutcome;
+  /** Finished past the grace period: only `completed` and the merchant's name and logo are shown. */
+  detailsWithheld: boolean;
 }
 
 /** result.error of InitiatePayment and ApprovePayment. */
@@ -118,7 +128,8 @@ async function findPaymentLink(ctx: FlowContext, token: string): Promise<Payment
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link || !hasLapsed(link, ctx.clock.now())) return link;
   await expirePaymentLink(ctx, link.id);
-  return (await findPaymentLinkById(ctx.tx.db, link.id)) ?? link;
+  const expired = await findPaymentLinkById(ctx.tx.db, link.id);
+  return expired ? { ...expired, token } : link;
 }
 
 /** A page step (code, bank, KYC) needs an open link, and all but sending the code a verified customer. */
@@ -206,6 +217,7 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
     if (trigger.kind === "error") return { error: triggeredRefusal(trigger.errorType, { merchant }) };
   }
   const completed = isLinkSettled(link.state);
+  if (detailsWithheld(link, ctx.clock.now())) return { session: withheldSession(link, merchant) };
   return {
     session: {
       merchant,
@@ -222,7 +234,29 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
       completed,
       redirectUrl: completed ? redirectUrl : "",
       outcome,
+      detailsWithheld: false,
     },
+  };
+}
+
+/** A link finished past the grace period: that it is finished, and whose it is; nothing of what or how. */
+function withheldSession(link: PaymentLinkRecord, merchant: HostedMerchantView): PaymentSessionView {
+  return {
+    merchant: { ...merchant, successUrl: "", failureUrl: "" },
+    amount: 0,
+    description: "",
+    workflow: link.workflow,
+    expiresAt: link.expiresAt,
+    emailHint: "",
+    twoFactorVerified: link.twoFactorVerified,
+    needsBankLink: false,
+    bankLinked: link.bankLinked,
+    needsKyc: false,
+    kycSubmitted: link.kycSubmitted,
+    completed: true,
+    redirectUrl: "",
+    outcome: { chargeStatus: ChargeStatus.UNSPECIFIED, errorType: ErrorType.UNSPECIFIED, errorMessage: "" },
+    detailsWithheld: true,
   };
 }
 

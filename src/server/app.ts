@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
 import { withClientFaultCodes } from "./client-fault-codes.js";
 import { createRestRouter } from "./rest-router.js";
+import { readMaxBytes, withWireChecks } from "./wire-checks.js";
 import { registerReflection } from "./reflection.js";
 import { registerHealth } from "./health.js";
 import { loadOpenApiDocument } from "./openapi.js";
@@ -25,9 +26,16 @@ export interface AppOptions {
   readonly ready: () => Promise<boolean>;
   /** The Prometheus exposition for GET /metrics. */
   readonly metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Send Strict-Transport-Security: served over TLS, or behind an https PUBLIC_BASE_URL. */
+  readonly hsts?: boolean;
   /** Web pages and assets (hosted payment page, dashboard); true when it answered. */
   readonly pages?: (req: Parameters<RequestListener>[0], res: Parameters<RequestListener>[1]) => Promise<boolean>;
 }
+
+const apiHeaders = Object.freeze({ "cache-control": "no-store", "x-content-type-options": "nosniff" });
+
+/** One year; browsers then refuse plain HTTP to this host (docs/reference/security.md). */
+const hstsHeader = "max-age=31536000";
 
 /** Connect/gRPC/gRPC-Web RPCs, the plain HTTP paths, health, reflection and pages on one handler. */
 export function createApp(options: AppOptions): RequestListener {
@@ -35,25 +43,28 @@ export function createApp(options: AppOptions): RequestListener {
     interceptors: options.interceptors,
     acceptCompression: [compressionGzip, compressionBrotli],
     jsonOptions: { alwaysEmitImplicit: true },
-    readMaxBytes: 4 * 1024 * 1024,
+    readMaxBytes,
   });
   options.routes(router);
-  const serviceNames = options.services.map((s) => s.typeName);
-  registerReflection(router, options.registry, [
-    ...serviceNames,
+  const serviceNames = [
+    ...options.services.map((s) => s.typeName),
     "grpc.health.v1.Health",
     "grpc.reflection.v1.ServerReflection",
     "grpc.reflection.v1alpha.ServerReflection",
-  ]);
-  registerHealth(router, options.ready);
+  ];
+  registerReflection(router, options.registry, serviceNames);
+  registerHealth(router, serviceNames, options.ready);
 
-  const handlers = router.handlers.map(withClientFaultCodes);
+  const handlers = router.handlers.map((h) => withClientFaultCodes(withWireChecks(h)));
   const rpcs = new Map(handlers.map((h) => [h.requestPath, h]));
   const rest = createRestRouter(options.services, handlers);
   const openApiDocument = loadOpenApiDocument();
 
   return (req, res) => {
     const path = (req.url ?? "/").split("?", 1)[0];
+    if (options.hsts) res.setHeader("strict-transport-security", hstsHeader);
+    // API and RPC answers (a webhook secret, a charge) are never cached nor sniffed; pages set their own.
+    for (const [name, value] of Object.entries(apiHeaders)) res.setHeader(name, value);
     const rpc = rpcs.get(path);
     if (rpc) {
       rpc(universalRequestFromNodeRequest(req, res, undefined, undefined))
@@ -81,7 +92,9 @@ export function createApp(options: AppOptions): RequestListener {
         return;
       }
       if (await rest(req, res)) return;
+      res.removeHeader("cache-control");
       if (options.pages && (await options.pages(req, res))) return;
+      res.setHeader("cache-control", apiHeaders["cache-control"]);
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ code: "not_found", message: `no route for ${req.method} ${path}` }));
     })().catch((error) => {

@@ -6,7 +6,7 @@ import { httpStatusOf } from "../errors.js";
  * connect-es answers a request body it cannot decode — broken protobuf, or a gRPC frame marked
  * compressed with no grpc-encoding — with `internal`. That is the client's fault, and docs/reference/errors.md
  * promises `invalid_argument` 400 for a malformed request, as connect-go does. This
- * wrapper rewrites those two errors on the Connect and gRPC protocols; nothing else is touched.
+ * wrapper rewrites those two errors on the Connect, gRPC and gRPC-Web protocols; nothing else is touched.
  */
 const clientFaultMessages = [/^parse binary: /, /^received compressed envelope, but do not know how to decompress/];
 
@@ -17,7 +17,11 @@ export function withClientFaultCodes(handler: UniversalHandler): UniversalHandle
     const response = await handler(request);
     rewriteGrpcStatus(response.header);
     rewriteGrpcStatus(response.trailer);
-    return response.status === 500 && response.body ? rewriteConnectError(response) : response;
+    if (response.status === 500 && response.body) return rewriteConnectError(response);
+    const grpcWeb = /^application\/grpc-web/.test(response.header?.get("content-type") ?? "");
+    return grpcWeb && response.body && handler.method.methodKind === "unary"
+      ? rewriteGrpcWebTrailer(response)
+      : response;
   };
   return Object.assign(wrapped, handler);
 }
@@ -28,17 +32,53 @@ function rewriteGrpcStatus(headers: Headers | undefined): void {
   if (isClientFault(decodeURIComponent(headers.get("grpc-message") ?? ""))) headers.set("grpc-status", "3");
 }
 
-/** Connect: the error JSON of a unary call (one chunk) with code internal → invalid_argument, HTTP 400. */
-async function rewriteConnectError(response: UniversalServerResponse): Promise<UniversalServerResponse> {
+/** gRPC-Web (unary): the status sits in the trailer frame at the end of the body. */
+async function rewriteGrpcWebTrailer(response: UniversalServerResponse): Promise<UniversalServerResponse> {
+  const bytes = await collect(response);
+  const frames: Buffer[] = [];
+  let at = 0;
+  while (at + 5 <= bytes.length) {
+    const length = bytes.readUInt32BE(at + 1);
+    let frame = bytes.subarray(at, at + 5 + length);
+    if (bytes[at] & 0x80) {
+      const text = frame.subarray(5).toString("latin1");
+      const message = /grpc-message: ?([^\r\n]*)/.exec(text)?.[1] ?? "";
+      if (/grpc-status: ?13\r\n/.test(text) && isClientFault(decodeURIComponent(message))) {
+        const fixed = Buffer.from(text.replace(/grpc-status: ?13/, "grpc-status: 3"), "latin1");
+        const head = Buffer.alloc(5);
+        head[0] = bytes[at];
+        head.writeUInt32BE(fixed.length, 1);
+        frame = Buffer.concat([head, fixed]);
+      }
+    }
+    frames.push(frame);
+    at += 5 + length;
+  }
+  frames.push(bytes.subarray(at));
+  const body = Buffer.concat(frames);
+  if (response.header?.has("content-length")) response.header.set("content-length", String(body.length));
+  return replayed(response, body);
+}
+
+async function collect(response: UniversalServerResponse): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of response.body!) chunks.push(chunk);
-  const bytes = Buffer.concat(chunks);
-  const replay = (body: Uint8Array): UniversalServerResponse => ({
+  return Buffer.concat(chunks);
+}
+
+function replayed(response: UniversalServerResponse, body: Uint8Array): UniversalServerResponse {
+  return {
     ...response,
     body: (async function* () {
       yield body;
     })(),
-  });
+  };
+}
+
+/** Connect: the error JSON of a unary call (one chunk) with code internal → invalid_argument, HTTP 400. */
+async function rewriteConnectError(response: UniversalServerResponse): Promise<UniversalServerResponse> {
+  const bytes = await collect(response);
+  const replay = (body: Uint8Array) => replayed(response, body);
   let error: { code?: string; message?: string };
   try {
     error = JSON.parse(bytes.toString("utf8"));

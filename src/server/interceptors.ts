@@ -1,22 +1,28 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { getOption, type DescMessage } from "@bufbuild/protobuf";
+import { getOption, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
 import { pathToString } from "@bufbuild/protobuf/reflect";
-import { createValidator, type Violation } from "@bufbuild/protovalidate";
+import { createValidator } from "@bufbuild/protovalidate";
 import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
 import { ErrorType, OnSessionPaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
-import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.js";
+import { PaymentFailure, errorTypeName, type CataloguedCode } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { toConnectError } from "../errors.js";
+import { toConnectError, withErrorInfo } from "../errors.js";
 import type { MerchantPrincipal } from "../flows/flow-context.js";
 import { merchantKey, requestIdKey } from "../api/request-context.js";
+import { textProblem, wireProblemKey } from "./wire-checks.js";
+
+/** A caller's request id, echoed only when short and plain (it reaches logs and headers); else a fresh one. */
+export function requestIdOf(given: string | null): string {
+  return given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
+}
 
 /** Assigns the request id, logs failures, and turns domain failures into Connect errors. */
 export function createErrorInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {
-    const requestId = req.header.get("x-request-id")?.slice(0, 100) || randomUUID();
+    const requestId = requestIdOf(req.header.get("x-request-id"));
     req.contextValues.set(requestIdKey, requestId);
     const started = performance.now();
     try {
@@ -26,8 +32,9 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
       logger.debug({ requestId, method: req.url, ms: Math.round(performance.now() - started) }, "ok");
       return res;
     } catch (error) {
-      const connectError = toConnectError(error);
-      if (connectError) {
+      const converted = toConnectError(error);
+      if (converted) {
+        const connectError = withErrorInfo(converted, validationCodeOf(req.method));
         connectError.metadata.set("x-request-id", requestId);
         if (req.method.deprecated) connectError.metadata.set("deprecation", "true");
         // A catalogued internal error (e.g. ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR) keeps its cause for the log.
@@ -73,25 +80,39 @@ const catalogued = new Set<string>([
 
 /**
  * Enforces the field rules declared in the .proto files (protovalidate) on every request, before
- * any handler runs. A violated rule whose id is a catalogued code reports that code; any other
- * reports the method's `validation_error_code` option, with a message naming the field.
+ * any handler runs, after the wire checks (a body the wire checks refused, and NUL or invalid
+ * UTF-8 in any string field). A violated rule whose id is a catalogued code reports that code; any
+ * other reports the method's `validation_error_code` option, with a message naming the field.
  */
 export function createValidationInterceptor(): Interceptor {
   const validator = createValidator();
   return (next) => async (req) => {
     if (req.stream) return next(req);
+    const methodCode = validationCodeOf(req.method);
+    const problem = req.contextValues.get(wireProblemKey) ?? textProblem(req.method.input, req.message);
+    if (problem) throw requestFailure(methodCode, problem.message, problem.field, problem.rule);
     const result = validator.validate(req.method.input as DescMessage, req.message as never);
     if (result.kind === "valid") return next(req);
     if (result.kind === "error") throw result.error;
     const violations = result.error.violations;
     const chosen = violations.find((v) => catalogued.has(v.ruleId)) ?? violations[0];
-    throw violationFailure(chosen, getOption(req.method, validation_error_code));
+    const field = pathToString(chosen.field);
+    const code = catalogued.has(chosen.ruleId) ? (chosen.ruleId as CataloguedCode) : methodCode;
+    throw requestFailure(code, field ? `${field}: ${chosen.message}` : chosen.message, field, chosen.ruleId);
   };
 }
 
-function violationFailure(violation: Violation, methodCode: string): PaymentFailure {
-  const field = pathToString(violation.field);
-  const message = field ? `${field}: ${violation.message}` : violation.message;
-  const code = (catalogued.has(violation.ruleId) ? violation.ruleId : methodCode) as CataloguedCode | "";
-  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, message, code || undefined, field || undefined);
+/** The method's `validation_error_code`, or VALIDATION_FAILED for a method that declares none. */
+function validationCodeOf(method: DescMethod): CataloguedCode {
+  return (getOption(method, validation_error_code) ||
+    errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED)) as CataloguedCode;
+}
+
+function requestFailure(
+  code: CataloguedCode,
+  message: string,
+  field: string | undefined,
+  rule: string,
+): PaymentFailure {
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, message, code, field || undefined, undefined, rule);
 }

@@ -25,6 +25,9 @@ export interface HttpTimeouts {
   readonly idleMs: number;
 }
 
+/** Node advertises 2^32-1 streams per HTTP/2 connection unless told otherwise. */
+const defaultMaxConcurrentStreams = 100;
+
 const defaultTimeouts: HttpTimeouts = { headersMs: 30_000, requestMs: 60_000, idleMs: 65_000 };
 
 /**
@@ -74,7 +77,15 @@ export interface Listener {
  */
 export async function listen(
   handler: RequestListener,
-  options: { port: number; host: string; tlsCertFile?: string; tlsKeyFile?: string; httpTimeouts?: HttpTimeouts },
+  options: {
+    port: number;
+    host: string;
+    tlsCertFile?: string;
+    tlsKeyFile?: string;
+    httpTimeouts?: HttpTimeouts;
+    /** Streams one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). */
+    http2MaxConcurrentStreams?: number;
+  },
 ): Promise<Listener> {
   const timeouts = options.httpTimeouts ?? defaultTimeouts;
   const sockets = new Set<Socket>();
@@ -82,7 +93,10 @@ export async function listen(
   // One HTTP/1.1 and one HTTP/2 server, with their limits, whichever way the bytes arrive.
   const h1 = http1Server(handler, timeouts);
   closeWithServer.push(() => h1.close());
-  const h2 = createHttp2Server({}, handler);
+  const h2 = createHttp2Server(
+    { settings: { maxConcurrentStreams: options.http2MaxConcurrentStreams ?? defaultMaxConcurrentStreams } },
+    handler,
+  );
   limitHttp2(h2, timeouts);
   let server: Server;
   if (options.tlsCertFile && options.tlsKeyFile) {

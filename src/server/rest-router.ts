@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { getOption, hasOption, ScalarType, type DescMethod, type DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { httpStatusOf } from "../errors.js";
+import { wireProblemKey } from "./wire-checks.js";
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
 type NodeResponse = ServerResponse | Http2ServerResponse;
@@ -66,12 +67,18 @@ export function createRestRouter(services: DescService[], handlers: UniversalHan
       );
       return true;
     }
-    let message: Record<string, unknown>;
+    let message: Record<string, unknown> = {};
+    const contextValues = createContextValues();
     try {
       message = await requestJson(req, url, found);
     } catch (error) {
-      writeError(res, error instanceof ConnectError ? error : new ConnectError(String(error), Code.InvalidArgument));
-      return true;
+      const refusal = error instanceof ConnectError ? error : new ConnectError(String(error), Code.InvalidArgument);
+      if (refusal.code !== Code.InvalidArgument) {
+        writeError(res, refusal);
+        return true;
+      }
+      // Answered by the method like any refused field: its catalogued code in an ErrorInfo.
+      contextValues.set(wireProblemKey, { message: refusal.rawMessage, rule: "decode" });
     }
     const header = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -89,6 +96,7 @@ export function createRestRouter(services: DescService[], handlers: UniversalHan
       header,
       body: message as never,
       signal: new AbortController().signal,
+      contextValues,
     });
     await universalResponseToNodeResponse(universalResponse, res);
     return true;

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { LinkState, PaymentLinkRecord } from "../domain/payment-link.js";
+import { hashLinkToken, type LinkState, type PaymentLinkRecord } from "../domain/payment-link.js";
 import type { Database } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { paymentLinkFromRow } from "./records.js";
@@ -10,7 +10,7 @@ export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promi
     .values({
       id: link.id,
       merchant_id: link.merchantId,
-      token: link.token,
+      token_hash: hashLinkToken(link.token),
       workflow: link.workflow,
       customer_id: link.customerId,
       contract_id: link.contractId,
@@ -38,8 +38,12 @@ export async function findPaymentLinkByToken(
   db: Kysely<Database>,
   token: string,
 ): Promise<PaymentLinkRecord | undefined> {
-  const row = await db.selectFrom("payment_links").selectAll().where("token", "=", token).executeTakeFirst();
-  return row && paymentLinkFromRow(row);
+  const row = await db
+    .selectFrom("payment_links")
+    .selectAll()
+    .where("token_hash", "=", hashLinkToken(token))
+    .executeTakeFirst();
+  return row && paymentLinkFromRow(row, token);
 }
 
 export async function findPaymentLinkById(db: Kysely<Database>, id: string): Promise<PaymentLinkRecord | undefined> {
@@ -98,5 +102,5 @@ export async function findLinksWaitingForKyc(db: Kysely<Database>, customerId: s
     .where("customer_id", "=", customerId)
     .where("state", "=", "waiting_kyc")
     .execute();
-  return rows.map(paymentLinkFromRow);
+  return rows.map((row) => paymentLinkFromRow(row));
 }

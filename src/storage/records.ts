@@ -173,11 +173,12 @@ export function refundToRow(record: RefundRecord): Insertable<RefundTable> {
   };
 }
 
-export function paymentLinkFromRow(row: PaymentLinkTable): PaymentLinkRecord {
+/** The link of a row; `token` is the one the caller presented, when it was looked up by it. */
+export function paymentLinkFromRow(row: PaymentLinkTable, token = ""): PaymentLinkRecord {
   return {
     id: row.id,
     merchantId: row.merchant_id,
-    token: row.token,
+    token,
     workflow: row.workflow,
     customerId: row.customer_id ?? "",
     contractId: row.contract_id,

@@ -91,7 +91,8 @@ export interface ContractTable {
 export interface PaymentLinkTable {
   id: string;
   merchant_id: string;
-  token: string;
+  /** SHA-256 (hex) of the link's token; the token itself is only in the link's URL. */
+  token_hash: string;
   workflow: number;
   customer_id: string | null;
   contract_id: string | null;

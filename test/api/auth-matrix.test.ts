@@ -239,7 +239,7 @@ describe("API-key services: PaymentService and SandboxService", () => {
       customers: [],
     });
     const rotated = await rotateApiKey(server.ctx, other.merchant_id);
-    // A verified key is trusted for API_KEY_CACHE_MS (README); past it the revocation holds.
+    // A verified key is trusted for API_KEY_CACHE_MS (docs/reference/configuration.md); past it the revocation holds.
     server.clock.advance(server.ctx.config.apiKeyCacheMs + 1);
     await expectEveryMethodRefused(keyServices, { authorization: `Bearer ${other.api_key}` }, Code.Unauthenticated);
     await expect(server.client(PaymentService, rotated.api_key).listCustomers({})).resolves.toMatchObject({

@@ -1,7 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { sql } from "kysely";
 import {
   createFurikomiClient,
@@ -11,7 +12,8 @@ import {
   type FurikomiClientOptions,
   type RetryEvent,
 } from "furikomi/client";
-import { AsyncStatus, ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { standardWebhookHeaders } from "../../src/domain/webhook-signature.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { freshEmail, redirect } from "../helpers/on-session.js";
@@ -211,16 +213,81 @@ describe("safe retries", () => {
     expect(attempts.filter((a) => a.method === "SetBankMaintenance")).toHaveLength(1);
   });
 
-  it("retries an async request that failed to start, under derived keys, and hands back the last answer", async () => {
-    const { client, attempts, retries } = recordingClient({ maxAttempts: 3 });
-    const answer = await client.payments.createOffSessionPaymentAsync({ customerId: "cus-unknown", charge: charge() });
+  it("does not retry an async request refused for good: an inactive customer makes one charge and one webhook", async () => {
+    const { customerId, contractId } = await seedActiveCustomer(server);
+    await server.ctx.tx.write((trx) =>
+      trx.updateTable("contracts").set({ status: ContractStatus.DEACTIVATED }).where("id", "=", contractId).execute(),
+    );
+    // Default settings: no retry options at all.
+    const attempts: string[] = [];
+    const client = createFurikomiClient({
+      baseUrl: server.url,
+      apiKey: server.merchant.api_key,
+      interceptors: [(next) => (req) => (attempts.push(req.method.name), next(req))],
+    });
+    const answer = await client.payments.createOffSessionPaymentAsync({ customerId, charge: charge() });
     expect(answer.status).toBe(AsyncStatus.FAILED_TO_START);
-    const key = attempts[0].idempotencyKey!;
-    expect(attempts.map((a) => a.idempotencyKey)).toEqual([key, `${key}~r2`, `${key}~r3`]);
-    expect(retries.map((r) => [r.attempt, r.error.asyncStatus, r.error.retryable])).toEqual([
-      [1, "ASYNC_STATUS_FAILED_TO_START", true],
-      [2, "ASYNC_STATUS_FAILED_TO_START", true],
-    ]);
+    expect(answer.error?.code).toBe(ErrorType.PAYMENT_CUSTOMER_INACTIVE);
+    expect(attempts).toEqual(["CreateOffSessionPaymentAsync"]);
+
+    const charges = await server.ctx.tx.db
+      .selectFrom("charges")
+      .select("id")
+      .where("customer_id", "=", customerId)
+      .execute();
+    expect(charges.map((c) => c.id)).toEqual([answer.chargeId]);
+    await receiver.waitFor((r) => r.delivered.some((d) => d.content.id === answer.chargeId));
+    const failures = await server.ctx.tx.db
+      .selectFrom("events")
+      .select("event_type_name")
+      .where("charge_id", "in", [answer.chargeId])
+      .execute();
+    expect(failures.map((e) => e.event_type_name)).toEqual(["EVENT_TYPE_CHARGE_FAIL"]);
+    expect(receiver.delivered.filter((d) => d.content.customer === customerId)).toHaveLength(1);
+  });
+
+  it("retries FAILED_TO_START only when the charge's error is retryable, under derived keys", async () => {
+    const answers: [ErrorType, string][] = [
+      [ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, "Payment gateway currently unavailable"],
+      [ErrorType.PAYMENT_CHARGE_FAILED, "the bank link is temporarily down"],
+      [ErrorType.PAYMENT_CHARGE_FAILED, "Payment failed. Please contact support."],
+      [ErrorType.PAYMENT_CHARGE_FAILED, "duplicate charge (not a temporary error)"],
+      [ErrorType.PAYMENT_CHARGE_REJECTED, "Customer has not completed KYC"],
+    ];
+    for (const [code, message] of answers) {
+      const keys: string[] = [];
+      const fakeServer = createServer(
+        connectNodeAdapter({
+          routes: (router) =>
+            router.service(PaymentService, {
+              createOffSessionPaymentAsync(req) {
+                keys.push(req.idempotencyKey);
+                return {
+                  requestId: "pwf-1",
+                  chargeId: "trx-1",
+                  status: AsyncStatus.FAILED_TO_START,
+                  error: { code, message },
+                };
+              },
+            }),
+        }),
+      );
+      await new Promise<void>((resolve) => fakeServer.listen(0, "127.0.0.1", resolve));
+      onTestFinished(() => void fakeServer.close());
+      const retries: RetryEvent[] = [];
+      const fake = createFurikomiClient({
+        baseUrl: `http://127.0.0.1:${(fakeServer.address() as AddressInfo).port}`,
+        apiKey: "sk_test_x",
+        initialBackoffMs: 1,
+        maxBackoffMs: 2,
+        onRetry: (event) => void retries.push(event),
+      });
+      const answer = await fake.payments.createOffSessionPaymentAsync({ customerId: "cus-1", charge: charge() });
+      expect(answer.status).toBe(AsyncStatus.FAILED_TO_START);
+      const retried = code === ErrorType.PAYMENT_GATEWAY_UNAVAILABLE || message.includes("temporarily");
+      expect(keys, message).toEqual(retried ? [keys[0], `${keys[0]}~r2`, `${keys[0]}~r3`, `${keys[0]}~r4`] : [keys[0]]);
+      if (retried) expect(retries[0].error.errorType).toBe(`ERROR_TYPE_${ErrorType[code]}`);
+    }
   });
 
   it("retries a maintenance failure and charges exactly once when the bank is back", async () => {

@@ -46,6 +46,20 @@ describe("GetCharge over every protocol", () => {
     expect(charge?.currency).toBe("JPY");
   });
 
+  it("answers over gRPC-Web, binary and JSON", async () => {
+    for (const binary of [true, false]) {
+      const { charge } = await server
+        .client(PaymentService, undefined, { grpcWeb: true, binary })
+        .getCharge({ charge: "trx-foundation1" });
+      expect(charge?.chargeId).toBe("trx-foundation1");
+    }
+    const error = await server
+      .client(PaymentService, undefined, { grpcWeb: true })
+      .getCharge({ charge: "trx-none" })
+      .then(() => undefined, ConnectError.from);
+    expect(error?.code).toBe(Code.NotFound);
+  });
+
   it("answers on the plain HTTP path with the contract's camelCase fields", async () => {
     const res = await api(server, "/v1/charge/trx-foundation1");
     expect(res.status).toBe(200);

@@ -130,6 +130,13 @@ describe("CreateOffSessionPaymentAsync: requests that cannot start", () => {
         requestId: expect.stringMatching(/^pwf-/),
         status: "ASYNC_STATUS_FAILED_TO_START",
         chargeId: expect.stringMatching(/^trx-/),
+        // The charge's error, so a client can tell a terminal refusal from a retryable one.
+        error: {
+          code: errorType,
+          message: expect.any(String),
+          details: [],
+          genericCode: errorType === "ERROR_TYPE_PAYMENT_CHARGE_REJECTED" ? "KYC_REQUIRED" : "",
+        },
       });
 
       const { charge } = await getJson(`/v1/charge/${body.chargeId}`);

@@ -59,3 +59,17 @@ it("speaks HTTP/2 over TLS (ALPN) on the same port", async () => {
   session.close();
   expect(status).toBe(200);
 });
+
+it("sends Strict-Transport-Security over TLS, on API answers and pages alike", async () => {
+  for (const path of ["/healthz", "/v1/charge/trx-none", "/dashboard/"]) {
+    const hsts = await new Promise<string | undefined>((resolve, reject) => {
+      request({ host: "127.0.0.1", port: server.port, path, rejectUnauthorized: false }, (res) => {
+        res.resume();
+        resolve(res.headers["strict-transport-security"]);
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(hsts, path).toBe("max-age=31536000");
+  }
+});

@@ -388,4 +388,28 @@ describe("the page", () => {
       await context.close();
     }
   });
+
+  it("a link finished more than 10 minutes ago says only that the payment is finished", async () => {
+    const { response, pageUrl } = await createLink(
+      { buyer: { email: freshEmail() }, charge: { price: 3456, description: "Private order" } },
+      "finished",
+    );
+    await server.client(SandboxService).completePayment({ paymentLinkUrl: response.paymentLink!.url });
+    const { context, page } = await newPhonePage(browser);
+    try {
+      await page.goto(pageUrl);
+      await page.getByRole("heading", { name: "お支払いが完了しました" }).waitFor();
+      expect(await page.locator("body").innerText()).toContain("Private order");
+      // Moves the shared clock further on: runs after the expiry test.
+      server.clock.advance(11 * 60 * 1000);
+      await page.reload();
+      await page.getByRole("heading", { name: "このお支払いは終了しています" }).waitFor();
+      const text = await page.locator("body").innerText();
+      expect(text).not.toContain("Private order");
+      expect(text).not.toContain("3,456");
+      expect(await page.getByRole("link", { name: "ショップに戻る" }).isVisible()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
 });

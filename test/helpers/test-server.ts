@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import pino from "pino";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import type { DescService } from "@bufbuild/protobuf";
 import { loadConfig, type Config } from "../../src/config.js";
 import { ManualClock } from "../../src/ports/clock.js";
@@ -35,7 +35,11 @@ export interface TestServer extends RunningService {
   /** A merchant of its own, for tenancy checks and isolation between tests. */
   newMerchant(name?: string, webhookUrl?: string): Promise<CreatedMerchant>;
   /** A Connect (JSON) client authenticated with the given (default: the test merchant's) key. */
-  client<S extends DescService>(service: S, apiKey?: string, options?: { binary?: boolean; grpc?: boolean }): Client<S>;
+  client<S extends DescService>(
+    service: S,
+    apiKey?: string,
+    options?: { binary?: boolean; grpc?: boolean; grpcWeb?: boolean },
+  ): Client<S>;
   stop(): Promise<void>;
 }
 
@@ -100,12 +104,19 @@ export async function startTestServer(
       };
       const transport = clientOptions.grpc
         ? createGrpcTransport({ baseUrl: server.url, interceptors: [auth] })
-        : createConnectTransport({
-            baseUrl: server.url,
-            httpVersion: "1.1",
-            useBinaryFormat: clientOptions.binary ?? false,
-            interceptors: [auth],
-          });
+        : clientOptions.grpcWeb
+          ? createGrpcWebTransport({
+              baseUrl: server.url,
+              httpVersion: "1.1",
+              useBinaryFormat: clientOptions.binary ?? true,
+              interceptors: [auth],
+            })
+          : createConnectTransport({
+              baseUrl: server.url,
+              httpVersion: "1.1",
+              useBinaryFormat: clientOptions.binary ?? false,
+              interceptors: [auth],
+            });
       return createClient(service, transport);
     },
     async stop() {

@@ -16,11 +16,11 @@ import { provisionDatabase } from "../helpers/provision.js";
 import { freshDatabaseUrl } from "../helpers/test-server.js";
 import { grpcFrame, malformedBinary, malformedJson } from "./fuzz/malformed.js";
 import { pick, randomMessage, type Random } from "./fuzz/message-generator.js";
-import { grpcCall, httpCall, type Answer } from "./fuzz/protocols.js";
+import { grpcCall, grpcWebCall, httpCall, type Answer } from "./fuzz/protocols.js";
 import { unexplained } from "./fuzz/verdict.js";
 
 /**
- * Every RPC of every service over every protocol — Connect JSON, Connect binary, gRPC, and the
+ * Every RPC of every service over every protocol — Connect JSON, Connect binary, gRPC, gRPC-Web, and the
  * plain HTTP path where the .proto declares one — with messages generated from the descriptors,
  * valid-shaped and malformed: only documented errors, no unexplained internal error, no crash,
  * and the server still answers afterwards.
@@ -29,7 +29,7 @@ const caseCount = Number(process.env.FUZZ_CASES ?? 10_000);
 const concurrency = 12;
 const services: DescService[] = [PaymentService, HostedPageService, SandboxService, DashboardService];
 const methods = services.flatMap((service) => service.methods);
-const protocols = ["connect-json", "connect-binary", "grpc", "http"] as const;
+const protocols = ["connect-json", "connect-binary", "grpc", "grpc-web", "http"] as const;
 type Protocol = (typeof protocols)[number];
 
 function mulberry32(seed: number): Random {
@@ -195,6 +195,9 @@ describe("fuzzing every RPC over every protocol", () => {
           : grpcFrame(payload);
       if (session.closed || session.destroyed) session = connectHttp2();
       answer = await grpcCall(session, rpcPath, auth, frame);
+    } else if (protocol === "grpc-web") {
+      const payload = malformed ? malformedBinary(random, binary) : binary;
+      answer = await grpcWebCall(server.url + rpcPath, auth, grpcFrame(payload));
     } else {
       const request = plainRequest(method, json, malformed ? malformedJson(random, json) : undefined);
       const contentType = malformed && random() < 0.2 ? "text/plain" : "application/json";
@@ -239,7 +242,7 @@ describe("fuzzing every RPC over every protocol", () => {
   }, 600_000);
 
   // What the fuzzing found, pinned.
-  it("answers a body it cannot decode with invalid_argument on Connect and gRPC, not internal", async () => {
+  it("answers a body it cannot decode with invalid_argument on Connect, gRPC and gRPC-Web, not internal", async () => {
     const broken = Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]);
     const path = "/payments.v1.PaymentService/GetCharge";
     const auth = { authorization: `Bearer ${merchant.api_key}` };
@@ -249,6 +252,7 @@ describe("fuzzing every RPC over every protocol", () => {
       body: broken,
     });
     expect(connect).toMatchObject({ httpStatus: 400, code: "invalid_argument" });
+    expect(await grpcWebCall(server.url + path, auth, grpcFrame(broken))).toMatchObject({ code: "invalid_argument" });
     if (session.closed || session.destroyed) session = connectHttp2();
     expect(await grpcCall(session, path, auth, grpcFrame(broken))).toMatchObject({ code: "invalid_argument" });
     expect(await grpcCall(session, path, auth, grpcFrame(Uint8Array.from([]), { compressed: true }))).toMatchObject({

@@ -112,7 +112,7 @@ function operation(
       in: "header",
       required: false,
       description:
-        "At most 255 characters. The same key and request answer the first response again (see README, Idempotency).",
+        "At most 255 characters. The same key and request answer the first response again (see docs/guide/idempotency.md).",
       schema: { type: "string", maxLength: 255 },
     });
   }

@@ -307,7 +307,7 @@ export const ErrorTypeSchema: GenEnum<ErrorType> = /*@__PURE__*/
   enumDesc(file_payments_v1_enums, 5);
 
 /**
- * The domain error code; it decides the Connect code and HTTP status (see README, error table).
+ * The domain error code; it decides the Connect code and HTTP status (docs/reference/errors.md#the-error-table).
  *
  * @generated from enum payments.v1.PaymentErrorCode
  */
@@ -533,7 +533,7 @@ export const ApiSourceSchema: GenEnum<ApiSource> = /*@__PURE__*/
   enumDesc(file_payments_v1_enums, 9);
 
 /**
- * What an on-session request starts (see README, "Workflows").
+ * What an on-session request starts (docs/guide/on-session.md#workflows).
  *
  * @generated from enum payments.v1.PaymentWorkflow
  */

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/errors.proto.
  */
 export const file_payments_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhwYXltZW50cy92MS9lcnJvcnMucHJvdG8SC3BheW1lbnRzLnYxItkBCgxQYXltZW50RXJyb3ISDAoEY29kZRgBIAEoCRI5ChJwYXltZW50X2Vycm9yX2NvZGUYAiABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEioKCmVycm9yX3R5cGUYAyABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSRQoVb25fc2Vzc2lvbl9lcnJvcl9jb2RlGAQgASgOMiYucGF5bWVudHMudjEuT25TZXNzaW9uUGF5bWVudEVycm9yQ29kZRINCgVmaWVsZBgFIAEoCSJxCglFcnJvckJvZHkSJAoEY29kZRgBIAEoDjIWLnBheW1lbnRzLnYxLkVycm9yVHlwZRIPCgdtZXNzYWdlGAIgASgJEi0KB2RldGFpbHMYAyADKAsyHC5wYXltZW50cy52MS5FcnJvckJvZHlEZXRhaWwiMAoPRXJyb3JCb2R5RGV0YWlsEg0KBWZpZWxkGAEgASgJEg4KBnJlYXNvbhgCIAEoCTpUChV2YWxpZGF0aW9uX2Vycm9yX2NvZGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjRhgMgASgJUhN2YWxpZGF0aW9uRXJyb3JDb2RlYgZwcm90bzM", [file_google_protobuf_descriptor, file_payments_v1_enums]);
+  fileDesc("ChhwYXltZW50cy92MS9lcnJvcnMucHJvdG8SC3BheW1lbnRzLnYxItkBCgxQYXltZW50RXJyb3ISDAoEY29kZRgBIAEoCRI5ChJwYXltZW50X2Vycm9yX2NvZGUYAiABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEioKCmVycm9yX3R5cGUYAyABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSRQoVb25fc2Vzc2lvbl9lcnJvcl9jb2RlGAQgASgOMiYucGF5bWVudHMudjEuT25TZXNzaW9uUGF5bWVudEVycm9yQ29kZRINCgVmaWVsZBgFIAEoCSKHAQoJRXJyb3JCb2R5EiQKBGNvZGUYASABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSDwoHbWVzc2FnZRgCIAEoCRItCgdkZXRhaWxzGAMgAygLMhwucGF5bWVudHMudjEuRXJyb3JCb2R5RGV0YWlsEhQKDGdlbmVyaWNfY29kZRgEIAEoCSIwCg9FcnJvckJvZHlEZXRhaWwSDQoFZmllbGQYASABKAkSDgoGcmVhc29uGAIgASgJOlQKFXZhbGlkYXRpb25fZXJyb3JfY29kZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAlSE3ZhbGlkYXRpb25FcnJvckNvZGViBnByb3RvMw", [file_google_protobuf_descriptor, file_payments_v1_enums]);
 
 /**
  * Attached to every error that has a catalogued code, beside google.rpc.ErrorInfo
@@ -86,6 +86,13 @@ export type ErrorBody = Message<"payments.v1.ErrorBody"> & {
    * @generated from field: repeated payments.v1.ErrorBodyDetail details = 3;
    */
   details: ErrorBodyDetail[];
+
+  /**
+   * The generic code of the on-session reference when one applies (KYC_REQUIRED, PAYMENT_EXPIRED, …).
+   *
+   * @generated from field: string generic_code = 4;
+   */
+  genericCode: string;
 };
 
 /**

@@ -129,8 +129,8 @@ export type CompletePaymentRequest = Message<"payments.v1.CompletePaymentRequest
   initialBalance?: bigint | undefined;
 
   /**
-   * Bank of the account (default 0001): 99xx picks a simulated Japanese bank's rules (README, "The
-   * simulated Japanese bank"); its authentication step is passed with the sandbox PIN and password.
+   * Bank of the account (default 0001): 99xx picks a simulated Japanese bank's rules
+   * (docs/guide/simulated-bank.md); its authentication step is passed with the sandbox PIN and password.
    *
    * @generated from field: string bank_code = 6;
    */
@@ -848,7 +848,7 @@ export const SandboxService: GenService<{
   /**
    * The test-environment off-session withdrawal (spec: POST /api/v1/payment/withdraw): an
    * off-session charge (API_SOURCE_OFF_SESSION_SYNC) through the same engine. A triggerError in
-   * charge.metadata answers the Connect error of the spec's error triggers.
+   * charge.metadata answers the Connect error of the error triggers (docs/reference/contract.md#error-triggers).
    *
    * @generated from rpc payments.v1.SandboxService.Withdraw
    */

@@ -118,6 +118,8 @@ const messages = {
       waitingKyc: "本人確認の結果が出しだい、お支払いが確定します。ショップのページに戻ってお待ちください。",
     },
     problem: {
+      finishedHeading: "このお支払いは終了しています",
+      finishedText: "お支払いの内容と結果はこのページでは表示されなくなりました。結果はお店にお問い合わせください。",
       expiredHeading: "このお支払いリンクは有効期限が切れています",
       expiredText: "お支払いは行われていません。お店に新しいリンクをご依頼ください。",
       unknownHeading: "お支払いリンクが見つかりません",
@@ -275,6 +277,8 @@ const messages = {
       waitingKyc: "The payment completes once your identity check is done. You can return to the shop meanwhile.",
     },
     problem: {
+      finishedHeading: "This payment is finished",
+      finishedText: "Its details and result are no longer shown on this page. The shop can tell you the result.",
       expiredHeading: "This payment link has expired",
       expiredText: "Nothing was charged. Please ask the shop for a new link.",
       unknownHeading: "Payment link not found",
@@ -695,6 +699,10 @@ async function load() {
     return;
   }
   state.session = result.session;
+  if (state.session.detailsWithheld) {
+    showProblem({ heading: "problem.finishedHeading", text: "problem.finishedText", backUrl: "" });
+    return;
+  }
   if (state.session.completed && state.session.error?.code === "ERROR_TYPE_PAYMENT_LINK_EXPIRED") {
     showProblem({ heading: "problem.expiredHeading", text: "problem.expiredText", backUrl: state.session.redirectUrl });
     return;

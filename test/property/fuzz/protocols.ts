@@ -93,3 +93,43 @@ export function grpcCall(
     stream.end(frame);
   });
 }
+
+/** One gRPC-Web call (binary, HTTP/1.1): the status is in the headers (trailers-only) or the trailer frame. */
+export async function grpcWebCall(url: string, headers: Record<string, string>, frame: Uint8Array): Promise<Answer> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", ...headers },
+    body: frame as BodyInit,
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  const trailer = new Map<string, string>();
+  res.headers.forEach((value, name) => trailer.set(name, value));
+  for (let at = 0; at + 5 <= body.length; ) {
+    const flags = body[at];
+    const length = body.readUInt32BE(at + 1);
+    if (flags & 0x80) {
+      for (const line of body
+        .subarray(at + 5, at + 5 + length)
+        .toString("latin1")
+        .split("\r\n")) {
+        const colon = line.indexOf(":");
+        if (colon > 0) trailer.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+      }
+    }
+    at += 5 + length;
+  }
+  const grpcStatus = trailer.get("grpc-status");
+  const code =
+    grpcStatus === undefined
+      ? `http_${res.status}`
+      : grpcStatus === "0"
+        ? ""
+        : (codeNames[Number(grpcStatus)] ?? `grpc_${grpcStatus}`);
+  const details = trailer.get("grpc-status-details-bin") ?? "";
+  return {
+    httpStatus: res.status,
+    code,
+    message: decodeURIComponent(trailer.get("grpc-message") ?? ""),
+    catalogued: details !== "" && Buffer.from(details, "base64").toString("latin1").includes("google.rpc.ErrorInfo"),
+  };
+}

@@ -2,7 +2,7 @@ import { refundRefusalMessages } from "../../../src/domain/refund.js";
 import type { Answer } from "./protocols.js";
 
 /**
- * The documented answers (README "Errors", src/errors.ts): the Connect codes the error table and
+ * The documented answers (docs/reference/errors.md, src/errors.ts): the Connect codes the error table and
  * the refusals map to, the HTTP statuses of the plain paths (404 unknown path, 405 wrong verb,
  * 415 unknown content type on RPC paths), and `internal` only when it is explained — a catalogued
  * code in an ErrorInfo detail, or one of the refund endpoint's documented messages.

@@ -84,7 +84,7 @@ export async function expectCustomer(real: RealSystem, model: Model, customer: M
 
 /**
  * Money balances: what the model says was charged minus refunded equals the bank's ledger. A
- * same-day cancellation moves no money back (README "Refunds"), so its debit stays.
+ * same-day cancellation moves no money back (docs/guide/refunds.md), so its debit stays.
  */
 function expectMoneyBalance(model: Model, customer: ModelCustomer, ledgerSum: number): void {
   const charges = model.charges.filter((c) => c.customerId === customer.id);

@@ -1,7 +1,7 @@
 import { ErrorType } from "../../../gen/payments/v1/enums_pb.js";
 import type { Model, ModelAccount } from "./model-state.js";
 
-/** What the simulated bank answers (README, "Sandbox: payments, KYC and the simulated bank"). */
+/** What the simulated bank answers (docs/guide/sandbox.md). */
 export type BankVerdict = { ok: true } | { ok: false; errorType: ErrorType; retryable: boolean };
 
 function unavailable(model: Model, account: ModelAccount): boolean {

@@ -141,7 +141,7 @@ export class ReplayAsyncCharge implements Command {
   toString = () => `ReplayAsyncCharge(${this.keyPick})`;
 }
 
-/** The Connect code a failed synchronous charge answers with (README "Errors"). */
+/** The Connect code a failed synchronous charge answers with (docs/reference/errors.md). */
 function syncErrorCode(errorType: ErrorType): Code {
   if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND || errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE)
     return Code.InvalidArgument;

@@ -2,7 +2,7 @@ import { AsyncStatus, ChargeStatus, ErrorType } from "../../../gen/payments/v1/e
 import { book, debitVerdict } from "./bank-model.js";
 import { customerOf, type Model, type ModelCharge } from "./model-state.js";
 
-/** README "Off-session payments": 6 attempts, retried after 2, 4, 8, 16, 32 minutes. */
+/** docs/guide/off-session.md: 6 attempts, retried after 2, 4, 8, 16, 32 minutes. */
 const bankAttempts = 6;
 const minute = 60_000;
 

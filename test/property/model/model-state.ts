@@ -2,7 +2,7 @@ import { AsyncStatus, ChargeStatus, ErrorType, RefundStatus } from "../../../gen
 
 /**
  * The in-memory model the property test holds the server to: what a merchant should see, written
- * from the README's rules, not from src/. One model per sequence, one merchant per sequence.
+ * from the documented rules (docs/), not from src/. One model per sequence, one merchant per sequence.
  */
 
 export interface ModelAccount {
@@ -71,7 +71,7 @@ export interface Model {
   }>;
 }
 
-/** README "Idempotency": a key is kept 72 hours from its first use. */
+/** docs/guide/idempotency.md: a key is kept 72 hours from its first use. */
 const keyLifetimeMs = 72 * 3_600_000;
 
 export function liveAsyncKeys(model: Readonly<Model>): Model["asyncKeys"] {
@@ -101,7 +101,7 @@ export function hasPendingCharge(model: Model, customerId: string): boolean {
   return model.charges.some((c) => c.customerId === customerId && c.status === ChargeStatus.PENDING);
 }
 
-/** README "Refunds": refundedAmount counts settled and pending refunds. */
+/** docs/guide/refunds.md: refundedAmount counts settled and pending refunds. */
 export function refundedAmount(charge: ModelCharge): number {
   return charge.refundedSettled + charge.refundedPending;
 }

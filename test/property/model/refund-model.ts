@@ -7,10 +7,10 @@ import { chargeOf, customerOf, refundableAmount, refundedAmount, type Model, typ
 
 const hour = 3_600_000;
 // Calendar facts (business days, cutoff, settlement batch) come from the bank's published rules,
-// the same tables the README lists; the model decides everything else itself.
+// the same tables docs/guide/simulated-bank.md lists; the model decides everything else itself.
 const bank: BankRules = { profile: defaultBankProfile, calendar: bankCalendar() };
 
-/** The README's refusal messages (HTTP 500, no code). */
+/** The refusal messages of docs/guide/refunds.md (HTTP 500, no code). */
 export const refusals = {
   notOwned: "transaction does not belong to the merchant",
   notCancellable: "transaction is not in a cancellable state",
