@@ -9,7 +9,11 @@ const tests = "test/**/*.test.ts";
 const pureTests = ["src/**/*.spec.ts", "test/unit/**/*.test.ts"];
 const postgresOnly = ["test/process/scale-out.test.ts"];
 // SQLite-specific (integrity_check after kill -9) or long and about the domain, not the database.
-const sqliteOnly = ["test/property/crash-loop.test.ts", "test/property/model-based.test.ts"];
+const sqliteOnly = [
+  "test/property/crash-loop.test.ts",
+  "test/property/model-based.test.ts",
+  "test/process/sqlite-migrations-race.test.ts",
+];
 
 export default defineConfig({
   test: {

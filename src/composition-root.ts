@@ -145,7 +145,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       createErrorInterceptor(logger),
       createAuthInterceptor(createAuthenticator(ctx)),
       createDashboardAuthInterceptor(ctx),
-      createRateLimitInterceptor(config.rateLimit),
+      createRateLimitInterceptor(config.rateLimit, config.signInRateLimit),
       createValidationInterceptor(),
       createIdempotencyInterceptor(ctx),
     ],

@@ -32,6 +32,8 @@ export interface Config {
   readonly bankExtraHolidays: readonly string[];
   /** Requests per second each merchant (or payment link) earns, and how many it may spend at once; 0 turns the limit off. */
   readonly rateLimit: { readonly ratePerSecond: number; readonly burst: number };
+  /** Dashboard SignIn calls per minute per client address and per e-mail (each also the burst); 0 turns one off. */
+  readonly signInRateLimit: { readonly perAddressPerMinute: number; readonly perEmailPerMinute: number };
   /** Seals the secrets the database keeps (webhook signing secrets, TOTP seeds); unset: a fixed development key. */
   readonly secretsKey: string | undefined;
   /** Keys sealed with before (SECRETS_KEY_PREVIOUS, comma separated), still opened during a rotation. */
@@ -81,6 +83,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: env.SECRETS_KEY || undefined,
     previousSecretsKeys: env.SECRETS_KEY_PREVIOUS === undefined ? [] : env.SECRETS_KEY_PREVIOUS.split(","),
     rateLimit: Object.freeze({ ratePerSecond, burst: Number(env.RATE_LIMIT_BURST ?? ratePerSecond * 2) }),
+    signInRateLimit: Object.freeze({
+      perAddressPerMinute: Number(env.SIGN_IN_RATE_LIMIT_PER_ADDRESS ?? 30),
+      perEmailPerMinute: Number(env.SIGN_IN_RATE_LIMIT_PER_EMAIL ?? 10),
+    }),
     httpTimeouts: Object.freeze({
       headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 30_000),
       requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000),

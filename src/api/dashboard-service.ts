@@ -17,10 +17,15 @@ import type { FlowContext } from "../flows/flow-context.js";
 import {
   authenticateSession,
   beginTotpEnrollment,
+  completeSignIn,
   confirmTotpEnrollment,
+  requireStepUp,
+  setTotpRequirement,
   signIn,
   signOut,
+  verifyStepUp,
   type DashboardPrincipal,
+  type NewSession,
 } from "../flows/dashboard-auth.js";
 import {
   chargeDetail,
@@ -80,18 +85,32 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
   const refunds = createRefundHandlers(ctx);
   const events = createEventHandlers(ctx);
   const sandbox = createSandboxService(ctx) as Required<ReturnType<typeof createSandboxService>>;
+  /** Sets the new session's cookies; answers the user and the CSRF token. */
+  const sessionStarted = (session: NewSession, context: HandlerContext) => {
+    const maxAgeSeconds = Math.floor(sessionLimits.absoluteMs / 1000);
+    for (const cookie of sessionCookieHeaders(cookies, {
+      token: session.sessionToken,
+      csrfToken: session.principal.csrfToken,
+      maxAgeSeconds,
+    })) {
+      context.responseHeader.append("set-cookie", cookie);
+    }
+    return { user: encodeUser(session.principal), csrfToken: session.principal.csrfToken };
+  };
+  /** A sensitive call: a user with TOTP needs a code from the last 5 minutes. */
+  const steppedUpMerchant = (context: HandlerContext) => {
+    const principal = dashboardPrincipalOf(context);
+    requireStepUp(ctx, principal);
+    return principal.merchant;
+  };
   return {
     async signIn(req, context) {
-      const session = await signIn(ctx, { email: req.email, password: req.password });
-      const maxAgeSeconds = Math.floor(sessionLimits.absoluteMs / 1000);
-      for (const cookie of sessionCookieHeaders(cookies, {
-        token: session.sessionToken,
-        csrfToken: session.principal.csrfToken,
-        maxAgeSeconds,
-      })) {
-        context.responseHeader.append("set-cookie", cookie);
-      }
-      return { user: encodeUser(session.principal), csrfToken: session.principal.csrfToken };
+      const outcome = await signIn(ctx, { email: req.email, password: req.password });
+      if (outcome.totpRequired) return { totpRequired: true, signInToken: outcome.signInToken };
+      return sessionStarted(outcome.session, context);
+    },
+    async completeSignIn(req, context) {
+      return sessionStarted(await completeSignIn(ctx, { signInToken: req.signInToken, code: req.code }), context);
     },
     async signOut(_req, context) {
       await signOut(ctx, dashboardPrincipalOf(context));
@@ -112,8 +131,15 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       };
     },
     async confirmTotpEnrollment(req, context) {
-      await confirmTotpEnrollment(ctx, dashboardPrincipalOf(context), req.code);
-      return { totpEnabled: true };
+      const recoveryCodes = await confirmTotpEnrollment(ctx, dashboardPrincipalOf(context), req.code);
+      return { totpEnabled: true, recoveryCodes };
+    },
+    async verifyStepUp(req, context) {
+      return { validUntil: timestampFromDate(await verifyStepUp(ctx, dashboardPrincipalOf(context), req.code)) };
+    },
+    async setTotpRequirement(req, context) {
+      await setTotpRequirement(ctx, dashboardPrincipalOf(context), req.required);
+      return { required: req.required };
     },
     async searchCustomers(req, context) {
       const page = await searchCustomers(ctx, merchantOf(context), req);
@@ -143,6 +169,7 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       };
     },
     async refundCharge(req, context) {
+      steppedUpMerchant(context);
       const { refund, charge } = await refunds.refund(req.refund!, context);
       return { result: { refund, charge } };
     },
@@ -159,17 +186,17 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       return { keys: (await listApiKeys(ctx, merchantOf(context))).map(encodeApiKey) };
     },
     async createApiKey(_req, context) {
-      const { key, secret } = await createApiKey(ctx, merchantOf(context));
+      const { key, secret } = await createApiKey(ctx, steppedUpMerchant(context));
       return { key: encodeApiKey(key), secret };
     },
     async revokeApiKey(req, context) {
-      return { key: encodeApiKey(await revokeOneApiKey(ctx, merchantOf(context), req.id)) };
+      return { key: encodeApiKey(await revokeOneApiKey(ctx, steppedUpMerchant(context), req.id)) };
     },
     async getWebhookSettings(_req, context) {
       return getWebhookSettings(ctx, merchantOf(context));
     },
     async updateWebhookSettings(req, context) {
-      const settings = await updateWebhookSettings(ctx, merchantOf(context), {
+      const settings = await updateWebhookSettings(ctx, steppedUpMerchant(context), {
         url: req.url,
         rotateSecret: req.rotateSecret,
       });
@@ -239,6 +266,7 @@ function encodeUser(principal: DashboardPrincipal): DashboardUser {
     merchantId: principal.merchant.id,
     merchantName: principal.merchant.name,
     totpEnabled: principal.totpEnabled,
+    merchantRequiresTotp: principal.merchantRequiresTotp,
   });
 }
 

@@ -1,5 +1,5 @@
 import { createContextKey, type HandlerContext, type Interceptor } from "@connectrpc/connect";
-import { signedOut } from "../domain/dashboard-session.js";
+import { signedOut, totpEnrollmentRequired } from "../domain/dashboard-session.js";
 import type { DashboardPrincipal } from "../flows/dashboard-auth.js";
 import { merchantKey } from "./request-context.js";
 
@@ -9,6 +9,12 @@ export const dashboardPrincipalKey = createContextKey<DashboardPrincipal | undef
 });
 
 const dashboardService = "payments.v1.DashboardService";
+
+/** The calls without a session: the two steps of signing in. */
+const sessionless = new Set(["SignIn", "CompleteSignIn"]);
+
+/** What a user may do while the merchant requires TOTP and they have not enrolled. */
+const enrolmentOnly = new Set(["GetSession", "SignOut", "BeginTotpEnrollment", "ConfirmTotpEnrollment"]);
 
 /** Cookie names: the `__Host-` prefix (Secure, Path=/, no Domain) when the page is served over TLS. */
 export interface DashboardCookies {
@@ -24,20 +30,23 @@ export function dashboardCookies(secure: boolean): DashboardCookies {
 
 /**
  * DashboardService is authenticated by its session cookie (HttpOnly, SameSite=Strict) and, on
- * every call but SignIn, the x-csrf-token header matching the session's token. The page reads
+ * every call but SignIn and CompleteSignIn, the x-csrf-token header matching the session's token. The page reads
  * the token from a second, script-readable cookie (double submit, checked against the server's
  * copy). The call's merchant is set as for an API-key call, so PaymentService and SandboxService
- * handlers can serve the dashboard too. Other services pass through.
+ * handlers can serve the dashboard too. While the merchant requires TOTP, a user without it may
+ * only enrol. Other services pass through.
  */
 export function createDashboardSessionInterceptor(
   authenticate: (sessionToken: string, csrfToken: string) => Promise<DashboardPrincipal>,
   cookies: DashboardCookies,
 ): Interceptor {
   return (next) => async (req) => {
-    if (req.service.typeName !== dashboardService || req.method.name === "SignIn") return next(req);
+    if (req.service.typeName !== dashboardService || sessionless.has(req.method.name)) return next(req);
     const token = readCookie(req.header.get("cookie") ?? "", cookies.session);
     if (!token) throw signedOut();
     const principal = await authenticate(token, req.header.get("x-csrf-token") ?? "");
+    if (principal.merchantRequiresTotp && !principal.totpEnabled && !enrolmentOnly.has(req.method.name))
+      throw totpEnrollmentRequired();
     req.contextValues.set(dashboardPrincipalKey, principal);
     req.contextValues.set(merchantKey, principal.merchant);
     return next(req);

@@ -24,3 +24,6 @@ export function merchantOf(context: HandlerContext): MerchantPrincipal {
   if (!merchant) throw new RequestRefusal("unauthenticated", "missing API key");
   return merchant;
 }
+
+/** The address of the client's connection (the socket's peer; a proxy in front is not looked through). */
+export const clientAddressKey = createContextKey<string>("", { description: "client address" });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { csvRowReasons } from "./csv-row.js";
+import { totpNotEnabled } from "./dashboard-session.js";
 import { isLocked } from "./failure-lock.js";
 import { errorTypeMessages } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
@@ -41,12 +42,7 @@ export const csvConfirmationLimits = Object.freeze({
 
 /** The refusals of upload and confirmation; each carries a stable reason in an ErrorInfo detail. */
 export const csvBatchRefusals = Object.freeze({
-  totpNotEnabled: () =>
-    new RequestRefusal(
-      "precondition",
-      "TOTP is not enabled for this user: enrol an authenticator app first",
-      "TOTP_NOT_ENABLED",
-    ),
+  totpNotEnabled,
   invalidCode: (attemptsLeft: number, replayed = false) =>
     new RequestRefusal(
       "invalid",

@@ -2,16 +2,19 @@ import { stringify } from "csv-stringify/sync";
 import type { CsvRowOutcome } from "./csv-batch.js";
 
 /**
- * A cell a spreadsheet could run as a formula (= + - @, or a leading tab or carriage return,
- * OWASP "CSV injection") gets a leading apostrophe: shown as text, never evaluated.
+ * A cell a spreadsheet could run as a formula gets a leading apostrophe: shown as text, never
+ * evaluated (OWASP "CSV injection"). That is a cell whose first character that is not blank
+ * (spaces, tabs, CR/LF, the ideographic space) is = + - @ or their full-width forms ＝＋－＠, and
+ * any cell starting with a tab or a carriage return.
  */
 export function neutraliseCell(cell: string): string {
-  return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
+  return /^[\t\r]|^\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]/.test(cell) ? `'${cell}` : cell;
 }
 
 /**
  * The result CSV: the header and every input row as uploaded, plus `status` and `Reason`
- * (docs/guide/csv-batches.md). A row with too few cells is padded and one with too many is
+ * (docs/guide/csv-batches.md). Every cell holding a CR, LF, quote or comma is quoted. A row with
+ * too few cells is padded and one with too many is
  * cut to the header's width, so the two columns line up. UTF-8 with a BOM, CRLF: what Excel opens
  * as UTF-8.
  */
@@ -32,7 +35,9 @@ export function resultCsv(
     "\uFEFF" +
     stringify(
       records.map((record) => record.map(neutraliseCell)),
-      { record_delimiter: "windows" },
+      // CRLF between records; csv-stringify then quotes only cells holding the whole CRLF, so a
+      // lone CR or LF (and the quote, the comma) is named here: such a cell is always quoted.
+      { record_delimiter: "windows", quoted_match: /[\r\n",]/ },
     )
   );
 }

@@ -8,7 +8,11 @@ import { RequestRefusal } from "./request-refusal.js";
  */
 export const sessionLimits = Object.freeze({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, touchEveryMs: 60_000 });
 
-/** Ten wrong passwords in a row lock the account's sign-in for 15 minutes. */
+/**
+ * At most ten passwords are checked per e-mail in a run (each counted before it is checked, a
+ * success gives its own back); the tenth locks that e-mail's sign-in for 15 minutes, and a run is
+ * forgotten 15 minutes after its last attempt.
+ */
 export const signInLimits = Object.freeze({ max: 10, lockMs: 15 * 60_000 });
 
 export interface SessionTimes {
@@ -47,11 +51,66 @@ export function newCsrfToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-export function csrfTokenMatches(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
+/** Only the hash of the CSRF token is stored, as for the session token. */
+export const hashCsrfToken = hashSessionToken;
+
+/** Whether the token the page sent is the one whose hash the session keeps (constant time). */
+export function csrfTokenMatches(expectedHash: string, given: string): boolean {
+  const a = Buffer.from(expectedHash);
+  const b = Buffer.from(hashCsrfToken(given));
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export const signedOut = () =>
   new RequestRefusal("unauthenticated", "not signed in, or the session expired: sign in again", "SESSION_REQUIRED");
+
+/** Wrong second-step codes (TOTP or recovery, at sign-in or step-up): five lock them for 15 minutes. */
+export const totpAttemptLimits = Object.freeze({ max: 5, lockMs: 15 * 60_000 });
+
+/** How long the token between a sign-in's two steps, and a step-up, stay good. */
+export const secondStepMs = 5 * 60_000;
+
+/** Whether a session that last gave a code at `verifiedAt` may make a sensitive call at `now`. */
+export function steppedUp(verifiedAt: Date | null, now: Date): boolean {
+  return verifiedAt !== null && now.getTime() - verifiedAt.getTime() <= secondStepMs;
+}
+
+export const stepUpRequired = () =>
+  new RequestRefusal(
+    "precondition",
+    "this action needs a TOTP code from the last 5 minutes: send one to VerifyStepUp, then try again",
+    "STEP_UP_REQUIRED",
+  );
+
+export const totpEnrollmentRequired = () =>
+  new RequestRefusal(
+    "precondition",
+    "the merchant requires two-step verification: enrol TOTP first (BeginTotpEnrollment)",
+    "TOTP_ENROLLMENT_REQUIRED",
+  );
+
+/** Ten single-use recovery codes, 64 random bits each, shown as xxxx-xxxx-xxxx-xxxx. */
+export function newRecoveryCodes(): string[] {
+  return Array.from({ length: 10 }, () =>
+    randomBytes(8)
+      .toString("hex")
+      .replace(/(.{4})(?!$)/g, "$1-"),
+  );
+}
+
+/** A TOTP code is six digits; anything else the pattern lets through is a recovery code. */
+export function isRecoveryCode(code: string): boolean {
+  return !/^[0-9]{6}$/.test(code);
+}
+
+/** The stored form of a recovery code: SHA-256 of its hex digits, lower case, without dashes. */
+export function hashRecoveryCode(code: string): string {
+  return hashSessionToken(code.replace(/-/g, "").toLowerCase());
+}
+
+export const totpNotEnabled = () =>
+  new RequestRefusal(
+    "precondition",
+    "TOTP is not enabled for this user: enrol an authenticator app first",
+    "TOTP_NOT_ENABLED",
+  );

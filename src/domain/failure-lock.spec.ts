@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterFailure, isLocked } from "./failure-lock.js";
+import { afterFailure, isLocked, releaseAttempt, reserveAttempt, type AttemptRun } from "./failure-lock.js";
 
 const limits = { max: 3, lockMs: 15 * 60_000 };
 const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));
@@ -21,5 +21,32 @@ describe("afterFailure", () => {
       failures: 1,
       lockedUntil: null,
     });
+  });
+});
+
+describe("reserveAttempt and releaseAttempt", () => {
+  const fresh: AttemptRun = { failures: 0, lockedUntil: null, lastAttemptAt: null };
+
+  it("grants max attempts however fast they come, the max-th locking, then refuses", () => {
+    let state = fresh;
+    for (let i = 0; i < limits.max; i++) state = reserveAttempt(state, at(0), limits)!;
+    expect(state).toEqual({ failures: 3, lockedUntil: at(15), lastAttemptAt: at(0) });
+    expect(reserveAttempt(state, at(14), limits)).toBeUndefined();
+    expect(reserveAttempt(state, at(15), limits)).toEqual({ failures: 1, lockedUntil: null, lastAttemptAt: at(15) });
+  });
+
+  it("forgets a run lockMs after its last attempt", () => {
+    const two = { failures: 2, lockedUntil: null, lastAttemptAt: at(0) };
+    expect(reserveAttempt(two, at(14), limits)?.failures).toBe(3);
+    expect(reserveAttempt(two, at(15), limits)?.failures).toBe(1);
+  });
+
+  it("a success gives its own attempt back, and the lock it brought", () => {
+    expect(releaseAttempt({ failures: 3, lockedUntil: at(15), lastAttemptAt: at(0) }, limits)).toEqual({
+      failures: 2,
+      lockedUntil: null,
+      lastAttemptAt: at(0),
+    });
+    expect(releaseAttempt({ failures: 0, lockedUntil: null, lastAttemptAt: at(0) }, limits).failures).toBe(0);
   });
 });

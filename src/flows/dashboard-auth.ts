@@ -3,6 +3,15 @@ import { normalizeEmail } from "../domain/customer.js";
 import {
   csrfTokenMatches,
   extendedIdleExpiry,
+  hashCsrfToken,
+  hashRecoveryCode,
+  isRecoveryCode,
+  newRecoveryCodes,
+  secondStepMs,
+  steppedUp,
+  stepUpRequired,
+  totpAttemptLimits,
+  totpNotEnabled,
   hashSessionToken,
   newCsrfToken,
   newSessionTimes,
@@ -11,7 +20,7 @@ import {
   signedOut,
   signInLimits,
 } from "../domain/dashboard-session.js";
-import { afterFailure, isLocked } from "../domain/failure-lock.js";
+import { releaseAttempt, reserveAttempt } from "../domain/failure-lock.js";
 import { newId } from "../domain/ids.js";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../domain/password-hash.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
@@ -22,6 +31,14 @@ import {
   deleteExpiredSessionsOfUser,
   findDashboardSession,
   findDashboardUserByEmail,
+  findSignInChallenge,
+  insertSignInChallenge,
+  replaceRecoveryCodes,
+  setMerchantTotpRequired,
+  setSessionTotpVerified,
+  takeSignInChallenge,
+  useRecoveryCode,
+  type DashboardUserRow,
   insertDashboardSession,
   insertDashboardUser,
   lockDashboardUser,
@@ -29,7 +46,8 @@ import {
   updateDashboardUser,
 } from "../storage/dashboard-users.js";
 import { findMerchant } from "../storage/merchants.js";
-import { isUniqueViolation } from "../storage/transactor.js";
+import { deleteStaleAttemptRuns, lockAttemptRun, saveAttemptRun } from "../storage/sign-in-attempts.js";
+import { isUniqueViolation, type Tx } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 
 /** The signed-in dashboard user of a call (set by the dashboard session interceptor). */
@@ -38,9 +56,22 @@ export interface DashboardPrincipal {
   readonly email: string;
   readonly merchant: MerchantPrincipal;
   readonly totpEnabled: boolean;
+  /** The merchant requires TOTP of every user. */
+  readonly merchantRequiresTotp: boolean;
+  /** When this session last gave a TOTP or recovery code (step-up), if ever. */
+  readonly totpVerifiedAt: Date | null;
   readonly csrfToken: string;
   /** Hash of the session cookie, to end this session. */
   readonly sessionHash: string;
+}
+
+/** A new session, or (for a user with TOTP) the token of the sign-in's second step. */
+export type SignInOutcome = { totpRequired: false; session: NewSession } | { totpRequired: true; signInToken: string };
+
+export interface NewSession {
+  sessionToken: string;
+  principal: DashboardPrincipal;
+  absoluteExpiresAt: Date;
 }
 
 /** `furikomi users create`: a dashboard user of a merchant, password hashed with scrypt. */
@@ -87,67 +118,141 @@ export async function createDashboardUser(
 const wrongCredentials = () => new RequestRefusal("unauthenticated", "wrong e-mail or password", "SIGN_IN_FAILED");
 
 /**
- * Signs a user in: a new session (its token goes in the cookie, its hash in the database) and
- * its CSRF token. An unknown e-mail costs the same hash as a known one; ten wrong passwords in a
- * row lock the account's sign-in for 15 minutes.
+ * The first step of a sign-in, the password. The attempt is counted, by e-mail, before the
+ * password is checked, in the transaction that decides whether it may be checked at all, and
+ * given back on success: at most ten passwords are checked per e-mail per run, however many arrive
+ * at once. An unknown e-mail costs the same hash and counts the same as a known one. A user
+ * without TOTP gets a session (its token goes in the cookie, its hash and its CSRF token's hash in
+ * the database); a user with TOTP gets a token for the second step (CompleteSignIn).
  */
-export async function signIn(
-  ctx: FlowContext,
-  input: { email: string; password: string },
-): Promise<{ sessionToken: string; principal: DashboardPrincipal; absoluteExpiresAt: Date }> {
-  const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
-  if (!user) {
-    await verifyPassword(input.password, await decoyPasswordHash());
-    throw wrongCredentials();
-  }
+export async function signIn(ctx: FlowContext, input: { email: string; password: string }): Promise<SignInOutcome> {
   const now = ctx.clock.now();
-  if (isLocked({ lockedUntil: user.sign_in_locked_until ? new Date(user.sign_in_locked_until) : null }, now)) {
-    throw new RequestRefusal(
-      "rate_limited",
-      `too many wrong passwords: sign-in is locked until ${user.sign_in_locked_until}`,
-      "SIGN_IN_LOCKED",
-    );
+  const attemptKey = `email:${normalizeEmail(input.email)}`;
+  const lockedUntil = await reserve(ctx, attemptKey, now, signInLimits);
+  if (lockedUntil) throw lockedOut("too many wrong passwords: sign-in is locked", lockedUntil, now, "SIGN_IN_LOCKED");
+  const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
+  const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyPasswordHash()));
+  if (!user || !matches) throw wrongCredentials();
+  if (user.totp_enabled !== 1) {
+    return {
+      totpRequired: false,
+      session: await startSession(ctx, user, now, null, (trx) => release(ctx, trx, attemptKey, signInLimits)),
+    };
   }
-  if (!(await verifyPassword(input.password, user.password_hash))) {
-    await ctx.tx.write(async (trx) => {
-      const current = await lockDashboardUser(ctx.tx, trx, user.id);
-      if (!current) return;
-      const next = afterFailure(
-        {
-          failures: current.failed_sign_ins,
-          lockedUntil: current.sign_in_locked_until ? new Date(current.sign_in_locked_until) : null,
-        },
-        now,
-        signInLimits,
-      );
-      await updateDashboardUser(trx, user.id, {
-        failed_sign_ins: next.failures,
-        sign_in_locked_until: next.lockedUntil?.toISOString() ?? null,
-        updated_at: now.toISOString(),
-      });
+  const signInToken = newSessionToken();
+  await ctx.tx.write(async (trx) => {
+    await release(ctx, trx, attemptKey, signInLimits);
+    await insertSignInChallenge(trx, {
+      id_hash: hashSessionToken(signInToken),
+      user_id: user.id,
+      expires_at: new Date(now.getTime() + secondStepMs).toISOString(),
+      created_at: now.toISOString(),
     });
-    throw wrongCredentials();
-  }
+  });
+  return { totpRequired: true, signInToken };
+}
+
+/**
+ * The second step for a user with TOTP: the token from SignIn (valid 5 minutes) and a TOTP or
+ * recovery code. Wrong codes are counted per user before they are checked (five lock the second
+ * step for 15 minutes); the token is used up by the right code.
+ */
+export async function completeSignIn(
+  ctx: FlowContext,
+  input: { signInToken: string; code: string },
+): Promise<NewSession> {
+  const now = ctx.clock.now();
+  const challengeHash = hashSessionToken(input.signInToken);
+  const pending = await findSignInChallenge(ctx.tx.db, challengeHash);
+  if (!pending || now >= new Date(pending.expires_at)) throw signInAgain();
+  const attemptKey = `totp:${pending.user_id}`;
+  const lockedUntil = await reserve(ctx, attemptKey, now, totpAttemptLimits);
+  if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
+  const user = await ctx.tx.write(async (trx) => {
+    const found = await lockDashboardUser(ctx.tx, trx, pending.user_id);
+    if (!found || !(await acceptSecondFactor(trx, found, input.code, now))) return undefined;
+    if (!(await takeSignInChallenge(ctx.tx, trx, challengeHash))) throw signInAgain();
+    return found;
+  });
+  if (!user) throw wrongCode();
+  return startSession(ctx, user, now, now, (trx) => release(ctx, trx, attemptKey, totpAttemptLimits));
+}
+
+/**
+ * Step-up: a TOTP or recovery code lets this session make sensitive calls for 5 minutes. Counted
+ * with the sign-in's second step (five wrong codes lock both).
+ */
+export async function verifyStepUp(ctx: FlowContext, principal: DashboardPrincipal, code: string): Promise<Date> {
+  const now = ctx.clock.now();
+  if (!principal.totpEnabled) throw totpNotEnabled();
+  const attemptKey = `totp:${principal.userId}`;
+  const lockedUntil = await reserve(ctx, attemptKey, now, totpAttemptLimits);
+  if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
+  const accepted = await ctx.tx.write(async (trx) => {
+    const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
+    if (!user || !(await acceptSecondFactor(trx, user, code, now))) return false;
+    await release(ctx, trx, attemptKey, totpAttemptLimits);
+    await setSessionTotpVerified(trx, principal.sessionHash, now.toISOString());
+    return true;
+  });
+  if (!accepted) throw wrongCode();
+  return new Date(now.getTime() + secondStepMs);
+}
+
+/** Sensitive calls (API keys, webhook settings, refunds, the TOTP requirement) of a user with TOTP need a recent code. */
+export function requireStepUp(ctx: FlowContext, principal: DashboardPrincipal): void {
+  if (principal.totpEnabled && !steppedUp(principal.totpVerifiedAt, ctx.clock.now())) throw stepUpRequired();
+}
+
+/** The owner's setting: every dashboard user of the merchant must enrol TOTP. Changed by a user with TOTP, stepped up. */
+export async function setTotpRequirement(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  required: boolean,
+): Promise<void> {
+  if (!principal.totpEnabled) throw totpNotEnabled();
+  requireStepUp(ctx, principal);
+  await ctx.tx.write((trx) => setMerchantTotpRequired(trx, principal.merchant.id, required));
+}
+
+/**
+ * Checks a second factor inside the caller's transaction (the user's row locked): a TOTP code
+ * (its time-step then used up) or an unused recovery code (then used).
+ */
+async function acceptSecondFactor(trx: Tx, user: DashboardUserRow, code: string, now: Date): Promise<boolean> {
+  if (user.totp_enabled !== 1) return false;
+  if (isRecoveryCode(code)) return useRecoveryCode(trx, user.id, hashRecoveryCode(code), now.toISOString());
+  const verdict = verifyTotpCode(user.totp_secret, code, now, user.totp_last_step);
+  if (!verdict.accepted) return false;
+  await updateDashboardUser(trx, user.id, { totp_last_step: verdict.step, updated_at: now.toISOString() });
+  return true;
+}
+
+/** A new session for `user`, written with `alsoWrite` (which gives back the attempt). */
+async function startSession(
+  ctx: FlowContext,
+  user: DashboardUserRow,
+  now: Date,
+  totpVerifiedAt: Date | null,
+  alsoWrite: (trx: Tx) => Promise<void>,
+): Promise<NewSession> {
+  const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
+  if (!merchant) throw wrongCredentials();
   const sessionToken = newSessionToken();
   const sessionHash = hashSessionToken(sessionToken);
   const csrfToken = newCsrfToken();
   const times = newSessionTimes(now);
-  const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
-  if (!merchant) throw wrongCredentials();
   await ctx.tx.write(async (trx) => {
-    await updateDashboardUser(trx, user.id, {
-      failed_sign_ins: 0,
-      sign_in_locked_until: null,
-      updated_at: now.toISOString(),
-    });
+    await alsoWrite(trx);
     await deleteExpiredSessionsOfUser(trx, user.id, now.toISOString());
     await insertDashboardSession(trx, {
       id_hash: sessionHash,
       user_id: user.id,
-      csrf_token: csrfToken,
+      csrf_hash: hashCsrfToken(csrfToken),
       created_at: now.toISOString(),
       idle_expires_at: times.idleExpiresAt.toISOString(),
       absolute_expires_at: times.absoluteExpiresAt.toISOString(),
+      totp_verified_at: totpVerifiedAt?.toISOString() ?? null,
     });
   });
   return {
@@ -158,10 +263,50 @@ export async function signIn(
       email: user.email,
       merchant: { id: merchant.id, name: merchant.name },
       totpEnabled: user.totp_enabled === 1,
+      merchantRequiresTotp: merchant.dashboard_totp_required === 1,
+      totpVerifiedAt,
       csrfToken,
       sessionHash,
     },
   };
+}
+
+const signInAgain = () =>
+  new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", "SIGN_IN_EXPIRED");
+const wrongCode = () => new RequestRefusal("invalid", "invalid TOTP or recovery code", "TOTP_CODE_INVALID");
+
+const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
+  new RequestRefusal(
+    "rate_limited",
+    `${what} until ${until.toISOString()}`,
+    reason,
+    Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
+  );
+
+/**
+ * Counts one attempt of `key` before it is checked, committed before the check runs: the end of
+ * the lock when the run is locked (nothing counted), else null. Stale runs are cleared on the way.
+ */
+async function reserve(
+  ctx: FlowContext,
+  key: string,
+  now: Date,
+  limits: { max: number; lockMs: number },
+): Promise<Date | null> {
+  return ctx.tx.write(async (trx) => {
+    await deleteStaleAttemptRuns(trx, new Date(now.getTime() - limits.lockMs).toISOString(), now.toISOString());
+    const run = await lockAttemptRun(ctx.tx, trx, key, now.toISOString());
+    const next = reserveAttempt(run, now, limits);
+    if (!next) return run.lockedUntil;
+    await saveAttemptRun(trx, key, next);
+    return null;
+  });
+}
+
+/** Gives back the attempt a success reserved (inside the success's own transaction). */
+async function release(ctx: FlowContext, trx: Tx, key: string, limits: { max: number }): Promise<void> {
+  const run = await lockAttemptRun(ctx.tx, trx, key, ctx.clock.now().toISOString());
+  await saveAttemptRun(trx, key, releaseAttempt(run, limits));
 }
 
 /**
@@ -185,7 +330,7 @@ export async function authenticateSession(
     await ctx.tx.write((trx) => deleteDashboardSession(trx, sessionHash));
     throw signedOut();
   }
-  if (!csrfTokenMatches(session.csrf_token, csrfToken)) {
+  if (!csrfTokenMatches(session.csrf_hash, csrfToken)) {
     throw new RequestRefusal("unauthenticated", "missing or wrong x-csrf-token header", "CSRF_TOKEN_INVALID");
   }
   const extended = extendedIdleExpiry(times, now);
@@ -195,7 +340,10 @@ export async function authenticateSession(
     email: session.email,
     merchant: { id: session.merchant_id, name: session.merchant_name },
     totpEnabled: session.totp_enabled === 1,
-    csrfToken: session.csrf_token,
+    merchantRequiresTotp: session.dashboard_totp_required === 1,
+    totpVerifiedAt: session.totp_verified_at ? new Date(session.totp_verified_at) : null,
+    // Only its hash is stored: the token is the one the page sent, which matched.
+    csrfToken,
     sessionHash,
   };
 }
@@ -223,12 +371,16 @@ export async function beginTotpEnrollment(
   return { secret, uri: totpUri(secret, principal.email) };
 }
 
-/** Confirms enrolment with a first code from the app; that code's time-step is then used up. */
+/**
+ * Confirms enrolment with a first code from the app; that code's time-step is then used up, the
+ * session counts as stepped up, and the ten recovery codes (stored hashed) are answered, once.
+ */
 export async function confirmTotpEnrollment(
   ctx: FlowContext,
   principal: DashboardPrincipal,
   code: string,
-): Promise<void> {
+): Promise<string[]> {
+  const recoveryCodes = newRecoveryCodes();
   const now = ctx.clock.now();
   await ctx.tx.write(async (trx) => {
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
@@ -248,5 +400,8 @@ export async function confirmTotpEnrollment(
       totp_failures: 0,
       updated_at: now.toISOString(),
     });
+    await replaceRecoveryCodes(trx, user.id, recoveryCodes.map(hashRecoveryCode), now.toISOString());
+    await setSessionTotpVerified(trx, principal.sessionHash, now.toISOString());
   });
+  return recoveryCodes;
 }

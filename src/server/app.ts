@@ -1,4 +1,4 @@
-import { createConnectRouter, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { createConnectRouter, createContextValues, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import {
   universalRequestFromNodeRequest,
   universalResponseToNodeResponse,
@@ -9,6 +9,7 @@ import type { DescService, FileRegistry } from "@bufbuild/protobuf";
 import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
 import { withClientFaultCodes } from "./client-fault-codes.js";
+import { clientAddressKey } from "../api/request-context.js";
 import { createRestRouter } from "./rest-router.js";
 import { readMaxBytes, withWireChecks } from "./wire-checks.js";
 import { registerReflection } from "./reflection.js";
@@ -67,7 +68,8 @@ export function createApp(options: AppOptions): RequestListener {
     for (const [name, value] of Object.entries(apiHeaders)) res.setHeader(name, value);
     const rpc = rpcs.get(path);
     if (rpc) {
-      rpc(universalRequestFromNodeRequest(req, res, undefined, undefined))
+      const contextValues = createContextValues().set(clientAddressKey, req.socket?.remoteAddress ?? "");
+      rpc(universalRequestFromNodeRequest(req, res, undefined, contextValues))
         .then((uRes) => universalResponseToNodeResponse(uRes, res))
         .catch((error) => options.logger.warn({ err: error, path }, "rpc stream failed"));
       return;

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database, DashboardSessionTable, DashboardUserTable } from "./schema.js";
+import type { Database, DashboardSessionTable, DashboardUserTable, SignInChallengeTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { seal, unseal } from "./sealed.js";
 
@@ -57,7 +57,8 @@ export async function findDashboardSession(db: Kysely<Database>, idHash: string)
     .innerJoin("merchants", "merchants.id", "dashboard_users.merchant_id")
     .select([
       "dashboard_sessions.id_hash",
-      "dashboard_sessions.csrf_token",
+      "dashboard_sessions.csrf_hash",
+      "dashboard_sessions.totp_verified_at",
       "dashboard_sessions.idle_expires_at",
       "dashboard_sessions.absolute_expires_at",
       "dashboard_users.id as user_id",
@@ -65,6 +66,7 @@ export async function findDashboardSession(db: Kysely<Database>, idHash: string)
       "dashboard_users.totp_enabled",
       "merchants.id as merchant_id",
       "merchants.name as merchant_name",
+      "merchants.dashboard_totp_required",
     ])
     .where("dashboard_sessions.id_hash", "=", idHash)
     .executeTakeFirst();
@@ -88,5 +90,74 @@ export async function deleteExpiredSessionsOfUser(db: Kysely<Database>, userId: 
     .deleteFrom("dashboard_sessions")
     .where("user_id", "=", userId)
     .where((eb) => eb.or([eb("idle_expires_at", "<=", nowIso), eb("absolute_expires_at", "<=", nowIso)]))
+    .execute();
+}
+
+/** A pending second step; expired ones (of anyone) are cleared on the way. */
+export async function insertSignInChallenge(db: Kysely<Database>, challenge: SignInChallengeTable): Promise<void> {
+  await db.deleteFrom("sign_in_challenges").where("expires_at", "<=", challenge.created_at).execute();
+  await db.insertInto("sign_in_challenges").values(challenge).execute();
+}
+
+/** The pending second step of a sign-in, removed as it is read (a token works once). */
+export async function takeSignInChallenge(
+  tx: Transactor,
+  trx: Tx,
+  idHash: string,
+): Promise<SignInChallengeTable | undefined> {
+  const challenge = await tx
+    .lockRows(trx.selectFrom("sign_in_challenges").selectAll().where("id_hash", "=", idHash))
+    .executeTakeFirst();
+  if (challenge) await trx.deleteFrom("sign_in_challenges").where("id_hash", "=", idHash).execute();
+  return challenge;
+}
+
+export async function findSignInChallenge(
+  db: Kysely<Database>,
+  idHash: string,
+): Promise<SignInChallengeTable | undefined> {
+  return db.selectFrom("sign_in_challenges").selectAll().where("id_hash", "=", idHash).executeTakeFirst();
+}
+
+/** Replaces a user's recovery codes (at enrolment). */
+export async function replaceRecoveryCodes(
+  db: Kysely<Database>,
+  userId: string,
+  codeHashes: string[],
+  nowIso: string,
+): Promise<void> {
+  await db.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+  await db
+    .insertInto("recovery_codes")
+    .values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash, used_at: null, created_at: nowIso })))
+    .execute();
+}
+
+/** Marks an unused recovery code used: false when there is none such (wrong, or already used). */
+export async function useRecoveryCode(
+  db: Kysely<Database>,
+  userId: string,
+  codeHash: string,
+  nowIso: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable("recovery_codes")
+    .set({ used_at: nowIso })
+    .where("user_id", "=", userId)
+    .where("code_hash", "=", codeHash)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function setSessionTotpVerified(db: Kysely<Database>, idHash: string, atIso: string): Promise<void> {
+  await db.updateTable("dashboard_sessions").set({ totp_verified_at: atIso }).where("id_hash", "=", idHash).execute();
+}
+
+export async function setMerchantTotpRequired(db: Kysely<Database>, merchantId: string, required: boolean) {
+  await db
+    .updateTable("merchants")
+    .set({ dashboard_totp_required: required ? 1 : 0 })
+    .where("id", "=", merchantId)
     .execute();
 }

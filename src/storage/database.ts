@@ -1,4 +1,13 @@
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent, type Migration } from "kysely";
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+  type LogEvent,
+  type Migration,
+} from "kysely";
 import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
 import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
@@ -13,6 +22,7 @@ import * as dashboard from "./migrations/0005-dashboard.js";
 import * as bankAuthentication from "./migrations/0006-bank-authentication.js";
 import * as contractsByStatus from "./migrations/0007-contracts-by-status.js";
 import * as paymentLinkTokenHash from "./migrations/0008-payment-link-token-hash.js";
+import * as signInSecurity from "./migrations/0009-sign-in-security.js";
 import * as runningTotals from "./migrations/0012-running-totals.js";
 
 export type DialectName = "sqlite" | "postgres";
@@ -36,6 +46,7 @@ const migrations: Record<string, Migration> = {
   "0006-bank-authentication": bankAuthentication,
   "0007-contracts-by-status": contractsByStatus,
   "0008-payment-link-token-hash": paymentLinkTokenHash,
+  "0009-sign-in-security": signInSecurity,
   "0012-running-totals": runningTotals,
 };
 
@@ -56,10 +67,10 @@ pg.types.setTypeParser(20, (value) => Number(value));
  * `postgres://…` for PostgreSQL (`?schema=name` keeps a deployment or test run in its own schema).
  * Migrations run before it is returned.
  */
-export async function openStorage(url: string): Promise<Storage> {
+export async function openStorage(url: string, options: { migrateUpTo?: string } = {}): Promise<Storage> {
   const storage =
     url.startsWith("postgres://") || url.startsWith("postgresql://") ? openPostgres(url) : openSqlite(url);
-  await migrate(storage);
+  await migrate(storage, options.migrateUpTo);
   if (storage.dialect === "sqlite") syncDirectoryOf(url);
   return storage;
 }
@@ -75,7 +86,7 @@ function openSqlite(url: string): Storage {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   cacheStatements(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: logQueries });
+  const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: sqlite }), log: logQueries });
   if (path === ":memory:") return { db, dialect: "sqlite", durable: async () => {}, close: () => db.destroy() };
   const wal = new WalSync(`${path}-wal`);
   return {
@@ -87,6 +98,29 @@ function openSqlite(url: string): Storage {
       await db.destroy();
     },
   };
+}
+
+/**
+ * Kysely takes no lock to migrate SQLite (it assumes one process). Here the migrations run in one
+ * exclusive transaction, so processes started at once on a new file (the server and the CLI)
+ * migrate one after the other: the second waits (busy_timeout), then finds nothing left to do.
+ */
+class LockingSqliteAdapter extends SqliteAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin exclusive`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    // Kysely records each migration as it succeeds and stops at a failing one (an error in its
+    // result, not a throw): committing keeps what was recorded, as without the lock.
+    await sql`commit`.execute(db);
+  }
+}
+
+class LockingSqliteDialect extends SqliteDialect {
+  override createAdapter() {
+    return new LockingSqliteAdapter();
+  }
 }
 
 function openPostgres(url: string): Storage {
@@ -140,7 +174,8 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
   }) as typeof sqlite.prepare;
 }
 
-async function migrate({ db, schema }: Storage): Promise<void> {
+/** Runs every migration, or those up to `upTo` (a test building an older database's state). */
+async function migrate({ db, schema }: Storage, upTo?: string): Promise<void> {
   // On PostgreSQL Kysely holds an advisory lock while it migrates, so instances starting together
   // migrate once; it creates the schema (tolerating a concurrent create) and keeps its own
   // bookkeeping tables there, so another schema's tables are not mistaken for this one's.
@@ -154,7 +189,7 @@ async function migrate({ db, schema }: Storage): Promise<void> {
     allowUnorderedMigrations: true,
   });
   for (let attempt = 1; ; attempt++) {
-    const { error } = await migrator.migrateToLatest();
+    const { error } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     if (!error) return;
     // Kysely looks for its tables through every schema of the database: one dropped meanwhile
     // (another deployment or test run cleaning up) fails that look-up. Look again.

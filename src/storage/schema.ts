@@ -29,6 +29,9 @@ export interface Database {
   csv_batches: CsvBatchTable;
   csv_rows: CsvRowTable;
   totp_challenges: TotpChallengeTable;
+  sign_in_attempts: SignInAttemptTable;
+  sign_in_challenges: SignInChallengeTable;
+  recovery_codes: RecoveryCodeTable;
 }
 
 export interface MerchantTable {
@@ -42,6 +45,8 @@ export interface MerchantTable {
   webhook_failing: number;
   webhook_failing_reason: string;
   created_at: string;
+  /** 1: every dashboard user of the merchant must enrol TOTP before doing anything else. */
+  dashboard_totp_required?: number;
 }
 
 export interface ApiKeyTable {
@@ -296,6 +301,7 @@ export interface DashboardUserTable {
   email_normalized: string;
   /** scrypt$N$r$p$salt$hash (domain/password-hash.ts). */
   password_hash: string;
+  /** Unused since migration 0009: sign-in attempts are counted in sign_in_attempts, by e-mail. */
   failed_sign_ins: number;
   sign_in_locked_until: string | null;
   totp_secret: string;
@@ -312,10 +318,35 @@ export interface DashboardSessionTable {
   /** SHA-256 of the cookie value. */
   id_hash: string;
   user_id: string;
-  csrf_token: string;
+  /** SHA-256 of the CSRF token (the page holds the token itself, in its cookie). */
+  csrf_hash: string;
   created_at: string;
   idle_expires_at: string;
   absolute_expires_at: string;
+  /** When the user last gave a TOTP or recovery code in this session (step-up). */
+  totp_verified_at: string | null;
+}
+
+export interface SignInAttemptTable {
+  /** "email:<normalized e-mail>" or "totp:<user id>". */
+  key: string;
+  failures: number;
+  locked_until: string | null;
+  last_attempt_at: string;
+}
+
+export interface SignInChallengeTable {
+  id_hash: string;
+  user_id: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface RecoveryCodeTable {
+  user_id: string;
+  code_hash: string;
+  used_at: string | null;
+  created_at: string;
 }
 
 export interface CsvBatchTable {

@@ -6,7 +6,7 @@ import { parse } from "csv-parse/sync";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
 import { launchBrowser } from "../helpers/browser.js";
-import { dashboardPassword, nextTotpCode, totpCodeAt } from "../helpers/dashboard.js";
+import { dashboardPassword, nextTotpCode, totpCodeAt, wrongTotpCodes } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -43,6 +43,7 @@ afterAll(async () => {
 
 describe("the dashboard in a browser", () => {
   let secret = "";
+  let recoveryCodes: string[] = [];
 
   it("is served with a strict content security policy and loads nothing from elsewhere", async () => {
     const outside: string[] = [];
@@ -82,6 +83,11 @@ describe("the dashboard in a browser", () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     await page.getByLabel("6-digit code").fill(totpCodeAt(secret, server.clock.now()));
     await page.getByRole("button", { name: "Confirm" }).click();
+    await page.getByRole("heading", { name: "Recovery codes" }).waitFor();
+    recoveryCodes = await page.getByTestId("recovery-codes").getByRole("listitem").allTextContents();
+    expect(recoveryCodes).toHaveLength(10);
+    for (const code of recoveryCodes) expect(code).toMatch(/^[0-9a-f]{4}(-[0-9a-f]{4}){3}$/);
+    await page.getByRole("button", { name: "I have saved them" }).click();
     await page.getByText("Two-step verification is on.").first().waitFor();
   });
 
@@ -155,6 +161,34 @@ describe("the dashboard in a browser", () => {
       ["aki2@example.jp", "Bad price", "failed", "price must be a whole number of yen (digits only)"],
       [`'=HYPERLINK("http://evil.example/")`, "Box", "failed", "customer_email is not a valid e-mail address"],
     ]);
+  });
+
+  it("signs in again in two steps, and asks for a code again before creating an API key", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill(dashboardPassword);
+    await page.getByLabel("Password").press("Enter");
+    await page.getByRole("heading", { name: "Enter your authenticator code" }).waitFor();
+    expect(await page.getByRole("navigation").count()).toBe(0);
+    await page.getByLabel("Authenticator or recovery code").fill(wrongTotpCodes(server, secret)[0]);
+    await page.getByRole("button", { name: "Verify" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").first().textContent())
+      .toBe("That code is not valid (or was already used).");
+    await page.getByLabel("Authenticator or recovery code").fill(nextTotpCode(server, secret));
+    await page.getByRole("button", { name: "Verify" }).click();
+    await page.getByRole("navigation").waitFor();
+
+    // The code at sign-in counts for 5 minutes; after that, a sensitive action asks again.
+    server.clock.advance(6 * 60_000);
+    await page.getByRole("link", { name: "API keys & webhooks" }).click();
+    await page.getByRole("button", { name: "Create an API key" }).click();
+    const dialog = page.getByRole("dialog", { name: "Confirm it is you" });
+    await dialog.waitFor();
+    await dialog.getByLabel("Authenticator or recovery code").fill(recoveryCodes[0]);
+    await dialog.getByRole("button", { name: "Verify" }).click();
+    await page.getByText("Copy the new key now; it is not shown again:").waitFor();
+    expect(await dialog.count()).toBe(0);
   });
 
   it("switches to Japanese", async () => {

@@ -104,3 +104,26 @@ export async function refusal(
   }
   throw new Error("the call was not refused");
 }
+
+/** Signs a user with TOTP in, both steps: the password, then a fresh code (or the code given). */
+export async function signedInWithTotp(
+  server: TestServer,
+  email: string,
+  secret: string,
+  code = nextTotpCode(server, secret),
+): Promise<DashboardBrowser> {
+  const browser = dashboardBrowser(server);
+  const first = await browser.client.signIn({ email, password: dashboardPassword });
+  if (!first.totpRequired) throw new Error("the sign-in asked for no TOTP code");
+  await browser.client.completeSignIn({ signInToken: first.signInToken, code });
+  return browser;
+}
+
+/** `count` codes none of which the server accepts now (the codes of the drift window are left out). */
+export function wrongTotpCodes(server: TestServer, secret: string, count = 1): string[] {
+  const now = server.clock.now().getTime();
+  const valid = new Set([-30_000, 0, 30_000].map((offset) => totpCodeAt(secret, new Date(now + offset))));
+  const codes: string[] = [];
+  for (let n = 100_000; codes.length < count; n++) if (!valid.has(String(n))) codes.push(String(n));
+  return codes;
+}

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/dashboard_service.proto.
  */
 export const file_payments_v1_dashboard_service: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXltZW50cy92MS9kYXNoYm9hcmRfc2VydmljZS5wcm90bxILcGF5bWVudHMudjEiYAoNRGFzaGJvYXJkVXNlchINCgVlbWFpbBgBIAEoCRITCgttZXJjaGFudF9pZBgCIAEoCRIVCg1tZXJjaGFudF9uYW1lGAMgASgJEhQKDHRvdHBfZW5hYmxlZBgEIAEoCCJICg1TaWduSW5SZXF1ZXN0EhkKBWVtYWlsGAEgASgJQgq6SAdyBRADGP4BEhwKCHBhc3N3b3JkGAIgASgJQgq6SAdyBRABGMgBIk4KDlNpZ25JblJlc3BvbnNlEigKBHVzZXIYASABKAsyGi5wYXltZW50cy52MS5EYXNoYm9hcmRVc2VyEhIKCmNzcmZfdG9rZW4YAiABKAkiEAoOU2lnbk91dFJlcXVlc3QiEQoPU2lnbk91dFJlc3BvbnNlIhMKEUdldFNlc3Npb25SZXF1ZXN0IlIKEkdldFNlc3Npb25SZXNwb25zZRIoCgR1c2VyGAEgASgLMhoucGF5bWVudHMudjEuRGFzaGJvYXJkVXNlchISCgpjc3JmX3Rva2VuGAIgASgJIhwKGkJlZ2luVG90cEVucm9sbG1lbnRSZXF1ZXN0IlIKG0JlZ2luVG90cEVucm9sbG1lbnRSZXNwb25zZRIOCgZzZWNyZXQYASABKAkSEwoLb3RwYXV0aF91cmkYAiABKAkSDgoGcXJfc3ZnGAMgASgJIj8KHENvbmZpcm1Ub3RwRW5yb2xsbWVudFJlcXVlc3QSHwoEY29kZRgBIAEoCUIRukgOcgwyCl5bMC05XXs2fSQiNQodQ29uZmlybVRvdHBFbnJvbGxtZW50UmVzcG9uc2USFAoMdG90cF9lbmFibGVkGAEgASgIIm0KFlNlYXJjaEN1c3RvbWVyc1JlcXVlc3QSFwoFZW1haWwYASABKAlCCLpIBXIDGP4BEhwKCXBhZ2Vfc2l6ZRgCIAEoBUIJukgGGgQYZCgAEhwKCnBhZ2VfdG9rZW4YAyABKAlCCLpIBXIDGMgBIlwKF1NlYXJjaEN1c3RvbWVyc1Jlc3BvbnNlEigKCWN1c3RvbWVycxgBIAMoCzIVLnBheW1lbnRzLnYxLkN1c3RvbWVyEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI3ChhHZXRDdXN0b21lckRldGFpbFJlcXVlc3QSGwoLY3VzdG9tZXJfaWQYASABKAlCBrpIA8gBASKUAQoZR2V0Q3VzdG9tZXJEZXRhaWxSZXNwb25zZRInCghjdXN0b21lchgBIAEoCzIVLnBheW1lbnRzLnYxLkN1c3RvbWVyEigKCWNvbnRyYWN0cxgCIAMoCzIVLnBheW1lbnRzLnYxLkNvbnRyYWN0EiQKB2NoYXJnZXMYAyADKAsyEy5wYXltZW50cy52MS5DaGFyZ2UiZQoSTGlzdENoYXJnZXNSZXF1ZXN0EhMKC2N1c3RvbWVyX2lkGAEgASgJEhwKCXBhZ2Vfc2l6ZRgCIAEoBUIJukgGGgQYZCgAEhwKCnBhZ2VfdG9rZW4YAyABKAlCCLpIBXIDGMgBIlQKE0xpc3RDaGFyZ2VzUmVzcG9uc2USJAoHY2hhcmdlcxgBIAMoCzITLnBheW1lbnRzLnYxLkNoYXJnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiSQoTUmVmdW5kQ2hhcmdlUmVxdWVzdBIyCgZyZWZ1bmQYASABKAsyGi5wYXltZW50cy52MS5SZWZ1bmRSZXF1ZXN0Qga6SAPIAQEiQwoUUmVmdW5kQ2hhcmdlUmVzcG9uc2USKwoGcmVzdWx0GAEgASgLMhsucGF5bWVudHMudjEuUmVmdW5kUmVzcG9uc2UiSgoYTGlzdFdlYmhvb2tFdmVudHNSZXF1ZXN0Ei4KBmZpbHRlchgBIAEoCzIeLnBheW1lbnRzLnYxLkxpc3RFdmVudHNSZXF1ZXN0IlgKGUxpc3RXZWJob29rRXZlbnRzUmVzcG9uc2USIgoGZXZlbnRzGAEgAygLMhIucGF5bWVudHMudjEuRXZlbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIjIKHFJlZGVsaXZlcldlYmhvb2tFdmVudFJlcXVlc3QSEgoCaWQYASABKAlCBrpIA8gBASJCCh1SZWRlbGl2ZXJXZWJob29rRXZlbnRSZXNwb25zZRIhCgVldmVudBgBIAEoCzISLnBheW1lbnRzLnYxLkV2ZW50IoQBCgZBcGlLZXkSCgoCaWQYASABKAkSDgoGcHJlZml4GAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnJldm9rZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RBcGlLZXlzUmVxdWVzdCI4ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiEKBGtleXMYASADKAsyEy5wYXltZW50cy52MS5BcGlLZXkiFQoTQ3JlYXRlQXBpS2V5UmVxdWVzdCJIChRDcmVhdGVBcGlLZXlSZXNwb25zZRIgCgNrZXkYASABKAsyEy5wYXltZW50cy52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJIikKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoCaWQYASABKAlCBrpIA8gBASI4ChRSZXZva2VBcGlLZXlSZXNwb25zZRIgCgNrZXkYASABKAsyEy5wYXltZW50cy52MS5BcGlLZXkiGwoZR2V0V2ViaG9va1NldHRpbmdzUmVxdWVzdCJiChpHZXRXZWJob29rU2V0dGluZ3NSZXNwb25zZRILCgN1cmwYASABKAkSDgoGc2VjcmV0GAIgASgJEg8KB2ZhaWxpbmcYAyABKAgSFgoOZmFpbGluZ19yZWFzb24YBCABKAkiTAocVXBkYXRlV2ViaG9va1NldHRpbmdzUmVxdWVzdBIVCgN1cmwYASABKAlCCLpIBXIDGIAQEhUKDXJvdGF0ZV9zZWNyZXQYAiABKAgiPAodVXBkYXRlV2ViaG9va1NldHRpbmdzUmVzcG9uc2USCwoDdXJsGAEgASgJEg4KBnNlY3JldBgCIAEoCSIqChlMaXN0U2FuZGJveE1haWxib3hSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIksKGkxpc3RTYW5kYm94TWFpbGJveFJlc3BvbnNlEi0KCG1lc3NhZ2VzGAEgAygLMhsucGF5bWVudHMudjEuTWFpbGJveE1lc3NhZ2UiUAoVVXBsb2FkQ3N2QmF0Y2hSZXF1ZXN0EhsKCWZpbGVfbmFtZRgBIAEoCUIIukgFcgMY/wESGgoHY29udGVudBgCIAEoDEIJukgGegQYgIl6ItgBChZVcGxvYWRDc3ZCYXRjaFJlc3BvbnNlEhAKCGJhdGNoX2lkGAEgASgJEhEKCXJvd19jb3VudBgCIAEoBRIUCgxjaGFsbGVuZ2VfaWQYAyABKAkSOAoUY2hhbGxlbmdlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKEWludmFsaWRfcm93X2NvdW50GAUgASgFEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInEKFkNvbmZpcm1Dc3ZCYXRjaFJlcXVlc3QSGAoIYmF0Y2hfaWQYASABKAlCBrpIA8gBARIcCgxjaGFsbGVuZ2VfaWQYAiABKAlCBrpIA8gBARIfCgRjb2RlGAMgASgJQhG6SA5yDDIKXlswLTldezZ9JCI/ChdDb25maXJtQ3N2QmF0Y2hSZXNwb25zZRIkCgViYXRjaBgBIAEoCzIVLnBheW1lbnRzLnYxLkNzdkJhdGNoIpsCCghDc3ZCYXRjaBIQCghiYXRjaF9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEQoJcm93X2NvdW50GAMgASgFEhEKCXN1Y2NlZWRlZBgEIAEoBRIOCgZmYWlsZWQYBSABKAUSEgoKcHJvY2Vzc2luZxgGIAEoBRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb21wbGV0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWZpbGVfbmFtZRgJIAEoCRIuCgpleHBpcmVzX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIuChJHZXRDc3ZCYXRjaFJlcXVlc3QSGAoIYmF0Y2hfaWQYASABKAlCBrpIA8gBASI7ChNHZXRDc3ZCYXRjaFJlc3BvbnNlEiQKBWJhdGNoGAEgASgLMhUucGF5bWVudHMudjEuQ3N2QmF0Y2giOQodRG93bmxvYWRDc3ZCYXRjaFJlc3VsdFJlcXVlc3QSGAoIYmF0Y2hfaWQYASABKAlCBrpIA8gBASJECh5Eb3dubG9hZENzdkJhdGNoUmVzdWx0UmVzcG9uc2USEQoJZmlsZV9uYW1lGAEgASgJEg8KB2NvbnRlbnQYAiABKAwiOgoeQ3JlYXRlQ3N2QmF0Y2hDaGFsbGVuZ2VSZXF1ZXN0EhgKCGJhdGNoX2lkGAEgASgJQga6SAPIAQEicQofQ3JlYXRlQ3N2QmF0Y2hDaGFsbGVuZ2VSZXNwb25zZRIUCgxjaGFsbGVuZ2VfaWQYASABKAkSOAoUY2hhbGxlbmdlX2V4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjUKFUxpc3RDc3ZCYXRjaGVzUmVxdWVzdBIcCglwYWdlX3NpemUYASABKAVCCbpIBhoEGGQoACJAChZMaXN0Q3N2QmF0Y2hlc1Jlc3BvbnNlEiYKB2JhdGNoZXMYASADKAsyFS5wYXltZW50cy52MS5Dc3ZCYXRjaCI3ChZHZXRDaGFyZ2VEZXRhaWxSZXF1ZXN0Eh0KCWNoYXJnZV9pZBgBIAEoCUIKukgHyAEBcgIYQCJnChdHZXRDaGFyZ2VEZXRhaWxSZXNwb25zZRIjCgZjaGFyZ2UYASABKAsyEy5wYXltZW50cy52MS5DaGFyZ2USJwoIY3VzdG9tZXIYAiABKAsyFS5wYXltZW50cy52MS5DdXN0b21lciI7ChxHZXRTYW5kYm94QmFua0FjY291bnRSZXF1ZXN0EhsKC2N1c3RvbWVyX2lkGAEgASgJQga6SAPIAQEiSgodR2V0U2FuZGJveEJhbmtBY2NvdW50UmVzcG9uc2USKQoHYWNjb3VudBgBIAEoCzIYLnBheW1lbnRzLnYxLkJhbmtBY2NvdW50ImgKIkNvbmZpZ3VyZVNhbmRib3hCYW5rQWNjb3VudFJlcXVlc3QSQgoIc2V0dGluZ3MYASABKAsyKC5wYXltZW50cy52MS5Db25maWd1cmVCYW5rQWNjb3VudFJlcXVlc3RCBrpIA8gBASJQCiNDb25maWd1cmVTYW5kYm94QmFua0FjY291bnRSZXNwb25zZRIpCgdhY2NvdW50GAEgASgLMhgucGF5bWVudHMudjEuQmFua0FjY291bnQiZAogU2V0U2FuZGJveEJhbmtNYWludGVuYW5jZVJlcXVlc3QSQAoIc2V0dGluZ3MYASABKAsyJi5wYXltZW50cy52MS5TZXRCYW5rTWFpbnRlbmFuY2VSZXF1ZXN0Qga6SAPIAQEiPgohU2V0U2FuZGJveEJhbmtNYWludGVuYW5jZVJlc3BvbnNlEhkKEXVuZGVyX21haW50ZW5hbmNlGAEgASgIMtcUChBEYXNoYm9hcmRTZXJ2aWNlEkEKBlNpZ25JbhIaLnBheW1lbnRzLnYxLlNpZ25JblJlcXVlc3QaGy5wYXltZW50cy52MS5TaWduSW5SZXNwb25zZRJECgdTaWduT3V0EhsucGF5bWVudHMudjEuU2lnbk91dFJlcXVlc3QaHC5wYXltZW50cy52MS5TaWduT3V0UmVzcG9uc2USTQoKR2V0U2Vzc2lvbhIeLnBheW1lbnRzLnYxLkdldFNlc3Npb25SZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0U2Vzc2lvblJlc3BvbnNlEmgKE0JlZ2luVG90cEVucm9sbG1lbnQSJy5wYXltZW50cy52MS5CZWdpblRvdHBFbnJvbGxtZW50UmVxdWVzdBooLnBheW1lbnRzLnYxLkJlZ2luVG90cEVucm9sbG1lbnRSZXNwb25zZRJuChVDb25maXJtVG90cEVucm9sbG1lbnQSKS5wYXltZW50cy52MS5Db25maXJtVG90cEVucm9sbG1lbnRSZXF1ZXN0GioucGF5bWVudHMudjEuQ29uZmlybVRvdHBFbnJvbGxtZW50UmVzcG9uc2USXAoPU2VhcmNoQ3VzdG9tZXJzEiMucGF5bWVudHMudjEuU2VhcmNoQ3VzdG9tZXJzUmVxdWVzdBokLnBheW1lbnRzLnYxLlNlYXJjaEN1c3RvbWVyc1Jlc3BvbnNlEmIKEUdldEN1c3RvbWVyRGV0YWlsEiUucGF5bWVudHMudjEuR2V0Q3VzdG9tZXJEZXRhaWxSZXF1ZXN0GiYucGF5bWVudHMudjEuR2V0Q3VzdG9tZXJEZXRhaWxSZXNwb25zZRJQCgtMaXN0Q2hhcmdlcxIfLnBheW1lbnRzLnYxLkxpc3RDaGFyZ2VzUmVxdWVzdBogLnBheW1lbnRzLnYxLkxpc3RDaGFyZ2VzUmVzcG9uc2USUwoMUmVmdW5kQ2hhcmdlEiAucGF5bWVudHMudjEuUmVmdW5kQ2hhcmdlUmVxdWVzdBohLnBheW1lbnRzLnYxLlJlZnVuZENoYXJnZVJlc3BvbnNlEmIKEUxpc3RXZWJob29rRXZlbnRzEiUucGF5bWVudHMudjEuTGlzdFdlYmhvb2tFdmVudHNSZXF1ZXN0GiYucGF5bWVudHMudjEuTGlzdFdlYmhvb2tFdmVudHNSZXNwb25zZRJuChVSZWRlbGl2ZXJXZWJob29rRXZlbnQSKS5wYXltZW50cy52MS5SZWRlbGl2ZXJXZWJob29rRXZlbnRSZXF1ZXN0GioucGF5bWVudHMudjEuUmVkZWxpdmVyV2ViaG9va0V2ZW50UmVzcG9uc2USUAoLTGlzdEFwaUtleXMSHy5wYXltZW50cy52MS5MaXN0QXBpS2V5c1JlcXVlc3QaIC5wYXltZW50cy52MS5MaXN0QXBpS2V5c1Jlc3BvbnNlElMKDENyZWF0ZUFwaUtleRIgLnBheW1lbnRzLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaIS5wYXltZW50cy52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJTCgxSZXZva2VBcGlLZXkSIC5wYXltZW50cy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiEucGF5bWVudHMudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USZQoSR2V0V2ViaG9va1NldHRpbmdzEiYucGF5bWVudHMudjEuR2V0V2ViaG9va1NldHRpbmdzUmVxdWVzdBonLnBheW1lbnRzLnYxLkdldFdlYmhvb2tTZXR0aW5nc1Jlc3BvbnNlEm4KFVVwZGF0ZVdlYmhvb2tTZXR0aW5ncxIpLnBheW1lbnRzLnYxLlVwZGF0ZVdlYmhvb2tTZXR0aW5nc1JlcXVlc3QaKi5wYXltZW50cy52MS5VcGRhdGVXZWJob29rU2V0dGluZ3NSZXNwb25zZRJlChJMaXN0U2FuZGJveE1haWxib3gSJi5wYXltZW50cy52MS5MaXN0U2FuZGJveE1haWxib3hSZXF1ZXN0GicucGF5bWVudHMudjEuTGlzdFNhbmRib3hNYWlsYm94UmVzcG9uc2USWQoOVXBsb2FkQ3N2QmF0Y2gSIi5wYXltZW50cy52MS5VcGxvYWRDc3ZCYXRjaFJlcXVlc3QaIy5wYXltZW50cy52MS5VcGxvYWRDc3ZCYXRjaFJlc3BvbnNlElwKD0NvbmZpcm1Dc3ZCYXRjaBIjLnBheW1lbnRzLnYxLkNvbmZpcm1Dc3ZCYXRjaFJlcXVlc3QaJC5wYXltZW50cy52MS5Db25maXJtQ3N2QmF0Y2hSZXNwb25zZRJQCgtHZXRDc3ZCYXRjaBIfLnBheW1lbnRzLnYxLkdldENzdkJhdGNoUmVxdWVzdBogLnBheW1lbnRzLnYxLkdldENzdkJhdGNoUmVzcG9uc2UScQoWRG93bmxvYWRDc3ZCYXRjaFJlc3VsdBIqLnBheW1lbnRzLnYxLkRvd25sb2FkQ3N2QmF0Y2hSZXN1bHRSZXF1ZXN0GisucGF5bWVudHMudjEuRG93bmxvYWRDc3ZCYXRjaFJlc3VsdFJlc3BvbnNlEnQKF0NyZWF0ZUNzdkJhdGNoQ2hhbGxlbmdlEisucGF5bWVudHMudjEuQ3JlYXRlQ3N2QmF0Y2hDaGFsbGVuZ2VSZXF1ZXN0GiwucGF5bWVudHMudjEuQ3JlYXRlQ3N2QmF0Y2hDaGFsbGVuZ2VSZXNwb25zZRJZCg5MaXN0Q3N2QmF0Y2hlcxIiLnBheW1lbnRzLnYxLkxpc3RDc3ZCYXRjaGVzUmVxdWVzdBojLnBheW1lbnRzLnYxLkxpc3RDc3ZCYXRjaGVzUmVzcG9uc2USXAoPR2V0Q2hhcmdlRGV0YWlsEiMucGF5bWVudHMudjEuR2V0Q2hhcmdlRGV0YWlsUmVxdWVzdBokLnBheW1lbnRzLnYxLkdldENoYXJnZURldGFpbFJlc3BvbnNlEm4KFUdldFNhbmRib3hCYW5rQWNjb3VudBIpLnBheW1lbnRzLnYxLkdldFNhbmRib3hCYW5rQWNjb3VudFJlcXVlc3QaKi5wYXltZW50cy52MS5HZXRTYW5kYm94QmFua0FjY291bnRSZXNwb25zZRKAAQobQ29uZmlndXJlU2FuZGJveEJhbmtBY2NvdW50Ei8ucGF5bWVudHMudjEuQ29uZmlndXJlU2FuZGJveEJhbmtBY2NvdW50UmVxdWVzdBowLnBheW1lbnRzLnYxLkNvbmZpZ3VyZVNhbmRib3hCYW5rQWNjb3VudFJlc3BvbnNlEnoKGVNldFNhbmRib3hCYW5rTWFpbnRlbmFuY2USLS5wYXltZW50cy52MS5TZXRTYW5kYm94QmFua01haW50ZW5hbmNlUmVxdWVzdBouLnBheW1lbnRzLnYxLlNldFNhbmRib3hCYW5rTWFpbnRlbmFuY2VSZXNwb25zZWIGcHJvdG8z", [file_buf_validate_validate, file_google_protobuf_timestamp, file_payments_v1_payment_service, file_payments_v1_resources, file_payments_v1_sandbox_service]);
+  fileDesc("CiNwYXltZW50cy92MS9kYXNoYm9hcmRfc2VydmljZS5wcm90bxILcGF5bWVudHMudjEigAEKDURhc2hib2FyZFVzZXISDQoFZW1haWwYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSFQoNbWVyY2hhbnRfbmFtZRgDIAEoCRIUCgx0b3RwX2VuYWJsZWQYBCABKAgSHgoWbWVyY2hhbnRfcmVxdWlyZXNfdG90cBgFIAEoCCJICg1TaWduSW5SZXF1ZXN0EhkKBWVtYWlsGAEgASgJQgq6SAdyBRADGP4BEhwKCHBhc3N3b3JkGAIgASgJQgq6SAdyBRABGMgBInwKDlNpZ25JblJlc3BvbnNlEigKBHVzZXIYASABKAsyGi5wYXltZW50cy52MS5EYXNoYm9hcmRVc2VyEhIKCmNzcmZfdG9rZW4YAiABKAkSFQoNdG90cF9yZXF1aXJlZBgDIAEoCBIVCg1zaWduX2luX3Rva2VuGAQgASgJIoABChVDb21wbGV0ZVNpZ25JblJlcXVlc3QSIAoNc2lnbl9pbl90b2tlbhgBIAEoCUIJukgGcgQQARhkEkUKBGNvZGUYAiABKAlCN7pINHIyMjBeKFswLTldezZ9fFswLTlhLWZBLUZdezR9KC0/WzAtOWEtZkEtRl17NH0pezN9KSQiVgoWQ29tcGxldGVTaWduSW5SZXNwb25zZRIoCgR1c2VyGAEgASgLMhoucGF5bWVudHMudjEuRGFzaGJvYXJkVXNlchISCgpjc3JmX3Rva2VuGAIgASgJIlwKE1ZlcmlmeVN0ZXBVcFJlcXVlc3QSRQoEY29kZRgBIAEoCUI3ukg0cjIyMF4oWzAtOV17Nn18WzAtOWEtZkEtRl17NH0oLT9bMC05YS1mQS1GXXs0fSl7M30pJCJHChRWZXJpZnlTdGVwVXBSZXNwb25zZRIvCgt2YWxpZF91bnRpbBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiLQoZU2V0VG90cFJlcXVpcmVtZW50UmVxdWVzdBIQCghyZXF1aXJlZBgBIAEoCCIuChpTZXRUb3RwUmVxdWlyZW1lbnRSZXNwb25zZRIQCghyZXF1aXJlZBgBIAEoCCIQCg5TaWduT3V0UmVxdWVzdCIRCg9TaWduT3V0UmVzcG9uc2UiEwoRR2V0U2Vzc2lvblJlcXVlc3QiUgoSR2V0U2Vzc2lvblJlc3BvbnNlEigKBHVzZXIYASABKAsyGi5wYXltZW50cy52MS5EYXNoYm9hcmRVc2VyEhIKCmNzcmZfdG9rZW4YAiABKAkiHAoaQmVnaW5Ub3RwRW5yb2xsbWVudFJlcXVlc3QiUgobQmVnaW5Ub3RwRW5yb2xsbWVudFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCRITCgtvdHBhdXRoX3VyaRgCIAEoCRIOCgZxcl9zdmcYAyABKAkiPwocQ29uZmlybVRvdHBFbnJvbGxtZW50UmVxdWVzdBIfCgRjb2RlGAEgASgJQhG6SA5yDDIKXlswLTldezZ9JCJNCh1Db25maXJtVG90cEVucm9sbG1lbnRSZXNwb25zZRIUCgx0b3RwX2VuYWJsZWQYASABKAgSFgoOcmVjb3ZlcnlfY29kZXMYAiADKAkibQoWU2VhcmNoQ3VzdG9tZXJzUmVxdWVzdBIXCgVlbWFpbBgBIAEoCUIIukgFcgMY/gESHAoJcGFnZV9zaXplGAIgASgFQgm6SAYaBBhkKAASHAoKcGFnZV90b2tlbhgDIAEoCUIIukgFcgMYyAEiXAoXU2VhcmNoQ3VzdG9tZXJzUmVzcG9uc2USKAoJY3VzdG9tZXJzGAEgAygLMhUucGF5bWVudHMudjEuQ3VzdG9tZXISFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIjcKGEdldEN1c3RvbWVyRGV0YWlsUmVxdWVzdBIbCgtjdXN0b21lcl9pZBgBIAEoCUIGukgDyAEBIpQBChlHZXRDdXN0b21lckRldGFpbFJlc3BvbnNlEicKCGN1c3RvbWVyGAEgASgLMhUucGF5bWVudHMudjEuQ3VzdG9tZXISKAoJY29udHJhY3RzGAIgAygLMhUucGF5bWVudHMudjEuQ29udHJhY3QSJAoHY2hhcmdlcxgDIAMoCzITLnBheW1lbnRzLnYxLkNoYXJnZSJlChJMaXN0Q2hhcmdlc1JlcXVlc3QSEwoLY3VzdG9tZXJfaWQYASABKAkSHAoJcGFnZV9zaXplGAIgASgFQgm6SAYaBBhkKAASHAoKcGFnZV90b2tlbhgDIAEoCUIIukgFcgMYyAEiVAoTTGlzdENoYXJnZXNSZXNwb25zZRIkCgdjaGFyZ2VzGAEgAygLMhMucGF5bWVudHMudjEuQ2hhcmdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJJChNSZWZ1bmRDaGFyZ2VSZXF1ZXN0EjIKBnJlZnVuZBgBIAEoCzIaLnBheW1lbnRzLnYxLlJlZnVuZFJlcXVlc3RCBrpIA8gBASJDChRSZWZ1bmRDaGFyZ2VSZXNwb25zZRIrCgZyZXN1bHQYASABKAsyGy5wYXltZW50cy52MS5SZWZ1bmRSZXNwb25zZSJKChhMaXN0V2ViaG9va0V2ZW50c1JlcXVlc3QSLgoGZmlsdGVyGAEgASgLMh4ucGF5bWVudHMudjEuTGlzdEV2ZW50c1JlcXVlc3QiWAoZTGlzdFdlYmhvb2tFdmVudHNSZXNwb25zZRIiCgZldmVudHMYASADKAsyEi5wYXltZW50cy52MS5FdmVudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiMgocUmVkZWxpdmVyV2ViaG9va0V2ZW50UmVxdWVzdBISCgJpZBgBIAEoCUIGukgDyAEBIkIKHVJlZGVsaXZlcldlYmhvb2tFdmVudFJlc3BvbnNlEiEKBWV2ZW50GAEgASgLMhIucGF5bWVudHMudjEuRXZlbnQihAEKBkFwaUtleRIKCgJpZBgBIAEoCRIOCgZwcmVmaXgYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcmV2b2tlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFAoSTGlzdEFwaUtleXNSZXF1ZXN0IjgKE0xpc3RBcGlLZXlzUmVzcG9uc2USIQoEa2V5cxgBIAMoCzITLnBheW1lbnRzLnYxLkFwaUtleSIVChNDcmVhdGVBcGlLZXlSZXF1ZXN0IkgKFENyZWF0ZUFwaUtleVJlc3BvbnNlEiAKA2tleRgBIAEoCzITLnBheW1lbnRzLnYxLkFwaUtleRIOCgZzZWNyZXQYAiABKAkiKQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgJpZBgBIAEoCUIGukgDyAEBIjgKFFJldm9rZUFwaUtleVJlc3BvbnNlEiAKA2tleRgBIAEoCzITLnBheW1lbnRzLnYxLkFwaUtleSIbChlHZXRXZWJob29rU2V0dGluZ3NSZXF1ZXN0ImIKGkdldFdlYmhvb2tTZXR0aW5nc1Jlc3BvbnNlEgsKA3VybBgBIAEoCRIOCgZzZWNyZXQYAiABKAkSDwoHZmFpbGluZxgDIAEoCBIWCg5mYWlsaW5nX3JlYXNvbhgEIAEoCSJMChxVcGRhdGVXZWJob29rU2V0dGluZ3NSZXF1ZXN0EhUKA3VybBgBIAEoCUIIukgFcgMYgBASFQoNcm90YXRlX3NlY3JldBgCIAEoCCI8Ch1VcGRhdGVXZWJob29rU2V0dGluZ3NSZXNwb25zZRILCgN1cmwYASABKAkSDgoGc2VjcmV0GAIgASgJIioKGUxpc3RTYW5kYm94TWFpbGJveFJlcXVlc3QSDQoFZW1haWwYASABKAkiSwoaTGlzdFNhbmRib3hNYWlsYm94UmVzcG9uc2USLQoIbWVzc2FnZXMYASADKAsyGy5wYXltZW50cy52MS5NYWlsYm94TWVzc2FnZSJQChVVcGxvYWRDc3ZCYXRjaFJlcXVlc3QSGwoJZmlsZV9uYW1lGAEgASgJQgi6SAVyAxj/ARIaCgdjb250ZW50GAIgASgMQgm6SAZ6BBiAiXoi2AEKFlVwbG9hZENzdkJhdGNoUmVzcG9uc2USEAoIYmF0Y2hfaWQYASABKAkSEQoJcm93X2NvdW50GAIgASgFEhQKDGNoYWxsZW5nZV9pZBgDIAEoCRI4ChRjaGFsbGVuZ2VfZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoRaW52YWxpZF9yb3dfY291bnQYBSABKAUSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAicQoWQ29uZmlybUNzdkJhdGNoUmVxdWVzdBIYCghiYXRjaF9pZBgBIAEoCUIGukgDyAEBEhwKDGNoYWxsZW5nZV9pZBgCIAEoCUIGukgDyAEBEh8KBGNvZGUYAyABKAlCEbpIDnIMMgpeWzAtOV17Nn0kIj8KF0NvbmZpcm1Dc3ZCYXRjaFJlc3BvbnNlEiQKBWJhdGNoGAEgASgLMhUucGF5bWVudHMudjEuQ3N2QmF0Y2gimwIKCENzdkJhdGNoEhAKCGJhdGNoX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIRCglyb3dfY291bnQYAyABKAUSEQoJc3VjY2VlZGVkGAQgASgFEg4KBmZhaWxlZBgFIAEoBRISCgpwcm9jZXNzaW5nGAYgASgFEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZmlsZV9uYW1lGAkgASgJEi4KCmV4cGlyZXNfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi4KEkdldENzdkJhdGNoUmVxdWVzdBIYCghiYXRjaF9pZBgBIAEoCUIGukgDyAEBIjsKE0dldENzdkJhdGNoUmVzcG9uc2USJAoFYmF0Y2gYASABKAsyFS5wYXltZW50cy52MS5Dc3ZCYXRjaCI5Ch1Eb3dubG9hZENzdkJhdGNoUmVzdWx0UmVxdWVzdBIYCghiYXRjaF9pZBgBIAEoCUIGukgDyAEBIkQKHkRvd25sb2FkQ3N2QmF0Y2hSZXN1bHRSZXNwb25zZRIRCglmaWxlX25hbWUYASABKAkSDwoHY29udGVudBgCIAEoDCI6Ch5DcmVhdGVDc3ZCYXRjaENoYWxsZW5nZVJlcXVlc3QSGAoIYmF0Y2hfaWQYASABKAlCBrpIA8gBASJxCh9DcmVhdGVDc3ZCYXRjaENoYWxsZW5nZVJlc3BvbnNlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRI4ChRjaGFsbGVuZ2VfZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNQoVTGlzdENzdkJhdGNoZXNSZXF1ZXN0EhwKCXBhZ2Vfc2l6ZRgBIAEoBUIJukgGGgQYZCgAIkAKFkxpc3RDc3ZCYXRjaGVzUmVzcG9uc2USJgoHYmF0Y2hlcxgBIAMoCzIVLnBheW1lbnRzLnYxLkNzdkJhdGNoIjcKFkdldENoYXJnZURldGFpbFJlcXVlc3QSHQoJY2hhcmdlX2lkGAEgASgJQgq6SAfIAQFyAhhAImcKF0dldENoYXJnZURldGFpbFJlc3BvbnNlEiMKBmNoYXJnZRgBIAEoCzITLnBheW1lbnRzLnYxLkNoYXJnZRInCghjdXN0b21lchgCIAEoCzIVLnBheW1lbnRzLnYxLkN1c3RvbWVyIjsKHEdldFNhbmRib3hCYW5rQWNjb3VudFJlcXVlc3QSGwoLY3VzdG9tZXJfaWQYASABKAlCBrpIA8gBASJKCh1HZXRTYW5kYm94QmFua0FjY291bnRSZXNwb25zZRIpCgdhY2NvdW50GAEgASgLMhgucGF5bWVudHMudjEuQmFua0FjY291bnQiaAoiQ29uZmlndXJlU2FuZGJveEJhbmtBY2NvdW50UmVxdWVzdBJCCghzZXR0aW5ncxgBIAEoCzIoLnBheW1lbnRzLnYxLkNvbmZpZ3VyZUJhbmtBY2NvdW50UmVxdWVzdEIGukgDyAEBIlAKI0NvbmZpZ3VyZVNhbmRib3hCYW5rQWNjb3VudFJlc3BvbnNlEikKB2FjY291bnQYASABKAsyGC5wYXltZW50cy52MS5CYW5rQWNjb3VudCJkCiBTZXRTYW5kYm94QmFua01haW50ZW5hbmNlUmVxdWVzdBJACghzZXR0aW5ncxgBIAEoCzImLnBheW1lbnRzLnYxLlNldEJhbmtNYWludGVuYW5jZVJlcXVlc3RCBrpIA8gBASI+CiFTZXRTYW5kYm94QmFua01haW50ZW5hbmNlUmVzcG9uc2USGQoRdW5kZXJfbWFpbnRlbmFuY2UYASABKAgy7hYKEERhc2hib2FyZFNlcnZpY2USQQoGU2lnbkluEhoucGF5bWVudHMudjEuU2lnbkluUmVxdWVzdBobLnBheW1lbnRzLnYxLlNpZ25JblJlc3BvbnNlElkKDkNvbXBsZXRlU2lnbkluEiIucGF5bWVudHMudjEuQ29tcGxldGVTaWduSW5SZXF1ZXN0GiMucGF5bWVudHMudjEuQ29tcGxldGVTaWduSW5SZXNwb25zZRJECgdTaWduT3V0EhsucGF5bWVudHMudjEuU2lnbk91dFJlcXVlc3QaHC5wYXltZW50cy52MS5TaWduT3V0UmVzcG9uc2USTQoKR2V0U2Vzc2lvbhIeLnBheW1lbnRzLnYxLkdldFNlc3Npb25SZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0U2Vzc2lvblJlc3BvbnNlEmgKE0JlZ2luVG90cEVucm9sbG1lbnQSJy5wYXltZW50cy52MS5CZWdpblRvdHBFbnJvbGxtZW50UmVxdWVzdBooLnBheW1lbnRzLnYxLkJlZ2luVG90cEVucm9sbG1lbnRSZXNwb25zZRJuChVDb25maXJtVG90cEVucm9sbG1lbnQSKS5wYXltZW50cy52MS5Db25maXJtVG90cEVucm9sbG1lbnRSZXF1ZXN0GioucGF5bWVudHMudjEuQ29uZmlybVRvdHBFbnJvbGxtZW50UmVzcG9uc2USUwoMVmVyaWZ5U3RlcFVwEiAucGF5bWVudHMudjEuVmVyaWZ5U3RlcFVwUmVxdWVzdBohLnBheW1lbnRzLnYxLlZlcmlmeVN0ZXBVcFJlc3BvbnNlEmUKElNldFRvdHBSZXF1aXJlbWVudBImLnBheW1lbnRzLnYxLlNldFRvdHBSZXF1aXJlbWVudFJlcXVlc3QaJy5wYXltZW50cy52MS5TZXRUb3RwUmVxdWlyZW1lbnRSZXNwb25zZRJcCg9TZWFyY2hDdXN0b21lcnMSIy5wYXltZW50cy52MS5TZWFyY2hDdXN0b21lcnNSZXF1ZXN0GiQucGF5bWVudHMudjEuU2VhcmNoQ3VzdG9tZXJzUmVzcG9uc2USYgoRR2V0Q3VzdG9tZXJEZXRhaWwSJS5wYXltZW50cy52MS5HZXRDdXN0b21lckRldGFpbFJlcXVlc3QaJi5wYXltZW50cy52MS5HZXRDdXN0b21lckRldGFpbFJlc3BvbnNlElAKC0xpc3RDaGFyZ2VzEh8ucGF5bWVudHMudjEuTGlzdENoYXJnZXNSZXF1ZXN0GiAucGF5bWVudHMudjEuTGlzdENoYXJnZXNSZXNwb25zZRJTCgxSZWZ1bmRDaGFyZ2USIC5wYXltZW50cy52MS5SZWZ1bmRDaGFyZ2VSZXF1ZXN0GiEucGF5bWVudHMudjEuUmVmdW5kQ2hhcmdlUmVzcG9uc2USYgoRTGlzdFdlYmhvb2tFdmVudHMSJS5wYXltZW50cy52MS5MaXN0V2ViaG9va0V2ZW50c1JlcXVlc3QaJi5wYXltZW50cy52MS5MaXN0V2ViaG9va0V2ZW50c1Jlc3BvbnNlEm4KFVJlZGVsaXZlcldlYmhvb2tFdmVudBIpLnBheW1lbnRzLnYxLlJlZGVsaXZlcldlYmhvb2tFdmVudFJlcXVlc3QaKi5wYXltZW50cy52MS5SZWRlbGl2ZXJXZWJob29rRXZlbnRSZXNwb25zZRJQCgtMaXN0QXBpS2V5cxIfLnBheW1lbnRzLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBogLnBheW1lbnRzLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USUwoMQ3JlYXRlQXBpS2V5EiAucGF5bWVudHMudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBohLnBheW1lbnRzLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlElMKDFJldm9rZUFwaUtleRIgLnBheW1lbnRzLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaIS5wYXltZW50cy52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJlChJHZXRXZWJob29rU2V0dGluZ3MSJi5wYXltZW50cy52MS5HZXRXZWJob29rU2V0dGluZ3NSZXF1ZXN0GicucGF5bWVudHMudjEuR2V0V2ViaG9va1NldHRpbmdzUmVzcG9uc2USbgoVVXBkYXRlV2ViaG9va1NldHRpbmdzEikucGF5bWVudHMudjEuVXBkYXRlV2ViaG9va1NldHRpbmdzUmVxdWVzdBoqLnBheW1lbnRzLnYxLlVwZGF0ZVdlYmhvb2tTZXR0aW5nc1Jlc3BvbnNlEmUKEkxpc3RTYW5kYm94TWFpbGJveBImLnBheW1lbnRzLnYxLkxpc3RTYW5kYm94TWFpbGJveFJlcXVlc3QaJy5wYXltZW50cy52MS5MaXN0U2FuZGJveE1haWxib3hSZXNwb25zZRJZCg5VcGxvYWRDc3ZCYXRjaBIiLnBheW1lbnRzLnYxLlVwbG9hZENzdkJhdGNoUmVxdWVzdBojLnBheW1lbnRzLnYxLlVwbG9hZENzdkJhdGNoUmVzcG9uc2USXAoPQ29uZmlybUNzdkJhdGNoEiMucGF5bWVudHMudjEuQ29uZmlybUNzdkJhdGNoUmVxdWVzdBokLnBheW1lbnRzLnYxLkNvbmZpcm1Dc3ZCYXRjaFJlc3BvbnNlElAKC0dldENzdkJhdGNoEh8ucGF5bWVudHMudjEuR2V0Q3N2QmF0Y2hSZXF1ZXN0GiAucGF5bWVudHMudjEuR2V0Q3N2QmF0Y2hSZXNwb25zZRJxChZEb3dubG9hZENzdkJhdGNoUmVzdWx0EioucGF5bWVudHMudjEuRG93bmxvYWRDc3ZCYXRjaFJlc3VsdFJlcXVlc3QaKy5wYXltZW50cy52MS5Eb3dubG9hZENzdkJhdGNoUmVzdWx0UmVzcG9uc2USdAoXQ3JlYXRlQ3N2QmF0Y2hDaGFsbGVuZ2USKy5wYXltZW50cy52MS5DcmVhdGVDc3ZCYXRjaENoYWxsZW5nZVJlcXVlc3QaLC5wYXltZW50cy52MS5DcmVhdGVDc3ZCYXRjaENoYWxsZW5nZVJlc3BvbnNlElkKDkxpc3RDc3ZCYXRjaGVzEiIucGF5bWVudHMudjEuTGlzdENzdkJhdGNoZXNSZXF1ZXN0GiMucGF5bWVudHMudjEuTGlzdENzdkJhdGNoZXNSZXNwb25zZRJcCg9HZXRDaGFyZ2VEZXRhaWwSIy5wYXltZW50cy52MS5HZXRDaGFyZ2VEZXRhaWxSZXF1ZXN0GiQucGF5bWVudHMudjEuR2V0Q2hhcmdlRGV0YWlsUmVzcG9uc2USbgoVR2V0U2FuZGJveEJhbmtBY2NvdW50EikucGF5bWVudHMudjEuR2V0U2FuZGJveEJhbmtBY2NvdW50UmVxdWVzdBoqLnBheW1lbnRzLnYxLkdldFNhbmRib3hCYW5rQWNjb3VudFJlc3BvbnNlEoABChtDb25maWd1cmVTYW5kYm94QmFua0FjY291bnQSLy5wYXltZW50cy52MS5Db25maWd1cmVTYW5kYm94QmFua0FjY291bnRSZXF1ZXN0GjAucGF5bWVudHMudjEuQ29uZmlndXJlU2FuZGJveEJhbmtBY2NvdW50UmVzcG9uc2USegoZU2V0U2FuZGJveEJhbmtNYWludGVuYW5jZRItLnBheW1lbnRzLnYxLlNldFNhbmRib3hCYW5rTWFpbnRlbmFuY2VSZXF1ZXN0Gi4ucGF5bWVudHMudjEuU2V0U2FuZGJveEJhbmtNYWludGVuYW5jZVJlc3BvbnNlYgZwcm90bzM", [file_buf_validate_validate, file_google_protobuf_timestamp, file_payments_v1_payment_service, file_payments_v1_resources, file_payments_v1_sandbox_service]);
 
 /**
  * @generated from message payments.v1.DashboardUser
@@ -44,6 +44,13 @@ export type DashboardUser = Message<"payments.v1.DashboardUser"> & {
    * @generated from field: bool totp_enabled = 4;
    */
   totpEnabled: boolean;
+
+  /**
+   * The merchant requires TOTP of every user: until this user enrols, only enrolment is allowed.
+   *
+   * @generated from field: bool merchant_requires_totp = 5;
+   */
+  merchantRequiresTotp: boolean;
 };
 
 /**
@@ -80,6 +87,8 @@ export const SignInRequestSchema: GenMessage<SignInRequest> = /*@__PURE__*/
  */
 export type SignInResponse = Message<"payments.v1.SignInResponse"> & {
   /**
+   * Unset when totp_required: the session starts at CompleteSignIn.
+   *
    * @generated from field: payments.v1.DashboardUser user = 1;
    */
   user?: DashboardUser | undefined;
@@ -90,6 +99,20 @@ export type SignInResponse = Message<"payments.v1.SignInResponse"> & {
    * @generated from field: string csrf_token = 2;
    */
   csrfToken: string;
+
+  /**
+   * The user has TOTP: no session yet; send sign_in_token and a code to CompleteSignIn.
+   *
+   * @generated from field: bool totp_required = 3;
+   */
+  totpRequired: boolean;
+
+  /**
+   * Valid for 5 minutes, once.
+   *
+   * @generated from field: string sign_in_token = 4;
+   */
+  signInToken: string;
 };
 
 /**
@@ -98,6 +121,122 @@ export type SignInResponse = Message<"payments.v1.SignInResponse"> & {
  */
 export const SignInResponseSchema: GenMessage<SignInResponse> = /*@__PURE__*/
   messageDesc(file_payments_v1_dashboard_service, 2);
+
+/**
+ * A TOTP code (6 digits) or a recovery code (16 hexadecimal digits, dashes optional).
+ *
+ * @generated from message payments.v1.CompleteSignInRequest
+ */
+export type CompleteSignInRequest = Message<"payments.v1.CompleteSignInRequest"> & {
+  /**
+   * @generated from field: string sign_in_token = 1;
+   */
+  signInToken: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message payments.v1.CompleteSignInRequest.
+ * Use `create(CompleteSignInRequestSchema)` to create a new message.
+ */
+export const CompleteSignInRequestSchema: GenMessage<CompleteSignInRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_dashboard_service, 3);
+
+/**
+ * @generated from message payments.v1.CompleteSignInResponse
+ */
+export type CompleteSignInResponse = Message<"payments.v1.CompleteSignInResponse"> & {
+  /**
+   * @generated from field: payments.v1.DashboardUser user = 1;
+   */
+  user?: DashboardUser | undefined;
+
+  /**
+   * @generated from field: string csrf_token = 2;
+   */
+  csrfToken: string;
+};
+
+/**
+ * Describes the message payments.v1.CompleteSignInResponse.
+ * Use `create(CompleteSignInResponseSchema)` to create a new message.
+ */
+export const CompleteSignInResponseSchema: GenMessage<CompleteSignInResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_dashboard_service, 4);
+
+/**
+ * @generated from message payments.v1.VerifyStepUpRequest
+ */
+export type VerifyStepUpRequest = Message<"payments.v1.VerifyStepUpRequest"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message payments.v1.VerifyStepUpRequest.
+ * Use `create(VerifyStepUpRequestSchema)` to create a new message.
+ */
+export const VerifyStepUpRequestSchema: GenMessage<VerifyStepUpRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_dashboard_service, 5);
+
+/**
+ * @generated from message payments.v1.VerifyStepUpResponse
+ */
+export type VerifyStepUpResponse = Message<"payments.v1.VerifyStepUpResponse"> & {
+  /**
+   * Until when this session may make sensitive calls without another code.
+   *
+   * @generated from field: google.protobuf.Timestamp valid_until = 1;
+   */
+  validUntil?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payments.v1.VerifyStepUpResponse.
+ * Use `create(VerifyStepUpResponseSchema)` to create a new message.
+ */
+export const VerifyStepUpResponseSchema: GenMessage<VerifyStepUpResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_dashboard_service, 6);
+
+/**
+ * @generated from message payments.v1.SetTotpRequirementRequest
+ */
+export type SetTotpRequirementRequest = Message<"payments.v1.SetTotpRequirementRequest"> & {
+  /**
+   * @generated from field: bool required = 1;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message payments.v1.SetTotpRequirementRequest.
+ * Use `create(SetTotpRequirementRequestSchema)` to create a new message.
+ */
+export const SetTotpRequirementRequestSchema: GenMessage<SetTotpRequirementRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_dashboard_service, 7);
+
+/**
+ * @generated from message payments.v1.SetTotpRequirementResponse
+ */
+export type SetTotpRequirementResponse = Message<"payments.v1.SetTotpRequirementResponse"> & {
+  /**
+   * @generated from field: bool required = 1;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message payments.v1.SetTotpRequirementResponse.
+ * Use `create(SetTotpRequirementResponseSchema)` to create a new message.
+ */
+export const SetTotpRequirementResponseSchema: GenMessage<SetTotpRequirementResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_dashboard_service, 8);
 
 /**
  * @generated from message payments.v1.SignOutRequest
@@ -110,7 +249,7 @@ export type SignOutRequest = Message<"payments.v1.SignOutRequest"> & {
  * Use `create(SignOutRequestSchema)` to create a new message.
  */
 export const SignOutRequestSchema: GenMessage<SignOutRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 3);
+  messageDesc(file_payments_v1_dashboard_service, 9);
 
 /**
  * @generated from message payments.v1.SignOutResponse
@@ -123,7 +262,7 @@ export type SignOutResponse = Message<"payments.v1.SignOutResponse"> & {
  * Use `create(SignOutResponseSchema)` to create a new message.
  */
 export const SignOutResponseSchema: GenMessage<SignOutResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 4);
+  messageDesc(file_payments_v1_dashboard_service, 10);
 
 /**
  * @generated from message payments.v1.GetSessionRequest
@@ -136,7 +275,7 @@ export type GetSessionRequest = Message<"payments.v1.GetSessionRequest"> & {
  * Use `create(GetSessionRequestSchema)` to create a new message.
  */
 export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 5);
+  messageDesc(file_payments_v1_dashboard_service, 11);
 
 /**
  * @generated from message payments.v1.GetSessionResponse
@@ -158,7 +297,7 @@ export type GetSessionResponse = Message<"payments.v1.GetSessionResponse"> & {
  * Use `create(GetSessionResponseSchema)` to create a new message.
  */
 export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 6);
+  messageDesc(file_payments_v1_dashboard_service, 12);
 
 /**
  * @generated from message payments.v1.BeginTotpEnrollmentRequest
@@ -171,7 +310,7 @@ export type BeginTotpEnrollmentRequest = Message<"payments.v1.BeginTotpEnrollmen
  * Use `create(BeginTotpEnrollmentRequestSchema)` to create a new message.
  */
 export const BeginTotpEnrollmentRequestSchema: GenMessage<BeginTotpEnrollmentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 7);
+  messageDesc(file_payments_v1_dashboard_service, 13);
 
 /**
  * @generated from message payments.v1.BeginTotpEnrollmentResponse
@@ -202,7 +341,7 @@ export type BeginTotpEnrollmentResponse = Message<"payments.v1.BeginTotpEnrollme
  * Use `create(BeginTotpEnrollmentResponseSchema)` to create a new message.
  */
 export const BeginTotpEnrollmentResponseSchema: GenMessage<BeginTotpEnrollmentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 8);
+  messageDesc(file_payments_v1_dashboard_service, 14);
 
 /**
  * @generated from message payments.v1.ConfirmTotpEnrollmentRequest
@@ -219,7 +358,7 @@ export type ConfirmTotpEnrollmentRequest = Message<"payments.v1.ConfirmTotpEnrol
  * Use `create(ConfirmTotpEnrollmentRequestSchema)` to create a new message.
  */
 export const ConfirmTotpEnrollmentRequestSchema: GenMessage<ConfirmTotpEnrollmentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 9);
+  messageDesc(file_payments_v1_dashboard_service, 15);
 
 /**
  * @generated from message payments.v1.ConfirmTotpEnrollmentResponse
@@ -229,6 +368,13 @@ export type ConfirmTotpEnrollmentResponse = Message<"payments.v1.ConfirmTotpEnro
    * @generated from field: bool totp_enabled = 1;
    */
   totpEnabled: boolean;
+
+  /**
+   * Ten single-use codes, each usable once instead of a TOTP code; stored hashed, shown only here.
+   *
+   * @generated from field: repeated string recovery_codes = 2;
+   */
+  recoveryCodes: string[];
 };
 
 /**
@@ -236,7 +382,7 @@ export type ConfirmTotpEnrollmentResponse = Message<"payments.v1.ConfirmTotpEnro
  * Use `create(ConfirmTotpEnrollmentResponseSchema)` to create a new message.
  */
 export const ConfirmTotpEnrollmentResponseSchema: GenMessage<ConfirmTotpEnrollmentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 10);
+  messageDesc(file_payments_v1_dashboard_service, 16);
 
 /**
  * @generated from message payments.v1.SearchCustomersRequest
@@ -263,7 +409,7 @@ export type SearchCustomersRequest = Message<"payments.v1.SearchCustomersRequest
  * Use `create(SearchCustomersRequestSchema)` to create a new message.
  */
 export const SearchCustomersRequestSchema: GenMessage<SearchCustomersRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 11);
+  messageDesc(file_payments_v1_dashboard_service, 17);
 
 /**
  * @generated from message payments.v1.SearchCustomersResponse
@@ -285,7 +431,7 @@ export type SearchCustomersResponse = Message<"payments.v1.SearchCustomersRespon
  * Use `create(SearchCustomersResponseSchema)` to create a new message.
  */
 export const SearchCustomersResponseSchema: GenMessage<SearchCustomersResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 12);
+  messageDesc(file_payments_v1_dashboard_service, 18);
 
 /**
  * @generated from message payments.v1.GetCustomerDetailRequest
@@ -302,7 +448,7 @@ export type GetCustomerDetailRequest = Message<"payments.v1.GetCustomerDetailReq
  * Use `create(GetCustomerDetailRequestSchema)` to create a new message.
  */
 export const GetCustomerDetailRequestSchema: GenMessage<GetCustomerDetailRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 13);
+  messageDesc(file_payments_v1_dashboard_service, 19);
 
 /**
  * @generated from message payments.v1.GetCustomerDetailResponse
@@ -331,7 +477,7 @@ export type GetCustomerDetailResponse = Message<"payments.v1.GetCustomerDetailRe
  * Use `create(GetCustomerDetailResponseSchema)` to create a new message.
  */
 export const GetCustomerDetailResponseSchema: GenMessage<GetCustomerDetailResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 14);
+  messageDesc(file_payments_v1_dashboard_service, 20);
 
 /**
  * @generated from message payments.v1.ListChargesRequest
@@ -358,7 +504,7 @@ export type ListChargesRequest = Message<"payments.v1.ListChargesRequest"> & {
  * Use `create(ListChargesRequestSchema)` to create a new message.
  */
 export const ListChargesRequestSchema: GenMessage<ListChargesRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 15);
+  messageDesc(file_payments_v1_dashboard_service, 21);
 
 /**
  * @generated from message payments.v1.ListChargesResponse
@@ -380,7 +526,7 @@ export type ListChargesResponse = Message<"payments.v1.ListChargesResponse"> & {
  * Use `create(ListChargesResponseSchema)` to create a new message.
  */
 export const ListChargesResponseSchema: GenMessage<ListChargesResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 16);
+  messageDesc(file_payments_v1_dashboard_service, 22);
 
 /**
  * @generated from message payments.v1.RefundChargeRequest
@@ -397,7 +543,7 @@ export type RefundChargeRequest = Message<"payments.v1.RefundChargeRequest"> & {
  * Use `create(RefundChargeRequestSchema)` to create a new message.
  */
 export const RefundChargeRequestSchema: GenMessage<RefundChargeRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 17);
+  messageDesc(file_payments_v1_dashboard_service, 23);
 
 /**
  * @generated from message payments.v1.RefundChargeResponse
@@ -414,7 +560,7 @@ export type RefundChargeResponse = Message<"payments.v1.RefundChargeResponse"> &
  * Use `create(RefundChargeResponseSchema)` to create a new message.
  */
 export const RefundChargeResponseSchema: GenMessage<RefundChargeResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 18);
+  messageDesc(file_payments_v1_dashboard_service, 24);
 
 /**
  * @generated from message payments.v1.ListWebhookEventsRequest
@@ -431,7 +577,7 @@ export type ListWebhookEventsRequest = Message<"payments.v1.ListWebhookEventsReq
  * Use `create(ListWebhookEventsRequestSchema)` to create a new message.
  */
 export const ListWebhookEventsRequestSchema: GenMessage<ListWebhookEventsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 19);
+  messageDesc(file_payments_v1_dashboard_service, 25);
 
 /**
  * @generated from message payments.v1.ListWebhookEventsResponse
@@ -453,7 +599,7 @@ export type ListWebhookEventsResponse = Message<"payments.v1.ListWebhookEventsRe
  * Use `create(ListWebhookEventsResponseSchema)` to create a new message.
  */
 export const ListWebhookEventsResponseSchema: GenMessage<ListWebhookEventsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 20);
+  messageDesc(file_payments_v1_dashboard_service, 26);
 
 /**
  * @generated from message payments.v1.RedeliverWebhookEventRequest
@@ -470,7 +616,7 @@ export type RedeliverWebhookEventRequest = Message<"payments.v1.RedeliverWebhook
  * Use `create(RedeliverWebhookEventRequestSchema)` to create a new message.
  */
 export const RedeliverWebhookEventRequestSchema: GenMessage<RedeliverWebhookEventRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 21);
+  messageDesc(file_payments_v1_dashboard_service, 27);
 
 /**
  * @generated from message payments.v1.RedeliverWebhookEventResponse
@@ -487,7 +633,7 @@ export type RedeliverWebhookEventResponse = Message<"payments.v1.RedeliverWebhoo
  * Use `create(RedeliverWebhookEventResponseSchema)` to create a new message.
  */
 export const RedeliverWebhookEventResponseSchema: GenMessage<RedeliverWebhookEventResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 22);
+  messageDesc(file_payments_v1_dashboard_service, 28);
 
 /**
  * @generated from message payments.v1.ApiKey
@@ -521,7 +667,7 @@ export type ApiKey = Message<"payments.v1.ApiKey"> & {
  * Use `create(ApiKeySchema)` to create a new message.
  */
 export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 23);
+  messageDesc(file_payments_v1_dashboard_service, 29);
 
 /**
  * @generated from message payments.v1.ListApiKeysRequest
@@ -534,7 +680,7 @@ export type ListApiKeysRequest = Message<"payments.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 24);
+  messageDesc(file_payments_v1_dashboard_service, 30);
 
 /**
  * @generated from message payments.v1.ListApiKeysResponse
@@ -551,7 +697,7 @@ export type ListApiKeysResponse = Message<"payments.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 25);
+  messageDesc(file_payments_v1_dashboard_service, 31);
 
 /**
  * @generated from message payments.v1.CreateApiKeyRequest
@@ -564,7 +710,7 @@ export type CreateApiKeyRequest = Message<"payments.v1.CreateApiKeyRequest"> & {
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 26);
+  messageDesc(file_payments_v1_dashboard_service, 32);
 
 /**
  * @generated from message payments.v1.CreateApiKeyResponse
@@ -588,7 +734,7 @@ export type CreateApiKeyResponse = Message<"payments.v1.CreateApiKeyResponse"> &
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 27);
+  messageDesc(file_payments_v1_dashboard_service, 33);
 
 /**
  * @generated from message payments.v1.RevokeApiKeyRequest
@@ -605,7 +751,7 @@ export type RevokeApiKeyRequest = Message<"payments.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 28);
+  messageDesc(file_payments_v1_dashboard_service, 34);
 
 /**
  * @generated from message payments.v1.RevokeApiKeyResponse
@@ -622,7 +768,7 @@ export type RevokeApiKeyResponse = Message<"payments.v1.RevokeApiKeyResponse"> &
  * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
  */
 export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 29);
+  messageDesc(file_payments_v1_dashboard_service, 35);
 
 /**
  * @generated from message payments.v1.GetWebhookSettingsRequest
@@ -635,7 +781,7 @@ export type GetWebhookSettingsRequest = Message<"payments.v1.GetWebhookSettingsR
  * Use `create(GetWebhookSettingsRequestSchema)` to create a new message.
  */
 export const GetWebhookSettingsRequestSchema: GenMessage<GetWebhookSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 30);
+  messageDesc(file_payments_v1_dashboard_service, 36);
 
 /**
  * @generated from message payments.v1.GetWebhookSettingsResponse
@@ -671,7 +817,7 @@ export type GetWebhookSettingsResponse = Message<"payments.v1.GetWebhookSettings
  * Use `create(GetWebhookSettingsResponseSchema)` to create a new message.
  */
 export const GetWebhookSettingsResponseSchema: GenMessage<GetWebhookSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 31);
+  messageDesc(file_payments_v1_dashboard_service, 37);
 
 /**
  * @generated from message payments.v1.UpdateWebhookSettingsRequest
@@ -695,7 +841,7 @@ export type UpdateWebhookSettingsRequest = Message<"payments.v1.UpdateWebhookSet
  * Use `create(UpdateWebhookSettingsRequestSchema)` to create a new message.
  */
 export const UpdateWebhookSettingsRequestSchema: GenMessage<UpdateWebhookSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 32);
+  messageDesc(file_payments_v1_dashboard_service, 38);
 
 /**
  * @generated from message payments.v1.UpdateWebhookSettingsResponse
@@ -717,7 +863,7 @@ export type UpdateWebhookSettingsResponse = Message<"payments.v1.UpdateWebhookSe
  * Use `create(UpdateWebhookSettingsResponseSchema)` to create a new message.
  */
 export const UpdateWebhookSettingsResponseSchema: GenMessage<UpdateWebhookSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 33);
+  messageDesc(file_payments_v1_dashboard_service, 39);
 
 /**
  * @generated from message payments.v1.ListSandboxMailboxRequest
@@ -734,7 +880,7 @@ export type ListSandboxMailboxRequest = Message<"payments.v1.ListSandboxMailboxR
  * Use `create(ListSandboxMailboxRequestSchema)` to create a new message.
  */
 export const ListSandboxMailboxRequestSchema: GenMessage<ListSandboxMailboxRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 34);
+  messageDesc(file_payments_v1_dashboard_service, 40);
 
 /**
  * @generated from message payments.v1.ListSandboxMailboxResponse
@@ -751,7 +897,7 @@ export type ListSandboxMailboxResponse = Message<"payments.v1.ListSandboxMailbox
  * Use `create(ListSandboxMailboxResponseSchema)` to create a new message.
  */
 export const ListSandboxMailboxResponseSchema: GenMessage<ListSandboxMailboxResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 35);
+  messageDesc(file_payments_v1_dashboard_service, 41);
 
 /**
  * @generated from message payments.v1.UploadCsvBatchRequest
@@ -775,7 +921,7 @@ export type UploadCsvBatchRequest = Message<"payments.v1.UploadCsvBatchRequest">
  * Use `create(UploadCsvBatchRequestSchema)` to create a new message.
  */
 export const UploadCsvBatchRequestSchema: GenMessage<UploadCsvBatchRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 36);
+  messageDesc(file_payments_v1_dashboard_service, 42);
 
 /**
  * @generated from message payments.v1.UploadCsvBatchResponse
@@ -823,7 +969,7 @@ export type UploadCsvBatchResponse = Message<"payments.v1.UploadCsvBatchResponse
  * Use `create(UploadCsvBatchResponseSchema)` to create a new message.
  */
 export const UploadCsvBatchResponseSchema: GenMessage<UploadCsvBatchResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 37);
+  messageDesc(file_payments_v1_dashboard_service, 43);
 
 /**
  * @generated from message payments.v1.ConfirmCsvBatchRequest
@@ -850,7 +996,7 @@ export type ConfirmCsvBatchRequest = Message<"payments.v1.ConfirmCsvBatchRequest
  * Use `create(ConfirmCsvBatchRequestSchema)` to create a new message.
  */
 export const ConfirmCsvBatchRequestSchema: GenMessage<ConfirmCsvBatchRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 38);
+  messageDesc(file_payments_v1_dashboard_service, 44);
 
 /**
  * @generated from message payments.v1.ConfirmCsvBatchResponse
@@ -867,7 +1013,7 @@ export type ConfirmCsvBatchResponse = Message<"payments.v1.ConfirmCsvBatchRespon
  * Use `create(ConfirmCsvBatchResponseSchema)` to create a new message.
  */
 export const ConfirmCsvBatchResponseSchema: GenMessage<ConfirmCsvBatchResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 39);
+  messageDesc(file_payments_v1_dashboard_service, 45);
 
 /**
  * @generated from message payments.v1.CsvBatch
@@ -933,7 +1079,7 @@ export type CsvBatch = Message<"payments.v1.CsvBatch"> & {
  * Use `create(CsvBatchSchema)` to create a new message.
  */
 export const CsvBatchSchema: GenMessage<CsvBatch> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 40);
+  messageDesc(file_payments_v1_dashboard_service, 46);
 
 /**
  * @generated from message payments.v1.GetCsvBatchRequest
@@ -950,7 +1096,7 @@ export type GetCsvBatchRequest = Message<"payments.v1.GetCsvBatchRequest"> & {
  * Use `create(GetCsvBatchRequestSchema)` to create a new message.
  */
 export const GetCsvBatchRequestSchema: GenMessage<GetCsvBatchRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 41);
+  messageDesc(file_payments_v1_dashboard_service, 47);
 
 /**
  * @generated from message payments.v1.GetCsvBatchResponse
@@ -967,7 +1113,7 @@ export type GetCsvBatchResponse = Message<"payments.v1.GetCsvBatchResponse"> & {
  * Use `create(GetCsvBatchResponseSchema)` to create a new message.
  */
 export const GetCsvBatchResponseSchema: GenMessage<GetCsvBatchResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 42);
+  messageDesc(file_payments_v1_dashboard_service, 48);
 
 /**
  * @generated from message payments.v1.DownloadCsvBatchResultRequest
@@ -984,7 +1130,7 @@ export type DownloadCsvBatchResultRequest = Message<"payments.v1.DownloadCsvBatc
  * Use `create(DownloadCsvBatchResultRequestSchema)` to create a new message.
  */
 export const DownloadCsvBatchResultRequestSchema: GenMessage<DownloadCsvBatchResultRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 43);
+  messageDesc(file_payments_v1_dashboard_service, 49);
 
 /**
  * @generated from message payments.v1.DownloadCsvBatchResultResponse
@@ -1006,7 +1152,7 @@ export type DownloadCsvBatchResultResponse = Message<"payments.v1.DownloadCsvBat
  * Use `create(DownloadCsvBatchResultResponseSchema)` to create a new message.
  */
 export const DownloadCsvBatchResultResponseSchema: GenMessage<DownloadCsvBatchResultResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 44);
+  messageDesc(file_payments_v1_dashboard_service, 50);
 
 /**
  * @generated from message payments.v1.CreateCsvBatchChallengeRequest
@@ -1023,7 +1169,7 @@ export type CreateCsvBatchChallengeRequest = Message<"payments.v1.CreateCsvBatch
  * Use `create(CreateCsvBatchChallengeRequestSchema)` to create a new message.
  */
 export const CreateCsvBatchChallengeRequestSchema: GenMessage<CreateCsvBatchChallengeRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 45);
+  messageDesc(file_payments_v1_dashboard_service, 51);
 
 /**
  * @generated from message payments.v1.CreateCsvBatchChallengeResponse
@@ -1045,7 +1191,7 @@ export type CreateCsvBatchChallengeResponse = Message<"payments.v1.CreateCsvBatc
  * Use `create(CreateCsvBatchChallengeResponseSchema)` to create a new message.
  */
 export const CreateCsvBatchChallengeResponseSchema: GenMessage<CreateCsvBatchChallengeResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 46);
+  messageDesc(file_payments_v1_dashboard_service, 52);
 
 /**
  * @generated from message payments.v1.ListCsvBatchesRequest
@@ -1062,7 +1208,7 @@ export type ListCsvBatchesRequest = Message<"payments.v1.ListCsvBatchesRequest">
  * Use `create(ListCsvBatchesRequestSchema)` to create a new message.
  */
 export const ListCsvBatchesRequestSchema: GenMessage<ListCsvBatchesRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 47);
+  messageDesc(file_payments_v1_dashboard_service, 53);
 
 /**
  * @generated from message payments.v1.ListCsvBatchesResponse
@@ -1079,7 +1225,7 @@ export type ListCsvBatchesResponse = Message<"payments.v1.ListCsvBatchesResponse
  * Use `create(ListCsvBatchesResponseSchema)` to create a new message.
  */
 export const ListCsvBatchesResponseSchema: GenMessage<ListCsvBatchesResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 48);
+  messageDesc(file_payments_v1_dashboard_service, 54);
 
 /**
  * @generated from message payments.v1.GetChargeDetailRequest
@@ -1096,7 +1242,7 @@ export type GetChargeDetailRequest = Message<"payments.v1.GetChargeDetailRequest
  * Use `create(GetChargeDetailRequestSchema)` to create a new message.
  */
 export const GetChargeDetailRequestSchema: GenMessage<GetChargeDetailRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 49);
+  messageDesc(file_payments_v1_dashboard_service, 55);
 
 /**
  * @generated from message payments.v1.GetChargeDetailResponse
@@ -1118,7 +1264,7 @@ export type GetChargeDetailResponse = Message<"payments.v1.GetChargeDetailRespon
  * Use `create(GetChargeDetailResponseSchema)` to create a new message.
  */
 export const GetChargeDetailResponseSchema: GenMessage<GetChargeDetailResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 50);
+  messageDesc(file_payments_v1_dashboard_service, 56);
 
 /**
  * @generated from message payments.v1.GetSandboxBankAccountRequest
@@ -1135,7 +1281,7 @@ export type GetSandboxBankAccountRequest = Message<"payments.v1.GetSandboxBankAc
  * Use `create(GetSandboxBankAccountRequestSchema)` to create a new message.
  */
 export const GetSandboxBankAccountRequestSchema: GenMessage<GetSandboxBankAccountRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 51);
+  messageDesc(file_payments_v1_dashboard_service, 57);
 
 /**
  * @generated from message payments.v1.GetSandboxBankAccountResponse
@@ -1152,7 +1298,7 @@ export type GetSandboxBankAccountResponse = Message<"payments.v1.GetSandboxBankA
  * Use `create(GetSandboxBankAccountResponseSchema)` to create a new message.
  */
 export const GetSandboxBankAccountResponseSchema: GenMessage<GetSandboxBankAccountResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 52);
+  messageDesc(file_payments_v1_dashboard_service, 58);
 
 /**
  * @generated from message payments.v1.ConfigureSandboxBankAccountRequest
@@ -1169,7 +1315,7 @@ export type ConfigureSandboxBankAccountRequest = Message<"payments.v1.ConfigureS
  * Use `create(ConfigureSandboxBankAccountRequestSchema)` to create a new message.
  */
 export const ConfigureSandboxBankAccountRequestSchema: GenMessage<ConfigureSandboxBankAccountRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 53);
+  messageDesc(file_payments_v1_dashboard_service, 59);
 
 /**
  * @generated from message payments.v1.ConfigureSandboxBankAccountResponse
@@ -1186,7 +1332,7 @@ export type ConfigureSandboxBankAccountResponse = Message<"payments.v1.Configure
  * Use `create(ConfigureSandboxBankAccountResponseSchema)` to create a new message.
  */
 export const ConfigureSandboxBankAccountResponseSchema: GenMessage<ConfigureSandboxBankAccountResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 54);
+  messageDesc(file_payments_v1_dashboard_service, 60);
 
 /**
  * @generated from message payments.v1.SetSandboxBankMaintenanceRequest
@@ -1203,7 +1349,7 @@ export type SetSandboxBankMaintenanceRequest = Message<"payments.v1.SetSandboxBa
  * Use `create(SetSandboxBankMaintenanceRequestSchema)` to create a new message.
  */
 export const SetSandboxBankMaintenanceRequestSchema: GenMessage<SetSandboxBankMaintenanceRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 55);
+  messageDesc(file_payments_v1_dashboard_service, 61);
 
 /**
  * @generated from message payments.v1.SetSandboxBankMaintenanceResponse
@@ -1220,7 +1366,7 @@ export type SetSandboxBankMaintenanceResponse = Message<"payments.v1.SetSandboxB
  * Use `create(SetSandboxBankMaintenanceResponseSchema)` to create a new message.
  */
 export const SetSandboxBankMaintenanceResponseSchema: GenMessage<SetSandboxBankMaintenanceResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_dashboard_service, 56);
+  messageDesc(file_payments_v1_dashboard_service, 62);
 
 /**
  * The merchant dashboard (/dashboard): session cookie + CSRF header; CSV batches confirmed by TOTP.
@@ -1229,12 +1375,24 @@ export const SetSandboxBankMaintenanceResponseSchema: GenMessage<SetSandboxBankM
  */
 export const DashboardService: GenService<{
   /**
+   * First step: the password. For a user with TOTP the answer is a sign-in token for CompleteSignIn.
+   *
    * @generated from rpc payments.v1.DashboardService.SignIn
    */
   signIn: {
     methodKind: "unary";
     input: typeof SignInRequestSchema;
     output: typeof SignInResponseSchema;
+  },
+  /**
+   * Second step, for users with TOTP: the token from SignIn and a TOTP or recovery code.
+   *
+   * @generated from rpc payments.v1.DashboardService.CompleteSignIn
+   */
+  completeSignIn: {
+    methodKind: "unary";
+    input: typeof CompleteSignInRequestSchema;
+    output: typeof CompleteSignInResponseSchema;
   },
   /**
    * @generated from rpc payments.v1.DashboardService.SignOut
@@ -1263,7 +1421,7 @@ export const DashboardService: GenService<{
     output: typeof BeginTotpEnrollmentResponseSchema;
   },
   /**
-   * Confirms enrolment with a first code.
+   * Confirms enrolment with a first code; answers the ten recovery codes, shown this once.
    *
    * @generated from rpc payments.v1.DashboardService.ConfirmTotpEnrollment
    */
@@ -1271,6 +1429,26 @@ export const DashboardService: GenService<{
     methodKind: "unary";
     input: typeof ConfirmTotpEnrollmentRequestSchema;
     output: typeof ConfirmTotpEnrollmentResponseSchema;
+  },
+  /**
+   * Step-up: a TOTP or recovery code, which lets this session make sensitive calls for 5 minutes.
+   *
+   * @generated from rpc payments.v1.DashboardService.VerifyStepUp
+   */
+  verifyStepUp: {
+    methodKind: "unary";
+    input: typeof VerifyStepUpRequestSchema;
+    output: typeof VerifyStepUpResponseSchema;
+  },
+  /**
+   * Whether every dashboard user of the merchant must enrol TOTP (needs a user with TOTP, stepped up).
+   *
+   * @generated from rpc payments.v1.DashboardService.SetTotpRequirement
+   */
+  setTotpRequirement: {
+    methodKind: "unary";
+    input: typeof SetTotpRequirementRequestSchema;
+    output: typeof SetTotpRequirementResponseSchema;
   },
   /**
    * @generated from rpc payments.v1.DashboardService.SearchCustomers

@@ -44,6 +44,8 @@ function currentRoute(): Route {
 
 async function view(route: Route): Promise<HTMLElement> {
   const app = context();
+  // The merchant requires TOTP and this user has none yet: enrolment is all there is.
+  if (app.user.merchantRequiresTotp && !app.user.totpEnabled) return securityView(app);
   switch (route.name) {
     case "customers":
       return route.id ? customerView(route.id) : customersView(route.query);

@@ -3,13 +3,17 @@ import { busy, errorBox, field, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 
-/** TOTP enrolment: a QR code and the secret, confirmed with a first code. */
+/**
+ * TOTP enrolment: a QR code and the secret, confirmed with a first code, then the recovery codes
+ * (shown once). Once enrolled: the merchant's "every user needs TOTP" setting.
+ */
 export async function securityView(app: AppContext): Promise<HTMLElement> {
   const section = h("section", {}, h("h1", { tabindex: -1 }, t().totpTitle));
   if (app.user.totpEnabled) {
-    section.append(h("p", { class: "ok" }, t().totpEnabled));
+    section.append(h("p", { class: "ok" }, t().totpEnabled), requirementForm(app));
     return section;
   }
+  if (app.user.merchantRequiresTotp) section.append(h("p", { class: "error" }, t().requireTotpNotice));
   const start = h("button", { type: "button" }, t().totpStart);
   const problem = errorBox();
   const area = h("div", {});
@@ -36,9 +40,21 @@ export async function securityView(app: AppContext): Promise<HTMLElement> {
       form.addEventListener("submit", (event) => {
         event.preventDefault();
         void busy(confirm, confirmProblem, async () => {
-          await rpc.confirmTotpEnrollment({ code: code.value.trim() });
-          await app.refreshUser();
+          const { recoveryCodes } = await rpc.confirmTotpEnrollment({ code: code.value.trim() });
+          const saved = h("button", { type: "button" }, t().recoverySaved);
+          saved.addEventListener("click", () => void app.refreshUser());
+          area.replaceChildren(
+            h("h2", {}, t().recoveryTitle),
+            h("p", {}, t().recoveryIntro),
+            h(
+              "ol",
+              { class: "recovery-codes", "data-testid": "recovery-codes" },
+              recoveryCodes.map((recoveryCode) => h("li", {}, h("code", {}, recoveryCode))),
+            ),
+            saved,
+          );
           app.announce(t().totpEnabled);
+          saved.focus();
         });
       });
       area.replaceChildren(
@@ -52,4 +68,26 @@ export async function securityView(app: AppContext): Promise<HTMLElement> {
   );
   section.append(h("p", {}, t().totpIntro), start, problem, area);
   return section;
+}
+
+/** The owner's setting: every user of the merchant must enrol TOTP (a sensitive call: asks for a code). */
+function requirementForm(app: AppContext): HTMLElement {
+  const required = h("input", { type: "checkbox", checked: app.user.merchantRequiresTotp });
+  const save = h("button", { type: "submit" }, t().save);
+  const problem = errorBox();
+  const form = h(
+    "form",
+    { class: "card" },
+    h("div", { class: "check" }, required, h("label", { for: (required.id = "require-totp") }, t().requireTotp)),
+    problem,
+    save,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(save, problem, async () => {
+      await rpc.setTotpRequirement({ required: required.checked });
+      app.announce(t().requireTotpSaved);
+    });
+  });
+  return form;
 }

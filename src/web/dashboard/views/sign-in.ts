@@ -1,7 +1,9 @@
 import { busy, errorBox, field, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
+import { secondFactorForm } from "./second-factor.js";
 
+/** Sign-in: the e-mail and password, then (for a user with TOTP) a code. */
 export function signInView(onSignedIn: () => Promise<void>): HTMLElement {
   const email = h("input", { type: "email", name: "email", autocomplete: "username", required: true });
   const password = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
@@ -15,12 +17,21 @@ export function signInView(onSignedIn: () => Promise<void>): HTMLElement {
     problem,
     submit,
   );
+  const heading = h("h1", { tabindex: -1 }, t().signInTitle);
+  const section = h("section", {}, heading, form);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void busy(submit, problem, async () => {
-      await rpc.signIn({ email: email.value, password: password.value });
-      await onSignedIn();
+      const first = await rpc.signIn({ email: email.value, password: password.value });
+      if (!first.totpRequired) return onSignedIn();
+      heading.textContent = t().secondStepTitle;
+      const second = secondFactorForm(async (code) => {
+        await rpc.completeSignIn({ signInToken: first.signInToken, code });
+        await onSignedIn();
+      });
+      form.replaceWith(second);
+      second.querySelector("input")?.focus();
     });
   });
-  return h("section", {}, h("h1", { tabindex: -1 }, t().signInTitle), form);
+  return section;
 }
