@@ -52,7 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 /** Numbers every charge's refunds 1, 2, 3… by (created_at, id). */
-export async function numberRefunds(db: Kysely<any>): Promise<void> {
+async function numberRefunds(db: Kysely<any>): Promise<void> {
   await sql`update refunds set seq = (select count(*) from refunds earlier where earlier.charge_id = refunds.charge_id
     and (earlier.created_at < refunds.created_at or (earlier.created_at = refunds.created_at and earlier.id <= refunds.id)))`.execute(
     db,
@@ -60,7 +60,7 @@ export async function numberRefunds(db: Kysely<any>): Promise<void> {
 }
 
 /** Sets every debited account's running totals from its ledger (the JST day and month of its latest debit). */
-export async function backfillDebitTotals(db: Kysely<any>): Promise<void> {
+async function backfillDebitTotals(db: Kysely<any>): Promise<void> {
   const latest = await db
     .selectFrom("bank_ledger")
     .select(["customer_id", (eb) => eb.fn.max("at").as("at")])
