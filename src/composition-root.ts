@@ -41,6 +41,7 @@ import { createAbsentSandboxService, createSandboxService } from "./api/sandbox-
 import { createSandboxRefundHandlers } from "./api/sandbox-refunds.js";
 import { createSandboxOperationHandlers } from "./api/sandbox-operations.js";
 import { runLinkExpiryJob } from "./flows/link-expiry.js";
+import { runLinkApprovalJob } from "./flows/on-session-approval.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
 import { runCsvRowJob } from "./flows/dashboard-csv-row.js";
@@ -108,6 +109,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
   onWake("jobs", () => jobs.wake());
   jobs.register("link-expiry", (linkId) => runLinkExpiryJob(ctx, linkId));
+  jobs.register("link-approval", (linkId) => runLinkApprovalJob(ctx, linkId));
   jobs.register("kyc-review", (customerId) => runKycReviewJob(ctx, customerId));
   jobs.register("refund-settlement", (refundId, attempt) => settlePendingRefund(ctx, refundId, attempt));
   jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));

@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { errorToJson } from "@connectrpc/connect/protocol-connect";
 import { create } from "@bufbuild/protobuf";
 import {
   ErrorInfoSchema,
@@ -219,4 +220,14 @@ function enumValue(enumObject: Record<string, string | number>, code: string, pr
   if (!code.startsWith(prefix)) return 0;
   const value = enumObject[code.slice(prefix.length)];
   return typeof value === "number" ? value : 0;
+}
+
+/** A payment error or refusal as an idempotency key stores it (Connect error JSON); undefined for the unexpected. */
+export function storedErrorAnswer(error: unknown): { json: string; httpStatus: number } | undefined {
+  const connectError = toConnectError(error);
+  if (!connectError) return undefined;
+  return {
+    json: JSON.stringify(errorToJson(connectError, { alwaysEmitImplicit: true })),
+    httpStatus: httpStatusOf[connectError.code],
+  };
 }

@@ -1,3 +1,4 @@
+import { customerIdShown } from "../domain/charge.js";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AsyncStatus, ChargeStatus, RefundStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
@@ -55,7 +56,7 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [],
     updatedAt: timestampFromDate(charge.updatedAt),
     // docs/reference/contract.md#charge-status: error is set only when chargeStatus is CHARGE_STATUS_FAILURE.
     error: failed ? encodeErrorBody(charge.errorType, charge.errorMessage) : undefined,
-    customerId: charge.customerId ?? "",
+    customerId: customerIdShown(charge),
     metadata: charge.metadata,
     onSessionChargeId: charge.onSessionId ?? "",
     apiSource: charge.apiSource,

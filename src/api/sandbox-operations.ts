@@ -4,7 +4,7 @@ import type { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js
 import type { FlowContext } from "../flows/flow-context.js";
 import { createOffSessionPayment } from "../flows/off-session.js";
 import { advanceClock, sendTestEvent } from "../flows/sandbox-events.js";
-import { merchantOf } from "./request-context.js";
+import { idempotencyScopeKey, merchantOf } from "./request-context.js";
 import { encodeCharge } from "./encode.js";
 
 /** SandboxService.Withdraw, SendTestEvent and AdvanceClock; spread into the SandboxService implementation. */
@@ -14,13 +14,18 @@ export function createSandboxOperationHandlers(
   return {
     // docs/reference/contract.md#sandbox: POST /api/v1/payment/withdraw — an off-session charge through the same engine (API_SOURCE_OFF_SESSION_SYNC).
     async withdraw(req, context) {
-      const charge = await createOffSessionPayment(ctx, merchantOf(context), {
-        customerId: req.merchantCustomerId,
-        price: req.charge?.price ?? 0,
-        description: req.charge?.description ?? "",
-        metadata: req.charge?.metadata ?? {},
-        forceKyc: false,
-      });
+      const charge = await createOffSessionPayment(
+        ctx,
+        merchantOf(context),
+        {
+          customerId: req.merchantCustomerId,
+          price: req.charge?.price ?? 0,
+          description: req.charge?.description ?? "",
+          metadata: req.charge?.metadata ?? {},
+          forceKyc: false,
+        },
+        context.values.get(idempotencyScopeKey),
+      );
       return { charge: encodeCharge(charge) };
     },
     async sendTestEvent(req, context) {

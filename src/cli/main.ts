@@ -10,6 +10,7 @@ import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl } from ".
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { createDashboardUser } from "../flows/dashboard-auth.js";
+import { reconcile } from "../flows/reconcile.js";
 import { listen } from "./listen.js";
 import { SandboxBank } from "../ports/sandbox-bank.js";
 import { notifierForMode } from "../ports/notifier-for-mode.js";
@@ -28,6 +29,10 @@ const usage = `usage: furikomi <command>
   users create --merchant MERCHANT_ID --email EMAIL [--password P | --password-stdin]
       Creates a merchant dashboard user (the password also comes from FURIKOMI_PASSWORD);
       the user enrols TOTP at first sign-in to /dashboard.
+
+  reconcile
+      Checks the money invariants (docs/reference/invariants.md) over the whole database: prints
+      one line per violation and exits 1 if there is any (0 and "no violations" otherwise).
 
   backup --to FILE
       An online backup of the SQLite database (safe while the server runs); prints the page
@@ -129,6 +134,14 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     if (!values.to) throw new UsageError("--to is required");
     return backupSqlite(loadConfig().databaseUrl, values.to);
   },
+  reconcile: async () => {
+    const violations = await withContext((ctx) => reconcile(ctx));
+    if (violations.length === 0) {
+      console.log("no violations");
+      return undefined;
+    }
+    throw new CommandFailed(violations.map((v) => `${v.subject} ${v.rule}: ${v.detail}`).join("\n"));
+  },
   "secrets reseal": async () => withContext((ctx) => resealSecrets(ctx.tx.db)),
   "keys rotate": async (args) => {
     const { values } = parseArgs({ args, options: { merchant: { type: "string" } } });
@@ -138,6 +151,9 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
 };
 
 class UsageError extends Error {}
+
+/** A command that ran and found something wrong: its message is printed, the exit code is 1. */
+class CommandFailed extends Error {}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -157,7 +173,7 @@ async function main(argv: string[]): Promise<number> {
     if (result !== undefined) console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
-    if (error instanceof PaymentFailure || error instanceof RequestRefusal) {
+    if (error instanceof PaymentFailure || error instanceof RequestRefusal || error instanceof CommandFailed) {
       console.error(error.message);
       return 1;
     }

@@ -10,7 +10,7 @@ import { AsyncStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import type { CreateOffSessionPaymentAsyncResponse } from "../../gen/payments/v1/payment_service_pb.js";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { clone, create } from "@bufbuild/protobuf";
-import { idempotencyKeyField, isHttpGet } from "../domain/method-idempotency.js";
+import { idempotencyKeyPath, isHttpGet, keyAt, setKeyAt } from "../domain/method-idempotency.js";
 import { FurikomiError, toFurikomiError } from "./furikomi-error.js";
 import { backoffDelayMs, type RetryPolicy } from "./retry-policy.js";
 
@@ -109,16 +109,12 @@ function withIdempotencyKey(
   req: UnaryRequest,
   replacement?: string,
 ): { request: UnaryRequest; idempotencyKey: string | undefined } {
-  const field = idempotencyKeyField(req.method);
-  if (!field) return { request: req, idempotencyKey: undefined };
-  const message = clone(req.method.input, req.message) as Record<string, unknown>;
-  const given = message[field.localName];
+  const path = idempotencyKeyPath(req.method);
+  if (!path) return { request: req, idempotencyKey: undefined };
+  const message = clone(req.method.input, req.message);
   const idempotencyKey =
-    replacement ??
-    (typeof given === "string" && given !== ""
-      ? given
-      : req.header.get("idempotency-key") || globalThis.crypto.randomUUID());
-  message[field.localName] = idempotencyKey;
+    replacement || keyAt(message, path) || req.header.get("idempotency-key") || globalThis.crypto.randomUUID();
+  setKeyAt(message, path, idempotencyKey);
   return { request: { ...req, message } as UnaryRequest, idempotencyKey };
 }
 

@@ -8,6 +8,7 @@ import {
   limitRefusal,
   noDebits,
   withDebit,
+  withoutDebit,
 } from "./bank-profile.js";
 
 describe("bankProfileOf", () => {
@@ -46,6 +47,18 @@ describe("debitedSoFar and withDebit", () => {
     expect(debitedSoFar(totals, new Date("2026-03-31T15:00:00Z"))).toEqual({ today: 0, thisMonth: 0 });
     const april = withDebit(totals, 500, new Date("2026-03-31T15:00:00Z"));
     expect(debitedSoFar(april, new Date("2026-04-01T01:00:00Z"))).toEqual({ today: 500, thisMonth: 500 });
+  });
+
+  it("take a reversed debit off the day and month it counted in, and only those", () => {
+    const tenth = new Date("2026-03-10T03:00:00Z");
+    const totals = withDebit(withDebit(noDebits, 2_000, new Date("2026-03-05T03:00:00Z")), 4_000, tenth);
+    expect(debitedSoFar(withoutDebit(totals, 4_000, tenth), tenth)).toEqual({ today: 0, thisMonth: 2_000 });
+    expect(debitedSoFar(withoutDebit(totals, 2_000, new Date("2026-03-05T03:00:00Z")), tenth)).toEqual({
+      today: 4_000,
+      thisMonth: 4_000,
+    });
+    // A debit of last month no longer counts in this month's sums: nothing to take off.
+    expect(withoutDebit(totals, 1_000, new Date("2026-02-20T03:00:00Z"))).toEqual(totals);
   });
 
   it("count nothing for an account never debited", () => {

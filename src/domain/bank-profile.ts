@@ -212,3 +212,17 @@ export function withDebit(totals: DebitTotals, amount: number, at: Date): DebitT
     thisMonth: sofar.thisMonth + amount,
   };
 }
+
+/**
+ * The running totals after the debit of `amount` yen made at `debitAt` is reversed: taken off
+ * today's and this month's sums when it counted in them (never below 0).
+ */
+export function withoutDebit(totals: DebitTotals, amount: number, debitAt: Date): DebitTotals {
+  const sameDay = totals.dayStart === jstDayStart(debitAt).toISOString();
+  const sameMonth = totals.monthStart === jstMonthStart(debitAt).toISOString();
+  return {
+    ...totals,
+    today: sameDay ? Math.max(0, totals.today - amount) : totals.today,
+    thisMonth: sameMonth ? Math.max(0, totals.thisMonth - amount) : totals.thisMonth,
+  };
+}

@@ -1,4 +1,4 @@
-import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { ApiSource, ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentFailure, errorTypeMessages } from "./payment-failure.js";
 import type { ChargeRecord } from "./records.js";
@@ -81,4 +81,20 @@ export function transitionCharge(
 /** A charge is final once nothing but refunds can change it. */
 export function isChargeFinal(status: ChargeStatus): boolean {
   return status !== ChargeStatus.PENDING && status !== ChargeStatus.WAITING_EKYC;
+}
+
+/**
+ * A one-off on-session charge (one_off_charge): the only on-session charge with no contract (a
+ * CHARGE link debits under the active contract, CONTRACT_WITH_CHARGE under its own).
+ */
+export function isOneOffCharge(charge: Pick<ChargeRecord, "apiSource" | "contractId">): boolean {
+  return charge.apiSource === ApiSource.ON_SESSION && charge.contractId === null;
+}
+
+/**
+ * The customer id the merchant sees on a charge: none for a one-off charge (spec), although the
+ * charge keeps who paid, so refunds, cutoffs and bank rules reach that payer's account.
+ */
+export function customerIdShown(charge: Pick<ChargeRecord, "apiSource" | "contractId" | "customerId">): string {
+  return isOneOffCharge(charge) ? "" : (charge.customerId ?? "");
 }

@@ -1,3 +1,4 @@
+import { customerIdShown } from "./charge.js";
 import { create, toJson } from "@bufbuild/protobuf";
 import { ChargeStatus, ContractStatus } from "../../gen/payments/v1/enums_pb.js";
 import {
@@ -18,7 +19,7 @@ export function chargeEventContent(charge: ChargeRecord, merchantName: string): 
   const failed = charge.status === ChargeStatus.FAILURE;
   const message = create(ChargeEventContentSchema, {
     id: charge.id,
-    customer: charge.customerId ?? "",
+    customer: customerIdShown(charge),
     description: charge.description,
     merchantName,
     initialAmount: charge.amount,
@@ -66,7 +67,7 @@ export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, 
     create(RefundFailedContentSchema, {
       transaction: {
         id: charge.id,
-        customer: charge.customerId ?? "",
+        customer: customerIdShown(charge),
         // docs/reference/contract.md#events: 1 means success — the original charge is not affected by the refund failure.
         status: 1,
         description: charge.description,
@@ -95,7 +96,7 @@ export function refundSucceededContent(charge: ChargeRecord, refund: RefundRecor
     create(RefundSucceededContentSchema, {
       refundId: refund.id,
       chargeId: charge.id,
-      customer: charge.customerId ?? "",
+      customer: customerIdShown(charge),
       amount: refund.amount,
       refundedAmount: refundedIncludingPending(charge),
       refundableAmount: refundableRemainder(charge),

@@ -1,6 +1,6 @@
 import { create, toJson } from "@bufbuild/protobuf";
 import { ConnectError, Code } from "@connectrpc/connect";
-import { errorFromJson, errorToJson } from "@connectrpc/connect/protocol-connect";
+import { errorFromJson } from "@connectrpc/connect/protocol-connect";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import {
@@ -13,12 +13,12 @@ import { checkCsvRow } from "../domain/csv-row.js";
 import { requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { httpStatusOf, toConnectError } from "../errors.js";
+import { storedErrorAnswer, toConnectError } from "../errors.js";
 import type { JobOutcome } from "../storage/jobs.js";
 import { findCsvBatchById, findCsvRow, updateCsvRow } from "../storage/csv-batches.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
-import { beginIdempotentRequest, finishIdempotentRequest, releaseIdempotentRequest } from "./idempotency.js";
+import { beginIdempotentRequest, finishIdempotentRequest, settleFailedRequest } from "./idempotency.js";
 import { createOffSessionPaymentAsync, type OffSessionInput } from "./off-session.js";
 
 /** A row whose charge could not be started for an unexpected reason is tried this many times. */
@@ -120,14 +120,8 @@ async function startChargeOnce(
     return { chargeId: request.chargeId };
   } catch (error) {
     const connectError = toConnectError(error);
-    if (!connectError) {
-      await releaseIdempotentRequest(ctx, start.run).catch(() => {});
-      throw error;
-    }
-    await finishIdempotentRequest(ctx, start.run, {
-      json: JSON.stringify(errorToJson(connectError, jsonOptions)),
-      httpStatus: httpStatusOf[connectError.code],
-    });
+    await settleFailedRequest(ctx, start.run, storedErrorAnswer(error));
+    if (!connectError) throw error;
     return { reason: reasonOfError(connectError) };
   }
 }

@@ -43,8 +43,7 @@ import {
 } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
-import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
-import { upsertBankAccount } from "../storage/bank-accounts.js";
+import { savePendingBankAccount } from "../storage/bank-accounts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
 import { deleteOneTimeCode, insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
@@ -350,8 +349,9 @@ interface BankAccountDetails {
 }
 
 /**
- * Links the customer's account (in sandbox: opens a simulated account with ¥1,000,000, or keeps an
- * existing one's balance). The holder is stored in the bank's kana form (domain/kana.ts).
+ * Takes the customer's account for this link. It is held on the link and becomes the customer's
+ * account only when the payment is approved (on-session-payment.ts); the holder is stored in the
+ * bank's kana form (domain/kana.ts).
  */
 export async function linkBankAccount(ctx: FlowContext, token: string, account: BankAccountDetails): Promise<void> {
   const accountHolder = requireBankAccountHolder(account.accountHolder);
@@ -361,15 +361,13 @@ export async function linkBankAccount(ctx: FlowContext, token: string, account: 
   await authenticateAtBank(ctx, { ...account, pin: account.pin ?? "", oneTimePassword: account.oneTimePassword ?? "" });
   await ctx.tx.write(async (trx) => {
     const now = ctx.clock.now();
-    await upsertBankAccount(trx, {
-      customer_id: link.customerId,
-      merchant_id: link.merchantId,
+    await savePendingBankAccount(trx, {
+      link_id: link.id,
       bank_code: account.bankCode,
       branch_code: account.branchCode,
       account_number: account.accountNumber,
       account_holder: accountHolder,
-      balance: defaultSandboxBalance,
-      created_at: now.toISOString(),
+      linked_at: now.toISOString(),
     });
     await markPaymentLinkStep(trx, link.id, "bank_linked", now);
   });

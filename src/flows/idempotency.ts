@@ -9,6 +9,7 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import {
   deleteExpiredIdempotencyRecords,
+  deleteIdempotencyRecord,
   findIdempotencyRecord,
   insertIdempotencyRecord,
   lockIdempotencyRecord,
@@ -138,12 +139,30 @@ export async function renewIdempotentRequest(ctx: FlowContext, scope: Idempotenc
 }
 
 /**
- * Lets the claim go at once after an unexpected failure (not a payment error), so a retry runs
- * again — resuming what was created, if anything — rather than replaying an internal error.
+ * Settles a request that failed. Nothing created under the key yet (no resource bound, so the
+ * refusal was decided before any side effect, whatever layer raised it): the key is freed and
+ * stores nothing, so the corrected request can use it (decisions.md, "Idempotency"). Otherwise a
+ * payment error or refusal (`response`) is stored as the answer, and an unexpected failure lets
+ * the claim go at once, so a retry runs again and resumes what was created.
  */
-export async function releaseIdempotentRequest(ctx: FlowContext, scope: IdempotencyScope): Promise<void> {
-  const now = ctx.clock.now().toISOString();
-  await ctx.tx.write((trx) => updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { lease_until: now }));
+export async function settleFailedRequest(
+  ctx: FlowContext,
+  scope: IdempotencyScope,
+  response: { json: string; httpStatus: number } | undefined,
+): Promise<void> {
+  await ctx.tx.write(async (trx) => {
+    const record = await lockIdempotencyRecord(ctx.tx, trx, scope.merchantId, scope.key);
+    if (record?.state !== "in_flight") return;
+    if (record.resourceId === "") return deleteIdempotencyRecord(trx, scope.merchantId, scope.key);
+    await updateInFlightIdempotencyRecord(
+      trx,
+      scope.merchantId,
+      scope.key,
+      response
+        ? { state: "completed", response_json: response.json, http_status: response.httpStatus, lease_until: null }
+        : { lease_until: ctx.clock.now().toISOString() },
+    );
+  });
 }
 
 /** GetIdempotencyRecord: what became of a request sent with this key (expired keys are gone). */

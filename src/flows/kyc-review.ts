@@ -8,12 +8,13 @@ import { findCustomerById, lockCustomer, saveCustomer } from "../storage/custome
 import { findKycReviewSettings, saveKycReviewSettings } from "../storage/sandbox-settings.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
-import { resumeApprovalsWaitingForKyc } from "./on-session-approval.js";
+import { enqueueHeldApprovals, resumeApprovalsWaitingForKyc } from "./on-session-approval.js";
 
 /**
  * Decides a customer's KYC (approve or deny, with a reason) and lets the approvals that waited
  * for it go on: approved → the debit runs; denied → the charge fails with
- * ERROR_TYPE_PAYMENT_CHARGE_REJECTED.
+ * ERROR_TYPE_PAYMENT_CHARGE_REJECTED. The decision's transaction writes a job for each held
+ * approval, so a crash after the commit still resumes it.
  */
 export async function decideKyc(
   ctx: FlowContext,
@@ -25,8 +26,10 @@ export async function decideKyc(
   const customer = await ctx.tx.write(async (trx) => {
     const current = await lockCustomer(ctx.tx, trx, merchantId, customerId);
     if (!current) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `customer ${customerId} not found`);
-    const decided = withKycDecision(current, decision, reason, ctx.clock.now());
+    const now = ctx.clock.now();
+    const decided = withKycDecision(current, decision, reason, now);
     await saveCustomer(trx, decided);
+    await enqueueHeldApprovals(trx, customerId, now);
     return decided;
   });
   await resumeApprovalsWaitingForKyc(ctx, customerId);

@@ -1,9 +1,8 @@
 import { expiryChanges } from "../domain/on-session-settlement.js";
-import { approvalClaimLeaseMs, isApprovalClaimStale } from "../domain/payment-link.js";
 import type { JobOutcome } from "../storage/jobs.js";
 import { findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
-import { executeClaimedApproval, reclaimStaleApproval } from "./on-session-approval.js";
+import { finishStaleApproval } from "./on-session-approval.js";
 import { changeOnSessionPayment } from "./payment-link-transition.js";
 
 /**
@@ -31,10 +30,6 @@ export async function runLinkExpiryJob(ctx: FlowContext, linkId: string): Promis
     await expirePaymentLink(ctx, linkId);
     return { done: true };
   }
-  if (link.state === "approving") {
-    if (!isApprovalClaimStale(link, now)) return { retryAt: new Date(link.updatedAt.getTime() + approvalClaimLeaseMs) };
-    if (await reclaimStaleApproval(ctx, linkId)) await executeClaimedApproval(ctx, linkId);
-    return { done: true };
-  }
+  if (link.state === "approving") return finishStaleApproval(ctx, link);
   return { done: true };
 }

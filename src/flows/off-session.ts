@@ -286,13 +286,20 @@ function debit(ctx: FlowContext, charge: ChargeRecord) {
 /**
  * One transaction: the charge (if still PENDING) to SUCCESS or FAILURE, its request to SUCCEEDED
  * or FAILED, and the charge event. A charge someone else settled first is returned as it is.
+ * (The bank answers one reference once, so a second worker's call agrees with the first.)
  */
 async function settleCharge(ctx: FlowContext, chargeId: string, settlement: ChargeSettlement): Promise<ChargeRecord> {
   const now = ctx.clock.now();
   const { charge, settled } = await ctx.tx.write(async (trx) => {
     const locked = await lockCharge(ctx.tx, trx, chargeId);
     if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
-    if (locked.status !== ChargeStatus.PENDING) return { charge: locked, settled: false };
+    if (locked.status !== ChargeStatus.PENDING) {
+      // Failed first (e.g. a retryable refusal the synchronous call could not wait out): the
+      // outcome stands and the ledger follows it, so a booking that landed since is reversed.
+      if (locked.status === ChargeStatus.FAILURE && settlement.status === ChargeStatus.SUCCESS)
+        await ctx.bank.reverseBooking(trx, { reference: chargeId, at: now });
+      return { charge: locked, settled: false };
+    }
     const failure =
       settlement.status === ChargeStatus.FAILURE
         ? { errorType: settlement.errorType, message: settlement.message }

@@ -8,7 +8,9 @@ import {
   type ApprovalResult,
   type OnSessionPayment,
 } from "../domain/on-session-settlement.js";
-import { isApprovalClaimStale } from "../domain/payment-link.js";
+import { approvalClaimLeaseMs, isApprovalClaimStale, type PaymentLinkRecord } from "../domain/payment-link.js";
+import { enqueueJob, type JobOutcome } from "../storage/jobs.js";
+import type { Tx } from "../storage/transactor.js";
 import { findLinksWaitingForKyc, findPaymentLinkById } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
 import { changeOnSessionPayment, loadOnSessionPayment } from "./payment-link-transition.js";
@@ -88,13 +90,45 @@ async function executePayment(ctx: FlowContext, payment: OnSessionPayment): Prom
   return answer.ok ? { ok: true } : { ok: false, errorType: answer.errorType, message: answer.message };
 }
 
+/**
+ * In the transaction of a KYC decision: a "link-approval" job for each of the customer's
+ * approvals held in WAITING_EKYC, so the approval goes on (debit) or fails (denied) even if the
+ * process dies right after the decision's commit. `resumeApprovalsWaitingForKyc` runs them at
+ * once; the job finds them done, or takes over what was left.
+ */
+export async function enqueueHeldApprovals(trx: Tx, customerId: string, now: Date): Promise<void> {
+  for (const link of await findLinksWaitingForKyc(trx, customerId))
+    await enqueueJob(trx, { kind: "link-approval", refId: link.id, runAt: now, now });
+}
+
 /** After a KYC decision: the customer's approvals held in WAITING_EKYC go on (debit) or fail (denied). */
 export async function resumeApprovalsWaitingForKyc(ctx: FlowContext, customerId: string): Promise<void> {
-  for (const link of await findLinksWaitingForKyc(ctx.tx.db, customerId)) {
-    const resumed = await changeOnSessionPayment(ctx, link.id, ["waiting_kyc"], () => ({
-      linkState: "approving",
-      events: [],
-    }));
-    if (resumed) await executeClaimedApproval(ctx, link.id);
-  }
+  for (const link of await findLinksWaitingForKyc(ctx.tx.db, customerId)) await resumeHeldApproval(ctx, link.id);
+}
+
+async function resumeHeldApproval(ctx: FlowContext, linkId: string): Promise<void> {
+  const resumed = await changeOnSessionPayment(ctx, linkId, ["waiting_kyc"], () => ({
+    linkState: "approving",
+    events: [],
+  }));
+  if (resumed) await executeClaimedApproval(ctx, linkId);
+}
+
+/**
+ * The "link-approval" job (see enqueueHeldApprovals): resumes a held approval, or finishes one
+ * whose claimant vanished once its claim is stale (the bank reference keeps it one debit).
+ */
+export async function runLinkApprovalJob(ctx: FlowContext, linkId: string): Promise<JobOutcome> {
+  const link = await findPaymentLinkById(ctx.tx.db, linkId);
+  if (link?.state === "waiting_kyc") await resumeHeldApproval(ctx, linkId);
+  const current = await findPaymentLinkById(ctx.tx.db, linkId);
+  return current?.state === "approving" ? finishStaleApproval(ctx, current) : { done: true };
+}
+
+/** An approval in progress: wait for its claim to lapse, then take it over and execute it. */
+export async function finishStaleApproval(ctx: FlowContext, link: PaymentLinkRecord): Promise<JobOutcome> {
+  if (!isApprovalClaimStale(link, ctx.clock.now()))
+    return { retryAt: new Date(link.updatedAt.getTime() + approvalClaimLeaseMs) };
+  if (await reclaimStaleApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
+  return { done: true };
 }

@@ -22,11 +22,18 @@ import { checkRedirectUrls } from "../domain/redirect-url.js";
 import { enqueueJob } from "../storage/jobs.js";
 import { insertCharge } from "../storage/charges.js";
 import { findActivatedContracts, insertContract } from "../storage/contracts.js";
-import { insertCustomer, lockCustomer, lockCustomerByEmail, saveCustomer } from "../storage/customers.js";
+import {
+  findCustomerById,
+  insertCustomer,
+  lockCustomer,
+  lockCustomerByEmail,
+  saveCustomer,
+} from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
-import { insertPaymentLink } from "../storage/payment-links.js";
+import { findPaymentLinkWithToken, insertPaymentLink } from "../storage/payment-links.js";
 import { isUniqueViolation } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
 
 /** An on-session request, decoded (docs/reference/contract.md#on-session: the buyer, charge and redirect groups). */
 export interface OnSessionRequest {
@@ -49,23 +56,28 @@ const tokenLength = 32;
  * CreateOnSessionPayment: finds or creates the customer (the e-mail reuse rule), chooses the
  * workflow, and in one transaction writes the customer, the contract (new customers), the
  * trx-* charge in PENDING (workflows with a price), the payment link, and the "link-expiry" job
- * due when the link lapses (90 minutes).
+ * due when the link lapses (90 minutes), and binds the link to the request's idempotency key: a
+ * retry after a crash before the answer was stored answers that link again.
  */
 export async function createOnSessionPayment(
   ctx: FlowContext,
   principal: MerchantPrincipal,
   request: OnSessionRequest,
+  idempotency?: IdempotencyScope,
 ): Promise<OnSessionPaymentCreated> {
   checkRedirectUrls(request.redirect, ctx.config.mode);
+  const resumed = idempotency?.resumeResourceId ? await resumedPayment(ctx, idempotency.resumeResourceId) : undefined;
+  if (resumed) return resumed;
   try {
     const merchant = await findMerchant(ctx.tx.db, principal.id);
     if (!merchant) throw new RequestRefusal("unauthenticated", "unknown merchant");
     const onboardingComplete = merchant.onboarding_complete === 1;
     try {
-      return await createInOneTransaction(ctx, principal, request, onboardingComplete);
+      return await createInOneTransaction(ctx, principal, request, onboardingComplete, idempotency);
     } catch (error) {
       // Two first requests for one e-mail raced to create the customer: this one reuses it.
-      if (isUniqueViolation(error)) return await createInOneTransaction(ctx, principal, request, onboardingComplete);
+      if (isUniqueViolation(error))
+        return await createInOneTransaction(ctx, principal, request, onboardingComplete, idempotency);
       throw error;
     }
   } catch (error) {
@@ -79,6 +91,7 @@ async function createInOneTransaction(
   merchant: MerchantPrincipal,
   request: OnSessionRequest,
   merchantOnboardingComplete: boolean,
+  idempotency: IdempotencyScope | undefined,
 ): Promise<OnSessionPaymentCreated> {
   const token = randomToken(tokenLength);
   const created = await ctx.tx.write(async (trx) => {
@@ -127,8 +140,8 @@ async function createInOneTransaction(
         {
           id: newId("trx"),
           merchantId: merchant.id,
-          // One-off: nothing kept for later deductions, and no customer id shown to the merchant.
-          customerId: workflow === PaymentWorkflow.ONE_TIME_CHARGE ? null : customer.id,
+          // One-off too: the charge keeps who paid (refunds go back there); the merchant is not shown the id.
+          customerId: customer.id,
           contractId: contract?.id ?? null,
           onSessionId: linkId,
           requestId: null,
@@ -168,9 +181,24 @@ async function createInOneTransaction(
     };
     await insertPaymentLink(trx, link);
     await enqueueJob(trx, { kind: "link-expiry", refId: link.id, runAt: link.expiresAt, now });
+    await bindIdempotentResource(trx, idempotency, link.id);
     return { link, customer };
   });
-  return { ...created, url: `${ctx.config.publicBaseUrl}/pay/${token}` };
+  return { ...created, url: linkUrl(ctx, token) };
+}
+
+/**
+ * What an earlier attempt under the same idempotency key created before its process died (its
+ * link, bound to the key in the transaction that wrote it): answered again, not created twice.
+ */
+async function resumedPayment(ctx: FlowContext, linkId: string): Promise<OnSessionPaymentCreated | undefined> {
+  const link = await findPaymentLinkWithToken(ctx.tx.db, linkId);
+  const customer = link && (await findCustomerById(ctx.tx.db, link.customerId));
+  return link?.token && customer ? { link, customer, url: linkUrl(ctx, link.token) } : undefined;
+}
+
+function linkUrl(ctx: FlowContext, token: string): string {
+  return `${ctx.config.publicBaseUrl}/pay/${token}`;
 }
 
 function newCustomer(merchantId: string, buyer: OnSessionRequest["buyer"], now: Date): CustomerRecord {

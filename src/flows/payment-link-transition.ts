@@ -13,6 +13,8 @@ import { lockCharge, saveChargeStatus } from "../storage/charges.js";
 import { findActivatedContracts, findContractById, lockContract, saveContractStatus } from "../storage/contracts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
+import { findPendingBankAccount, upsertBankAccount } from "../storage/bank-accounts.js";
+import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
 import { findPaymentLinkById, lockPaymentLink, transitionPaymentLink } from "../storage/payment-links.js";
 import { findCharge } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
@@ -77,6 +79,7 @@ async function applyChanges(
   if (changes.charge) await saveChargeStatus(trx, changes.charge);
   if (changes.contract) await saveContractStatus(trx, changes.contract);
   if (changes.customer) await saveCustomer(trx, changes.customer);
+  await applyLinkedAccount(trx, payment, changes, now);
   if (changes.contract?.status === ContractStatus.ACTIVATED) {
     // One activated contract per customer: the newer one replaces the older (a re-linked account).
     for (const older of await findActivatedContracts(trx, changes.contract.customerId)) {
@@ -105,6 +108,39 @@ async function applyChanges(
       });
     }
   }
+}
+
+/**
+ * The account given on the link's bank step becomes the customer's account only as the payment
+ * goes ahead: at the claim of the approval (the debit needs it) when no other contract of the
+ * customer is active, else only in the transaction that activates the link's own contract (which
+ * replaces the older one). An abandoned, expired or failed link, and a one-off payment by a
+ * customer with an active contract, leave the active contract's account as it is.
+ */
+async function applyLinkedAccount(
+  trx: Tx,
+  payment: OnSessionPayment,
+  changes: OnSessionChanges,
+  now: Date,
+): Promise<void> {
+  const activating = changes.contract?.status === ContractStatus.ACTIVATED;
+  if (changes.linkState !== "approving" && !activating) return;
+  const pending = await findPendingBankAccount(trx, payment.link.id);
+  if (!pending) return;
+  if (!activating) {
+    const active = await findActivatedContracts(trx, payment.customer.id);
+    if (active.some((contract) => contract.id !== payment.link.contractId)) return;
+  }
+  await upsertBankAccount(trx, {
+    customer_id: payment.customer.id,
+    merchant_id: payment.link.merchantId,
+    bank_code: pending.bank_code,
+    branch_code: pending.branch_code,
+    account_number: pending.account_number,
+    account_holder: pending.account_holder,
+    balance: defaultSandboxBalance,
+    created_at: now.toISOString(),
+  });
 }
 
 /** The link as it stands now, and its outcome and redirect. */

@@ -25,6 +25,7 @@ import {
   saveChargeRefundState,
   saveRefundOutcome,
 } from "../storage/refunds.js";
+import type { Tx } from "../storage/transactor.js";
 import { bankRulesOfCustomer } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
@@ -47,7 +48,8 @@ export interface RefundOutcome {
 /**
  * Refund (docs/reference/contract.md#refunds, docs/reference/contract.md#money-and-time). One transaction locks the charge, checks
  * the refundable remainder and either cancels the charge (full refund before the customer's
- * bank's cutoff on the charge's bank day, no money moves, REFUND_SUCCEEDED at once) or holds the
+ * bank's cutoff on the charge's bank day: the booked debit is reversed in the same transaction,
+ * REFUND_SUCCEEDED at once) or holds the
  * amount as pending and queues the bank transfer for the bank's settlement day. The
  * CHECK constraint charges_refunds_within_amount backs the remainder check. Under an idempotency
  * key the refund is bound to the key in the same transaction, so a retry after a crash answers
@@ -86,6 +88,7 @@ export async function refundCharge(
     await saveChargeRefundState(trx, next);
     await insertRefund(trx, refund);
     if (decision.kind === "cancellation") {
+      await ctx.bank.reverseBooking(trx, { reference: charge.id, at: now });
       await recordEvent(trx, {
         merchantId: merchant.id,
         type: EventType.REFUND_SUCCEEDED,
@@ -127,7 +130,12 @@ export async function settlePendingRefund(
   forcedFailure?: string,
 ): Promise<JobOutcome> {
   const refund = await findRefund(ctx.tx.db, refundId);
-  if (!refund || refund.status !== RefundStatus.PENDING) return { done: true };
+  if (!refund) return { done: true };
+  if (refund.status !== RefundStatus.PENDING) {
+    // A booking that landed after the failure was recorded (its caller died before it could see it).
+    if (refund.status === RefundStatus.FAILED) await ctx.tx.write((trx) => reverseFailedRefund(ctx, trx, refund.id));
+    return { done: true };
+  }
   const charge = await findChargeById(ctx.tx.db, refund.chargeId);
   if (!charge) return { done: true };
   const verdict = await askBank(ctx, charge, refund, attempt, forcedFailure);
@@ -138,11 +146,17 @@ export async function settlePendingRefund(
   const recorded = await ctx.tx.write(async (trx) => {
     const locked = await lockChargeOfMerchant(ctx.tx, trx, refund.merchantId, refund.chargeId);
     const current = await findRefund(trx, refund.id);
-    // Settled meanwhile (a sandbox SettleRefunds and the job raced): the first outcome stands.
-    if (!locked || current?.status !== RefundStatus.PENDING) return false;
+    // Settled meanwhile (a sandbox SettleRefunds and the job raced): the first outcome stands,
+    // and the ledger is made to match it (a credit booked for a refund recorded as failed is reversed).
+    if (!locked || current?.status !== RefundStatus.PENDING) {
+      if (current?.status === RefundStatus.FAILED) await reverseFailedRefund(ctx, trx, refund.id);
+      return false;
+    }
     const result = verdict.ok
       ? settleRefund(locked, current, now)
       : failRefund(locked, current, verdict.rootCause, now);
+    // A failure recorded without the bank (forced) while a booking landed: the ledger follows the record.
+    if (!verdict.ok) await reverseFailedRefund(ctx, trx, refund.id);
     await saveChargeRefundState(trx, result.charge);
     await saveRefundOutcome(trx, result.refund);
     await recordEvent(trx, {
@@ -158,6 +172,11 @@ export async function settlePendingRefund(
   });
   if (recorded) ctx.wake("events");
   return { done: true };
+}
+
+/** A refund recorded as failed credits nothing: any booking under its reference is reversed. */
+function reverseFailedRefund(ctx: FlowContext, trx: Tx, refundId: string): Promise<void> {
+  return ctx.bank.reverseBooking(trx, { reference: refundId, at: ctx.clock.now() });
 }
 
 async function askBank(

@@ -1,4 +1,5 @@
 import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import type { Tx } from "../storage/transactor.js";
 
 /**
  * What the bank answered. A refusal names the contract's ErrorType (docs/reference/contract.md#errors); `retryable` for maintenance, with
@@ -29,4 +30,11 @@ export interface BankGateway {
     reference: string;
     at: Date;
   }): Promise<BankResult>;
+  /**
+   * Reverses what was booked under `reference`, inside the caller's transaction (the one that
+   * records the outcome it must match): a debit cancelled the same day (the customer is whole
+   * again and the debit no longer counts against the account's limits), a refund credit whose
+   * refund is recorded as failed. Nothing booked, or already reversed: nothing to do.
+   */
+  reverseBooking(trx: Tx, request: { reference: string; at: Date }): Promise<void>;
 }

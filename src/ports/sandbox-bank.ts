@@ -12,12 +12,15 @@ import {
   bookLedgerEntry,
   debitTotalsOf,
   findBankAccountOfCustomer,
+  findBankAnswer,
   findBankSettings,
-  isBooked,
+  insertBankAnswer,
   lockBankAccountOfCustomer,
+  reverseLedgerEntry,
+  type StoredBankAnswer,
 } from "../storage/bank-accounts.js";
 import type { BankAccountTable } from "../storage/schema.js";
-import { isUniqueViolation, type Transactor } from "../storage/transactor.js";
+import { isUniqueViolation, type Transactor, type Tx } from "../storage/transactor.js";
 import type { BankGateway, BankResult } from "./bank-gateway.js";
 
 /** Balance of a freshly linked simulated account, in yen. */
@@ -28,7 +31,8 @@ export const defaultSandboxBalance = 1_000_000;
  * maintenance window (GATEWAY_UNAVAILABLE, retryable), a rejecting switch (GATEWAY_FAILED) and a
  * latency, plus a bank-wide maintenance switch per merchant, and the rules of Japanese banks by
  * bank code (domain/bank-profile.ts: maintenance windows, Zengin results, limits). Every booking
- * is a ledger row keyed by its reference, so the same reference is never booked twice.
+ * is a ledger row keyed by its reference, and every final answer (booked or refused) is kept per
+ * reference, so one reference gets one answer however often and by whomever it is asked.
  */
 export class SandboxBank implements BankGateway {
   constructor(private readonly tx: Transactor) {}
@@ -65,42 +69,63 @@ export class SandboxBank implements BankGateway {
     const at = request.at.toISOString();
     try {
       return await this.tx.write(async (trx) => {
-        if (await isBooked(trx, request.reference)) return { ok: true } as const; // idempotent: already booked under this reference
-        const bank = await findBankSettings(trx, request.merchantId);
-        if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
-          return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-        const current = await lockBankAccountOfCustomer(this.tx, trx, request.customerId);
-        if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
-        if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
-          return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-        const bankRule = japaneseBankRefusal(current, request);
-        if (bankRule) return { ok: false, ...bankRule };
-        if (request.signedAmount < 0) {
-          if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
-          if (current.quota > 0 && -request.signedAmount > current.quota)
-            return refusal(ErrorType.PAYMENT_CHARGE_OVER_LIMIT, false);
-          if (current.balance + request.signedAmount < 0)
-            return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
-        }
-        const balanceAfter = current.balance + request.signedAmount;
-        await bookLedgerEntry(trx, {
-          customerId: request.customerId,
-          reference: request.reference,
-          signedAmount: request.signedAmount,
-          balanceAfter,
-          at,
-          ...(request.signedAmount < 0
-            ? { debitTotalsAfter: withDebit(debitTotalsOf(current), -request.signedAmount, request.at) }
-            : {}),
-        });
-        return { ok: true } as const;
+        const answered = await findBankAnswer(trx, request.reference);
+        if (answered) return asResult(answered);
+        const answer = await this.#decide(trx, request, at);
+        // A final answer is kept: the same reference asked again, by anyone, gets this answer.
+        if (answer.ok || !answer.retryable) await insertBankAnswer(trx, request.reference, answer, at);
+        return answer;
       });
     } catch (error) {
-      // A concurrent booking of the same reference won the race: it is booked once, as asked.
-      if (isUniqueViolation(error)) return { ok: true };
+      // A concurrent call with the same reference answered first: its answer is the answer.
+      const answered = isUniqueViolation(error) && (await findBankAnswer(this.tx.db, request.reference));
+      if (answered) return asResult(answered);
       throw error;
     }
   }
+
+  /** Inside the booking transaction: refuses, or books the amount on the ledger. */
+  async #decide(
+    trx: Tx,
+    request: { merchantId: string; customerId: string; signedAmount: number; reference: string; at: Date },
+    at: string,
+  ): Promise<BankResult> {
+    const bank = await findBankSettings(trx, request.merchantId);
+    if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
+      return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
+    const current = await lockBankAccountOfCustomer(this.tx, trx, request.customerId);
+    if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
+    if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
+      return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
+    const bankRule = japaneseBankRefusal(current, request);
+    if (bankRule) return { ok: false, ...bankRule };
+    if (request.signedAmount < 0) {
+      if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
+      if (current.quota > 0 && -request.signedAmount > current.quota)
+        return refusal(ErrorType.PAYMENT_CHARGE_OVER_LIMIT, false);
+      if (current.balance + request.signedAmount < 0)
+        return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
+    }
+    await bookLedgerEntry(trx, {
+      customerId: request.customerId,
+      reference: request.reference,
+      signedAmount: request.signedAmount,
+      balanceAfter: current.balance + request.signedAmount,
+      at,
+      ...(request.signedAmount < 0
+        ? { debitTotalsAfter: withDebit(debitTotalsOf(current), -request.signedAmount, request.at) }
+        : {}),
+    });
+    return { ok: true };
+  }
+
+  async reverseBooking(trx: Tx, request: { reference: string; at: Date }): Promise<void> {
+    await reverseLedgerEntry(this.tx, trx, request.reference, request.at.toISOString());
+  }
+}
+
+function asResult(answer: StoredBankAnswer): BankResult {
+  return answer.ok ? answer : { ...answer, retryable: false };
 }
 
 /**

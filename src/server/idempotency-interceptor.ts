@@ -1,18 +1,18 @@
 import { Code, ConnectError, type Interceptor, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
-import { errorFromJson, errorToJson } from "@connectrpc/connect/protocol-connect";
+import { errorFromJson } from "@connectrpc/connect/protocol-connect";
 import { fromJson, getOption, toJson, type DescField, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
 import { idempotencyLeaseMs, requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
 import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.js";
-import { idempotencyKeyField } from "../domain/method-idempotency.js";
-import { httpStatusOf, toConnectError } from "../errors.js";
+import { idempotencyKeyPath, keyAt, withoutKey } from "../domain/method-idempotency.js";
+import { storedErrorAnswer } from "../errors.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import {
   beginIdempotentRequest,
   finishIdempotentRequest,
-  releaseIdempotentRequest,
   renewIdempotentRequest,
+  settleFailedRequest,
   type IdempotencyScope,
 } from "../flows/idempotency.js";
 import { idempotencyScopeKey, merchantKey } from "../api/request-context.js";
@@ -24,29 +24,29 @@ const maxKeyLength = 255;
 const jsonOptions = { alwaysEmitImplicit: true } as const;
 
 /**
- * Idempotency for every create call (docs/reference/contract.md#idempotency), once for all methods: a
- * method whose request has an `idempotency_key` field, and is not declared as an HTTP GET,
+ * Idempotency for every create call (docs/reference/contract.md#idempotency), once for all methods:
+ * a method whose request holds a field marked `(payments.v1.idempotency_key)`, at any depth,
  * runs under its key (the field, or else the `Idempotency-Key` header). The same key and
  * request answer the first response again, errors included; another request with the key is
  * refused (invalid_argument), a duplicate of one in flight too (aborted). Runs after the
- * validation interceptor, so a request rejected by validation stores nothing.
+ * validation interceptor, so a request rejected by validation stores nothing; nor does any
+ * refusal decided before the flow created something (settleFailedRequest).
  */
 export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
-  const keyFields = new Map<DescMethod, DescField | undefined>();
-  const keyFieldOf = (method: DescMethod) => {
-    if (!keyFields.has(method)) keyFields.set(method, idempotencyKeyField(method));
-    return keyFields.get(method);
+  const keyPaths = new Map<DescMethod, readonly DescField[] | undefined>();
+  const keyPathOf = (method: DescMethod) => {
+    if (!keyPaths.has(method)) keyPaths.set(method, idempotencyKeyPath(method));
+    return keyPaths.get(method);
   };
   return (next) => async (req) => {
     const merchant = req.contextValues.get(merchantKey);
-    const field = req.stream ? undefined : keyFieldOf(req.method);
-    if (req.stream || !field || !merchant) return next(req);
-    const key = keyOf(req, field);
+    const path = req.stream ? undefined : keyPathOf(req.method);
+    if (req.stream || !path || !merchant) return next(req);
+    const key = keyOf(req, path);
     if (!key) return next(req);
 
     const method = `${req.service.typeName}/${req.method.name}`;
-    const messageJson = toJson(req.method.input, req.message) as Record<string, JsonValue>;
-    delete messageJson[field.jsonName];
+    const messageJson = withoutKey(toJson(req.method.input, req.message) as Record<string, JsonValue>, path);
     const start = await beginIdempotentRequest(ctx, {
       merchantId: merchant.id,
       key,
@@ -67,7 +67,7 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
       });
       return res;
     } catch (error) {
-      await settleFailure(ctx, scope, error);
+      await settleFailedRequest(ctx, scope, storedErrorAnswer(error)).catch(() => {});
       throw error;
     } finally {
       clearInterval(renewal);
@@ -75,9 +75,9 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
   };
 }
 
-function keyOf(req: UnaryRequest, field: DescField): string {
-  const fromField = (req.message as Record<string, unknown>)[field.localName];
-  if (typeof fromField === "string" && fromField !== "") return fromField;
+function keyOf(req: UnaryRequest, path: readonly DescField[]): string {
+  const fromField = keyAt(req.message, path);
+  if (fromField !== "") return fromField;
   // RPC callers may send the header too (the plain HTTP paths copy it into the field already).
   const fromHeader = req.header.get("idempotency-key") ?? "";
   if (fromHeader.length > maxKeyLength) {
@@ -90,19 +90,6 @@ function keyOf(req: UnaryRequest, field: DescField): string {
     );
   }
   return fromHeader;
-}
-
-/** A payment error or refusal is the answer, stored for replay (docs/reference/contract.md#idempotency: errors included); anything else frees the key for a retry that resumes what was created. */
-async function settleFailure(ctx: FlowContext, scope: IdempotencyScope, error: unknown): Promise<void> {
-  const connectError = toConnectError(error);
-  if (!connectError) {
-    await releaseIdempotentRequest(ctx, scope).catch(() => {});
-    return;
-  }
-  await finishIdempotentRequest(ctx, scope, {
-    json: JSON.stringify(errorToJson(connectError, jsonOptions)),
-    httpStatus: httpStatusOf[connectError.code],
-  });
 }
 
 function replay(req: UnaryRequest, record: IdempotencyRecord): UnaryResponse {

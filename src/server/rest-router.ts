@@ -145,16 +145,6 @@ async function requestJson(req: NodeRequest, url: URL, route: Route): Promise<Re
     message[field.jsonName] =
       field.fieldKind === "scalar" && field.scalar === ScalarType.BOOL ? value === "true" || value === "1" : value;
   }
-  const idempotencyKey = req.headers["idempotency-key"];
-  const keyField = route.method.input.fields.find((f) => f.name === "idempotency_key");
-  if (
-    keyField &&
-    typeof idempotencyKey === "string" &&
-    message.idempotency_key === undefined &&
-    message.idempotencyKey === undefined
-  ) {
-    message.idempotencyKey = idempotencyKey;
-  }
   return message;
 }
 

@@ -1,7 +1,16 @@
 import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
-import { noDebits, type DebitTotals } from "../domain/bank-profile.js";
-import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, DebitTotalColumns } from "./schema.js";
+import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { noDebits, withoutDebit, type DebitTotals } from "../domain/bank-profile.js";
+import { reversalReference } from "../domain/ledger-reference.js";
+import type {
+  BankAccountTable,
+  BankLedgerTable,
+  BankSettingsTable,
+  Database,
+  DebitTotalColumns,
+  LinkBankAccountTable,
+} from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
 export async function upsertBankAccount(
@@ -126,8 +135,8 @@ function debitTotalsToRow(totals: DebitTotals): Pick<BankAccountTable, DebitTota
 }
 
 /**
- * Books a debit (negative) or refund (positive): the new balance (and, for a debit, the account's
- * new running debit totals) and its ledger row, in the caller's transaction.
+ * Books a debit (negative) or refund (positive): the new balance (and, when it changes what the
+ * account was debited, its new running debit totals) and its ledger row, in the caller's transaction.
  */
 export async function bookLedgerEntry(
   trx: Tx,
@@ -158,4 +167,70 @@ export async function bookLedgerEntry(
       at: entry.at,
     })
     .execute();
+}
+
+/**
+ * Reverses the booking under `reference` in the caller's transaction: the opposite amount under
+ * the reversal reference, the balance (and a debit's running totals) restored. Nothing booked, or
+ * reversed already: nothing.
+ */
+export async function reverseLedgerEntry(tx: Transactor, trx: Tx, reference: string, at: string): Promise<void> {
+  const booking = await trx.selectFrom("bank_ledger").selectAll().where("reference", "=", reference).executeTakeFirst();
+  if (!booking) return;
+  const account = await lockBankAccountOfCustomer(tx, trx, booking.customer_id);
+  if (!account || (await isBooked(trx, reversalReference(reference)))) return;
+  const amount = Number(booking.amount);
+  await bookLedgerEntry(trx, {
+    customerId: booking.customer_id,
+    reference: reversalReference(reference),
+    signedAmount: -amount,
+    balanceAfter: Number(account.balance) - amount,
+    at,
+    // A reversed debit no longer counts toward the limits of its day and month.
+    ...(amount < 0 ? { debitTotalsAfter: withoutDebit(debitTotalsOf(account), -amount, new Date(booking.at)) } : {}),
+  });
+}
+
+/** A final bank answer as kept per reference: booked, or refused with its ErrorType. */
+export type StoredBankAnswer = { ok: true } | { ok: false; errorType: ErrorType; message: string };
+
+/** The answer given to a reference before, if any (a booking from before answers were kept counts as ok). */
+export async function findBankAnswer(db: Kysely<Database>, reference: string): Promise<StoredBankAnswer | undefined> {
+  const answer = await db.selectFrom("bank_answers").selectAll().where("reference", "=", reference).executeTakeFirst();
+  if (answer) return answer.ok ? { ok: true } : { ok: false, errorType: answer.error_type, message: answer.message };
+  const booked = await db.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  return booked ? { ok: true } : undefined;
+}
+
+/** Keeps the final answer to a reference (a unique key: a concurrent second answer fails). */
+export async function insertBankAnswer(
+  trx: Tx,
+  reference: string,
+  answer: StoredBankAnswer,
+  at: string,
+): Promise<void> {
+  await trx
+    .insertInto("bank_answers")
+    .values({
+      reference,
+      ok: answer.ok ? 1 : 0,
+      error_type: answer.ok ? 0 : answer.errorType,
+      message: answer.ok ? "" : answer.message,
+      at,
+    })
+    .execute();
+}
+
+/** Holds the account given on a link's bank step (a repeated step replaces it). */
+export async function savePendingBankAccount(trx: Tx, account: LinkBankAccountTable): Promise<void> {
+  const { link_id, ...details } = account;
+  await trx
+    .insertInto("link_bank_accounts")
+    .values(account)
+    .onConflict((oc) => oc.column("link_id").doUpdateSet(details))
+    .execute();
+}
+
+export async function findPendingBankAccount(trx: Tx, linkId: string): Promise<LinkBankAccountTable | undefined> {
+  return trx.selectFrom("link_bank_accounts").selectAll().where("link_id", "=", linkId).executeTakeFirst();
 }

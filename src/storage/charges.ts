@@ -1,13 +1,16 @@
+import { assertChargeInvariants } from "../domain/invariants.js";
 import type { ChargeRecord } from "../domain/records.js";
 import { chargeFromRow, chargeToRow } from "./records.js";
 import type { Transactor, Tx } from "./transactor.js";
 
 export async function insertCharge(trx: Tx, charge: ChargeRecord): Promise<void> {
+  assertChargeInvariants(charge);
   await trx.insertInto("charges").values(chargeToRow(charge)).execute();
 }
 
 /** Writes a status change made by the charge state machine (status, error, timestamps). */
 export async function saveChargeStatus(trx: Tx, charge: ChargeRecord): Promise<void> {
+  assertChargeInvariants(charge);
   await trx
     .updateTable("charges")
     .set({

@@ -23,7 +23,10 @@ import * as bankAuthentication from "./migrations/0006-bank-authentication.js";
 import * as contractsByStatus from "./migrations/0007-contracts-by-status.js";
 import * as paymentLinkTokenHash from "./migrations/0008-payment-link-token-hash.js";
 import * as signInSecurity from "./migrations/0009-sign-in-security.js";
-import * as runningTotals from "./migrations/0012-running-totals.js";
+import * as bankAnswers from "./migrations/0010-bank-answers.js";
+import * as linkBankAccounts from "./migrations/0011-link-bank-accounts.js";
+import * as paymentLinkTokenSealed from "./migrations/0012-payment-link-token-sealed.js";
+import * as runningTotals from "./migrations/0013-running-totals.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -47,7 +50,10 @@ const migrations: Record<string, Migration> = {
   "0007-contracts-by-status": contractsByStatus,
   "0008-payment-link-token-hash": paymentLinkTokenHash,
   "0009-sign-in-security": signInSecurity,
-  "0012-running-totals": runningTotals,
+  "0010-bank-answers": bankAnswers,
+  "0011-link-bank-accounts": linkBankAccounts,
+  "0012-payment-link-token-sealed": paymentLinkTokenSealed,
+  "0013-running-totals": runningTotals,
 };
 
 /**

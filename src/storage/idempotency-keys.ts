@@ -73,6 +73,15 @@ export async function updateInFlightIdempotencyRecord(
     .execute();
 }
 
+/** Frees a key (a request refused before it created anything stores nothing). */
+export async function deleteIdempotencyRecord(trx: Tx, merchantId: string, key: string): Promise<void> {
+  await trx
+    .deleteFrom("idempotency_keys")
+    .where("merchant_id", "=", merchantId)
+    .where("idempotency_key", "=", key)
+    .execute();
+}
+
 export async function deleteExpiredIdempotencyRecords(db: Kysely<Database>, now: Date): Promise<void> {
   await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now.toISOString()).execute();
 }

@@ -2,7 +2,7 @@ import { newId } from "../domain/ids.js";
 import type { Transactor, Tx } from "./transactor.js";
 
 /** Kinds of durable work; each has one handler registered with the JobRunner. */
-export type JobKind = "async-charge" | "refund-settlement" | "link-expiry" | "csv-row" | "kyc-review";
+export type JobKind = "async-charge" | "refund-settlement" | "link-expiry" | "link-approval" | "csv-row" | "kyc-review";
 
 /** What a handler says about its job: done, or run again at a later time. */
 export type JobOutcome = { done: true } | { retryAt: Date };

@@ -29,7 +29,7 @@ export async function backupSqlite(
 /** Seals every stored secret again under the current SECRETS_KEY: the last step of a key rotation. */
 export async function resealSecrets(
   db: Kysely<Database>,
-): Promise<{ merchants: number; users: number; mailbox: number }> {
+): Promise<{ merchants: number; users: number; mailbox: number; paymentLinks: number }> {
   return db.transaction().execute(async (trx) => {
     const merchants = await trx.selectFrom("merchants").select(["id", "webhook_secret"]).execute();
     for (const row of merchants)
@@ -56,6 +56,17 @@ export async function resealSecrets(
         .set({ body: seal(unseal(row.body)), code: seal(unseal(row.code)) })
         .where("id", "=", row.id)
         .execute();
-    return { merchants: merchants.length, users: users.length, mailbox: mails.length };
+    const links = await trx
+      .selectFrom("payment_links")
+      .select(["id", "token_sealed"])
+      .where("token_sealed", "is not", null)
+      .execute();
+    for (const row of links)
+      await trx
+        .updateTable("payment_links")
+        .set({ token_sealed: seal(unseal(row.token_sealed!)) })
+        .where("id", "=", row.id)
+        .execute();
+    return { merchants: merchants.length, users: users.length, mailbox: mails.length, paymentLinks: links.length };
   });
 }

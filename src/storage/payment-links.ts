@@ -3,6 +3,7 @@ import { hashLinkToken, type LinkState, type PaymentLinkRecord } from "../domain
 import type { Database } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { paymentLinkFromRow } from "./records.js";
+import { seal, unseal } from "./sealed.js";
 
 export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promise<void> {
   await trx
@@ -11,6 +12,7 @@ export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promi
       id: link.id,
       merchant_id: link.merchantId,
       token_hash: hashLinkToken(link.token),
+      token_sealed: seal(link.token),
       workflow: link.workflow,
       customer_id: link.customerId,
       contract_id: link.contractId,
@@ -49,6 +51,15 @@ export async function findPaymentLinkByToken(
 export async function findPaymentLinkById(db: Kysely<Database>, id: string): Promise<PaymentLinkRecord | undefined> {
   const row = await db.selectFrom("payment_links").selectAll().where("id", "=", id).executeTakeFirst();
   return row && paymentLinkFromRow(row);
+}
+
+/** The link with its token (unsealed), to answer a create retried after a crash with the same URL. */
+export async function findPaymentLinkWithToken(
+  db: Kysely<Database>,
+  id: string,
+): Promise<PaymentLinkRecord | undefined> {
+  const row = await db.selectFrom("payment_links").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && paymentLinkFromRow(row, row.token_sealed ? unseal(row.token_sealed) : "");
 }
 
 /** Reads the link inside a write transaction, locked against concurrent writers. */

@@ -1,3 +1,4 @@
+import { assertChargeInvariants } from "../domain/invariants.js";
 import { sql, type Kysely } from "kysely";
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { ChargeRecord, RefundRecord } from "../domain/records.js";
@@ -20,6 +21,7 @@ export async function lockChargeOfMerchant(
 
 /** Writes what a refund changes on its charge: status, refunded and pending amounts. */
 export async function saveChargeRefundState(trx: Tx, charge: ChargeRecord): Promise<void> {
+  assertChargeInvariants(charge);
   await trx
     .updateTable("charges")
     .set({

@@ -20,6 +20,8 @@ export interface Database {
   mailbox: MailboxTable;
   bank_accounts: BankAccountTable;
   bank_ledger: BankLedgerTable;
+  bank_answers: BankAnswerTable;
+  link_bank_accounts: LinkBankAccountTable;
   bank_settings: BankSettingsTable;
   bank_authentication_failures: BankAuthenticationFailureTable;
   jobs: JobTable;
@@ -98,6 +100,8 @@ export interface PaymentLinkTable {
   merchant_id: string;
   /** SHA-256 (hex) of the link's token; the token itself is only in the link's URL. */
   token_hash: string;
+  /** The token sealed with SECRETS_KEY, for answering a retried create (null before migration 0013). */
+  token_sealed: string | null;
   workflow: number;
   customer_id: string | null;
   contract_id: string | null;
@@ -262,6 +266,26 @@ export interface BankAccountTable {
 
 /** The columns of bank_accounts that hold the running debit totals. */
 export type DebitTotalColumns = "debits_day_start" | "debits_today" | "debits_month_start" | "debits_this_month";
+
+/** An account given on a link's bank step, pending until the link's payment is approved. */
+export interface LinkBankAccountTable {
+  link_id: string;
+  bank_code: string;
+  branch_code: string;
+  account_number: string;
+  account_holder: string;
+  linked_at: string;
+}
+
+/** The simulated bank's final answer to a reference: booked (ok) or refused, never both. */
+export interface BankAnswerTable {
+  reference: string;
+  ok: number;
+  /** The refusal's ErrorType; 0 when ok. */
+  error_type: number;
+  message: string;
+  at: string;
+}
 
 export interface BankLedgerTable {
   id: Generated<number>;

@@ -5,6 +5,7 @@ import type { BankGateway } from "../../src/ports/bank-gateway.js";
 import { ledgerOf } from "../../src/storage/bank-accounts.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, dialects, startTestServer, type TestServer } from "../helpers/test-server.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 const asyncPath = "/v1/payments/off-session/async";
 const syncPath = "/v1/payments/off-session";
@@ -65,6 +66,7 @@ for (const dialect of dialects) {
         expect(again.status).toBe(200);
         expect(again.headers.get("idempotent-replayed")).toBe("true");
         expect(again.body).toEqual(answered[0].body);
+        await expectReconciled(server);
       });
     }
   });

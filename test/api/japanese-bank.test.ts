@@ -375,12 +375,14 @@ describe("account holder names in the bank's kana", () => {
     server
       .client(HostedPageService)
       .linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder });
+  // The account is held on the link until the payment is approved.
   const storedHolder = async (customerId: string) =>
     (
       await server.ctx.tx.db
-        .selectFrom("bank_accounts")
-        .select("account_holder")
-        .where("customer_id", "=", customerId)
+        .selectFrom("link_bank_accounts")
+        .innerJoin("payment_links", "payment_links.id", "link_bank_accounts.link_id")
+        .select("link_bank_accounts.account_holder")
+        .where("payment_links.customer_id", "=", customerId)
         .executeTakeFirstOrThrow()
     ).account_holder;
 

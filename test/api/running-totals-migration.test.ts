@@ -1,16 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { reversalReference } from "../../src/domain/ledger-reference.js";
 import { debitTotalsOf, findBankAccountOfCustomer } from "../../src/storage/bank-accounts.js";
 import { openStorage } from "../../src/storage/database.js";
 import { refundToRow } from "../../src/storage/records.js";
 import { chargeRow } from "../helpers/charges.js";
 import { dialects, freshDatabaseUrl } from "../helpers/test-server.js";
 
-const before = "0009-sign-in-security";
+const before = "0012-payment-link-token-sealed";
 
 for (const dialect of dialects) {
-  describe(`migration 0012 on ${dialect}`, () => {
-    it("backfills each account's debits of the day and month of its latest debit, and numbers each charge's refunds", async () => {
+  describe(`migration 0013 on ${dialect}`, () => {
+    it("backfills each account's debits of the day and month of its latest debit (reversed ones left out), and numbers each charge's refunds", async () => {
       const { url, cleanup } = freshDatabaseUrl(dialect);
       try {
         let storage = await openStorage(url, { migrateUpTo: before });
@@ -40,17 +41,29 @@ for (const dialect of dialects) {
           ["2026-03-10T02:00:00.000Z", 300], // a refund credited back: not a debit
           ["2026-03-10T03:00:00.000Z", -500], // the latest debit, 12:00 JST on 10 March
         ];
+        // A debit cancelled the same day and its reversal count neither.
+        const reversed: Array<[string, string, number]> = [
+          ["trx-cancelled", "2026-03-10T01:30:00.000Z", -700],
+          [reversalReference("trx-cancelled"), "2026-03-10T01:40:00.000Z", 700],
+        ];
         await storage.db
           .insertInto("bank_ledger")
-          .values(
-            ledger.map(([at, amount], i) => ({
+          .values([
+            ...ledger.map(([at, amount], i) => ({
               customer_id: customerId,
               reference: `ref-${i}`,
               amount,
               balance_after: 0,
               at,
             })),
-          )
+            ...reversed.map(([reference, at, amount]) => ({
+              customer_id: customerId,
+              reference,
+              amount,
+              balance_after: 0,
+              at,
+            })),
+          ])
           .execute();
 
         const charge = chargeRow({ merchantId: "mer-1", amount: 10_000 }, new Date("2026-03-10T00:00:00Z"));

@@ -193,10 +193,11 @@ describe("the four workflows, from the payment link to success_url", () => {
       await holder.fill("きゃっしゅ みほ");
       await register.click();
       await page.getByRole("button", { name: "登録を承認する" }).waitFor();
+      // Held on the link until the payment is approved (then it becomes the customer's account).
       const stored = await server.ctx.tx.db
-        .selectFrom("bank_accounts")
+        .selectFrom("link_bank_accounts")
         .select("account_holder")
-        .where("customer_id", "=", response.charge!.customer!.id!)
+        .where("link_id", "=", response.charge!.id)
         .executeTakeFirstOrThrow();
       expect(stored.account_holder).toBe("ｷﾔﾂｼﾕ ﾐﾎ");
     } finally {

@@ -9,6 +9,7 @@ import { openStorage, type Storage } from "../../src/storage/database.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "../helpers/process-server.js";
 import { freshDatabaseUrl } from "../helpers/test-server.js";
+import { expectDatabaseReconciled } from "../helpers/reconcile.js";
 
 const requestCount = 500;
 const customerCount = 50;
@@ -132,6 +133,7 @@ describe("kill -9 with asynchronous charges in flight", () => {
       expect(account.balance).toBe(openingBalance - debits * price);
     }
     expect(await db.selectFrom("jobs").select("id").where("kind", "=", "async-charge").execute()).toEqual([]);
+    await expectDatabaseReconciled(fresh.url);
 
     // The API tells the same story.
     const sample = accepted[accepted.length - 1];

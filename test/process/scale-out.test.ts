@@ -12,6 +12,7 @@ import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "../helpers/process-server.js";
 import { freshDatabaseUrl } from "../helpers/test-server.js";
 import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 // Several server processes on one PostgreSQL schema (vitest.config.ts runs this file in the
 // PostgreSQL pass only): requests spread over them, duplicates sent to different instances, one
@@ -207,6 +208,7 @@ async function expectSettledOnce(shop: Shop, sent: Array<{ key: string; answers:
   const delivered = new Set(shop.receiver.delivered.map((d) => d.id));
   expect([...delivered].sort()).toEqual(events.map((e) => e.id).sort());
   expect(shop.receiver.rejected).toEqual([]);
+  await expectReconciled(shop.service);
 }
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -280,6 +282,7 @@ describe("two instances on one PostgreSQL", () => {
       .where("charge_id", "=", chargeId)
       .execute();
     expect(refunds.map((r) => r.id).sort()).toEqual(accepted.map((a) => a.body.refund.refundId).sort());
+    await expectReconciled(shop.service);
   });
 });
 

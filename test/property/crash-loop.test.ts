@@ -6,6 +6,7 @@ import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { spawnServer, type ServerProcess } from "../helpers/process-server.js";
 import { provisionDatabase } from "../helpers/provision.js";
 import { freshDatabaseUrl } from "../helpers/test-server.js";
+import { expectDatabaseReconciled } from "../helpers/reconcile.js";
 
 /**
  * A real server process under a steady mix of writes is killed with -9 at a random moment, again
@@ -104,6 +105,7 @@ describe("crash loop: kill -9 under a steady mix of writes", () => {
       await waitUntil(() => reader.unfinishedRequests() === 0, `round ${round}: every async request is terminal`);
       expectEventsOnce(reader, history);
       expect(reader.ledgerMismatches()).toEqual([]);
+      await expectDatabaseReconciled(fresh.url);
       refundable = reader.succeededChargeIds();
       reader.close();
 
@@ -138,6 +140,7 @@ describe("crash loop: kill -9 under a steady mix of writes", () => {
     await waitUntil(() => last.unfinishedRequests() === 0, "every async request is terminal after the last kill");
     expectEventsOnce(last, history);
     expect(last.ledgerMismatches()).toEqual([]);
+    await expectDatabaseReconciled(fresh.url);
     last.close();
     const ackedOf = (kind: SentWrite["kind"]) => history.filter((w) => w.kind === kind && w.acked).length;
     console.log(

@@ -10,7 +10,7 @@ import {
 import { getComments } from "@bufbuild/protoplugin";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../../gen/google/api/http_pb.js";
-import { idempotencyKeyField } from "../../src/domain/method-idempotency.js";
+import { idempotencyKeyPath } from "../../src/domain/method-idempotency.js";
 import { enumSchema, fieldSchema, messageSchema, schemaRef, type JsonSchema } from "./json-schema.js";
 
 /** Services called with the merchant's API key (the hosted page's calls carry their link token instead). */
@@ -105,8 +105,7 @@ function operation(
       parameters.push({ name: field.name, in: "query", required: false, schema: fieldSchema(field, use) });
     }
   }
-  const keyField = idempotencyKeyField(method);
-  if (keyField) {
+  if (idempotencyKeyPath(method)) {
     parameters.push({
       name: "Idempotency-Key",
       in: "header",
@@ -133,7 +132,7 @@ function operation(
     op.requestBody = {
       required: true,
       content: {
-        "application/json": { schema: requestBodySchema(method, binding.body, pathFields, keyField?.name, use) },
+        "application/json": { schema: requestBodySchema(method, binding.body, pathFields, use) },
       },
     };
   return op;
@@ -143,7 +142,6 @@ function requestBodySchema(
   method: DescMethod,
   body: string,
   pathFields: string[],
-  keyFieldName: string | undefined,
   use: (type: DescMessage | DescEnum) => void,
 ): JsonSchema {
   if (body !== "*") {

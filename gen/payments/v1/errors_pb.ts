@@ -4,7 +4,7 @@
 
 import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { ErrorType, OnSessionPaymentErrorCode, PaymentErrorCode } from "./enums_pb.js";
 import { file_payments_v1_enums } from "./enums_pb.js";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/errors.proto.
  */
 export const file_payments_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChhwYXltZW50cy92MS9lcnJvcnMucHJvdG8SC3BheW1lbnRzLnYxItkBCgxQYXltZW50RXJyb3ISDAoEY29kZRgBIAEoCRI5ChJwYXltZW50X2Vycm9yX2NvZGUYAiABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEioKCmVycm9yX3R5cGUYAyABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSRQoVb25fc2Vzc2lvbl9lcnJvcl9jb2RlGAQgASgOMiYucGF5bWVudHMudjEuT25TZXNzaW9uUGF5bWVudEVycm9yQ29kZRINCgVmaWVsZBgFIAEoCSKHAQoJRXJyb3JCb2R5EiQKBGNvZGUYASABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSDwoHbWVzc2FnZRgCIAEoCRItCgdkZXRhaWxzGAMgAygLMhwucGF5bWVudHMudjEuRXJyb3JCb2R5RGV0YWlsEhQKDGdlbmVyaWNfY29kZRgEIAEoCSIwCg9FcnJvckJvZHlEZXRhaWwSDQoFZmllbGQYASABKAkSDgoGcmVhc29uGAIgASgJOlQKFXZhbGlkYXRpb25fZXJyb3JfY29kZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAlSE3ZhbGlkYXRpb25FcnJvckNvZGViBnByb3RvMw", [file_google_protobuf_descriptor, file_payments_v1_enums]);
+  fileDesc("ChhwYXltZW50cy92MS9lcnJvcnMucHJvdG8SC3BheW1lbnRzLnYxItkBCgxQYXltZW50RXJyb3ISDAoEY29kZRgBIAEoCRI5ChJwYXltZW50X2Vycm9yX2NvZGUYAiABKA4yHS5wYXltZW50cy52MS5QYXltZW50RXJyb3JDb2RlEioKCmVycm9yX3R5cGUYAyABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSRQoVb25fc2Vzc2lvbl9lcnJvcl9jb2RlGAQgASgOMiYucGF5bWVudHMudjEuT25TZXNzaW9uUGF5bWVudEVycm9yQ29kZRINCgVmaWVsZBgFIAEoCSKHAQoJRXJyb3JCb2R5EiQKBGNvZGUYASABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSDwoHbWVzc2FnZRgCIAEoCRItCgdkZXRhaWxzGAMgAygLMhwucGF5bWVudHMudjEuRXJyb3JCb2R5RGV0YWlsEhQKDGdlbmVyaWNfY29kZRgEIAEoCSIwCg9FcnJvckJvZHlEZXRhaWwSDQoFZmllbGQYASABKAkSDgoGcmVhc29uGAIgASgJOlQKFXZhbGlkYXRpb25fZXJyb3JfY29kZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAlSE3ZhbGlkYXRpb25FcnJvckNvZGU6SAoPaWRlbXBvdGVuY3lfa2V5Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjShgMgASgIUg5pZGVtcG90ZW5jeUtleWIGcHJvdG8z", [file_google_protobuf_descriptor, file_payments_v1_enums]);
 
 /**
  * Attached to every error that has a catalogued code, beside google.rpc.ErrorInfo
@@ -131,4 +131,10 @@ export const ErrorBodyDetailSchema: GenMessage<ErrorBodyDetail> = /*@__PURE__*/
  */
 export const validation_error_code: GenExtension<MethodOptions, string> = /*@__PURE__*/
   extDesc(file_payments_v1_errors, 0);
+
+/**
+ * @generated from extension: bool idempotency_key = 50002;
+ */
+export const idempotency_key: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_payments_v1_errors, 1);
 

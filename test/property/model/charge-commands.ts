@@ -39,6 +39,7 @@ export class AddCustomer implements Command {
     });
     const customer = {
       id: done.customerId,
+      email,
       contractId: done.contractId,
       active: true,
       account: newAccount(this.balance),

@@ -11,8 +11,7 @@ export function offSessionRefusal(model: Model, customerId: string, forceKyc: bo
   const customer = customerOf(model, customerId);
   if (!customer) return ErrorType.PAYMENT_CUSTOMER_NOT_FOUND;
   if (!customer.active) return ErrorType.PAYMENT_CUSTOMER_INACTIVE;
-  // Every customer in the model has KYC NOT_SUBMITTED.
-  if (forceKyc) return ErrorType.PAYMENT_CHARGE_REJECTED;
+  if (forceKyc && !customer.kycApproved) return ErrorType.PAYMENT_CHARGE_REJECTED;
   return undefined;
 }
 

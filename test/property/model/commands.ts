@@ -5,6 +5,15 @@ import { AdvanceClock, ConfigureBank, SetBankMaintenance, type AccountChange } f
 import type { Model } from "./model-state.js";
 import type { RealSystem } from "./real-system.js";
 import { Refund, SettleRefunds } from "./refund-commands.js";
+import {
+  AbandonedSecondLink,
+  CancelThenChargeNearLimit,
+  KycDecisionCrash,
+  FailRefundInFlight,
+  KeyedRefund,
+  OneOffCharge,
+  SlowChargeTakenOver,
+} from "./money-commands.js";
 
 /** Small amounts against small balances, so both success and insufficient funds happen. */
 const price = fc.integer({ min: 1, max: 3_000 });
@@ -42,4 +51,14 @@ export const commands: Array<fc.Arbitrary<AsyncCommand<Model, RealSystem>>> = [
   fc.boolean().map((on) => new SetBankMaintenance(on)),
   clockStep.map((ms) => new AdvanceClock(ms)),
   clockStep.map((ms) => new AdvanceClock(ms)),
+  fc.tuple(customerPick, price).map(([c, p]) => new OneOffCharge(c, p)),
+  // The dashboard's way in one time in ten: a sign-in costs a slow password hash.
+  fc
+    .tuple(chargePick, fc.option(refundAmount, { nil: undefined }), fc.nat(9), fc.boolean())
+    .map(([c, a, d, crash]) => new KeyedRefund(c, a, d === 0, crash)),
+  fc.nat(10).map((r) => new FailRefundInFlight(r)),
+  fc.tuple(customerPick, price, fc.constantFrom(0, 3_000)).map(([c, p, t]) => new SlowChargeTakenOver(c, p, t)),
+  fc.tuple(customerPick, fc.boolean()).map(([c, o]) => new AbandonedSecondLink(c, o)),
+  fc.constant(new CancelThenChargeNearLimit()),
+  price.map((p) => new KycDecisionCrash(p)),
 ];

@@ -16,6 +16,10 @@ export interface ModelAccount {
 
 export interface ModelCustomer {
   id: string;
+  /** The e-mail a second link (one-off, or a contract abandoned) is made for. */
+  email: string;
+  /** KYC approved (a customer whose held approval went on); the others never submitted it. */
+  kycApproved?: boolean;
   contractId: string;
   /** An ACTIVATED contract and status.payment AUTHORIZED; false after a failed first charge. */
   active: boolean;

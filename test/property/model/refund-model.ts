@@ -42,6 +42,8 @@ export function acceptRefund(model: Model, refund: ModelRefund): void {
     charge.status = ChargeStatus.CANCELLED;
     charge.refundedSettled += refund.amount;
     refund.status = RefundStatus.SUCCEEDED;
+    // The booked debit is reversed in the cancelling transaction.
+    book(customerOf(model, charge.customerId)!.account, `${charge.id}/reversal`, refund.amount);
     return;
   }
   charge.refundedPending += refund.amount;

@@ -1,5 +1,9 @@
 import { sql, type Kysely } from "kysely";
 import { jstDayStart, jstMonthStart } from "../../domain/jst.js";
+import { reversalReference } from "../../domain/ledger-reference.js";
+
+/** The suffix of a reversal's ledger reference. */
+const reversal = reversalReference("");
 
 /**
  * History independence (docs/operations/benchmark.md): each account keeps the running totals of
@@ -77,6 +81,11 @@ async function backfillDebitTotals(db: Kysely<any>): Promise<void> {
         .where("customer_id", "=", customerId)
         .where("amount", "<", 0)
         .where("at", ">=", since)
+        // What was really taken: neither a reversal nor a debit that was reversed.
+        .where("reference", "not like", `%${reversal}`)
+        .where(
+          sql<boolean>`not exists (select 1 from bank_ledger reversed where reversed.reference = bank_ledger.reference || ${reversal})`,
+        )
         .executeTakeFirstOrThrow();
       return Number(row.total);
     };
