@@ -35,6 +35,9 @@ import { queueStats } from "./storage/queue-stats.js";
 import { WebhookDispatcher } from "./jobs/webhook-dispatcher.js";
 import { createWebhookTransport } from "./ports/webhook-transport.js";
 import { SandboxBank } from "./ports/sandbox-bank.js";
+import { BankRedirectVerifier, FirstDebitVerifier } from "./ports/mandate-verifier.js";
+import { createBankReturn } from "./server/bank-return.js";
+import { listenSandboxBankSite } from "./server/sandbox-bank-site.js";
 import { notifierForMode } from "./ports/notifier-for-mode.js";
 import { createHostedPageService } from "./api/hosted-page-service.js";
 import { createAbsentSandboxService, createSandboxService } from "./api/sandbox-service.js";
@@ -91,11 +94,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Several instances on one PostgreSQL ring each other's workers too.
   const wakeChannel =
     storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
+  const bankRedirect = config.mode === "sandbox" ? new BankRedirectVerifier() : undefined;
   const ctx: FlowContext = {
     tx,
     clock,
     config,
     bank: new SandboxBank(tx),
+    verifiers: { bankRedirect, firstDebit: new FirstDebitVerifier() },
     notifier: notifierForMode(config, tx),
     wake: (topic) => {
       ringLocal(topic);
@@ -138,6 +143,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   };
 
   const paymentPages = createPages({ mode: config.mode });
+  const bankReturn = createBankReturn(ctx);
   const dashboardPages = createDashboardPages({ mode: config.mode });
   const app = createApp({
     logger,
@@ -181,17 +187,29 @@ export async function startService(config: Config, options: ServiceOptions = {})
     ready,
     hsts: config.hsts,
     metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
-    pages: async (req, res) => (await paymentPages(req, res)) || dashboardPages(req, res),
+    pages: async (req, res) =>
+      (await bankReturn(req, res)) || (await paymentPages(req, res)) || dashboardPages(req, res),
   });
 
   const listener = await listen(app, config);
+  const bankSite =
+    bankRedirect &&
+    (await listenSandboxBankSite(ctx, {
+      host: config.host,
+      port: config.sandboxBankPort,
+      onError: (error) => logger.error({ err: error }, "sandbox bank site request failed"),
+    }));
+  if (bankSite) bankRedirect?.attach(bankSite.port);
   if (config.workers) {
     jobs.start();
     webhooks.start();
     await wakeChannel?.listen(ringLocal);
   }
   const url = `http://127.0.0.1:${listener.port}`;
-  logger.info({ port: listener.port, mode: config.mode, database: storage.dialect }, "furikomi listening");
+  logger.info(
+    { port: listener.port, sandboxBankPort: bankSite?.port, mode: config.mode, database: storage.dialect },
+    "furikomi listening",
+  );
   return {
     url,
     port: listener.port,
@@ -201,6 +219,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     webhooks,
     async close() {
       await listener.close();
+      await bankSite?.close();
       await wakeChannel?.close();
       await jobs.stop();
       await webhooks.stop();

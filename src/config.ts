@@ -6,6 +6,8 @@ export type { Mode };
 
 export interface Config {
   readonly port: number;
+  /** The simulated bank's own site (sandbox mode): PORT+1 by default, a free port when PORT is 0. */
+  readonly sandboxBankPort: number;
   readonly host: string;
   readonly databaseUrl: string;
   readonly mode: Mode;
@@ -65,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/$/, "");
   return Object.freeze({
     port,
+    sandboxBankPort: Number(env.SANDBOX_BANK_PORT ?? (port === 0 ? 0 : port + 1)),
     host: env.HOST ?? "0.0.0.0",
     databaseUrl: env.DATABASE_URL ?? `file:${resolve("data/furikomi.db")}`,
     mode,

@@ -49,6 +49,8 @@ import {
   type CsvBatchView,
 } from "../flows/dashboard-csv-batch.js";
 import { searchCustomers } from "../flows/status.js";
+import { contractMandate } from "../flows/mandates.js";
+import { getSupportContact, setSupportContact } from "../flows/merchants.js";
 import { sessionLimits } from "../domain/dashboard-session.js";
 import {
   createDashboardSessionInterceptor,
@@ -150,7 +152,11 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       const detail = await customerDetail(ctx, merchant, req.customerId);
       return {
         customer: encodeCustomer(detail.customer),
-        contracts: detail.contracts.map((contract) => encodeContract(contract, merchant.name)),
+        contracts: await Promise.all(
+          detail.contracts.map(async (contract) =>
+            encodeContract(contract, merchant.name, await contractMandate(ctx, merchant.id, contract.id)),
+          ),
+        ),
         charges: detail.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)),
       };
     },
@@ -191,6 +197,13 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     },
     async revokeApiKey(req, context) {
       return { key: encodeApiKey(await revokeOneApiKey(ctx, steppedUpMerchant(context), req.id)) };
+    },
+    async getSupportContact(_req, context) {
+      return { contact: await getSupportContact(ctx, merchantOf(context).id) };
+    },
+    async updateSupportContact(req, context) {
+      const contact = req.contact ?? { email: "", phone: "", url: "" };
+      return { contact: await setSupportContact(ctx, merchantOf(context).id, contact) };
     },
     async getWebhookSettings(_req, context) {
       return getWebhookSettings(ctx, merchantOf(context));

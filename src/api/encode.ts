@@ -7,6 +7,8 @@ import {
   AsyncPaymentRequestSchema,
   ChargeSchema,
   ContractSchema,
+  MandateSchema,
+  type Mandate,
   CustomerSchema,
   DeliveryAttemptSchema,
   EventSchema,
@@ -21,6 +23,7 @@ import {
 } from "../../gen/payments/v1/resources_pb.js";
 import { errorTypeMessages, errorTypeName } from "../domain/payment-failure.js";
 import { genericCodeOf } from "../errors.js";
+import type { MandateRecord } from "../flows/mandates.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import { refundableRemainder, refundedIncludingPending } from "../domain/refund.js";
 import type {
@@ -86,7 +89,7 @@ export function encodeRefund(refund: RefundRecord): Refund {
   });
 }
 
-export function encodeContract(contract: ContractRecord, merchantName: string): Contract {
+export function encodeContract(contract: ContractRecord, merchantName: string, mandate?: MandateRecord): Contract {
   return create(ContractSchema, {
     tokenId: contract.id,
     status: contract.status,
@@ -95,6 +98,23 @@ export function encodeContract(contract: ContractRecord, merchantName: string): 
     createdAt: timestampFromDate(contract.createdAt),
     updatedAt: timestampFromDate(contract.updatedAt),
     customerId: contract.customerId,
+    mandate: mandate && encodeMandate(mandate),
+  });
+}
+
+/** The mandate summary: the account masked, its details only as a hash. */
+export function encodeMandate(mandate: MandateRecord): Mandate {
+  return create(MandateSchema, {
+    id: mandate.id,
+    account: mandate.summary,
+    verification: mandate.method,
+    termsVersion: mandate.termsVersion,
+    acceptedAt: timestampFromDate(mandate.acceptedAt),
+    clientAddress: mandate.clientAddress,
+    userAgent: mandate.userAgent,
+    accountHash: mandate.accountHash,
+    paymentLinkId: mandate.linkId,
+    verifiedAt: mandate.verifiedAt ? timestampFromDate(mandate.verifiedAt) : undefined,
   });
 }
 

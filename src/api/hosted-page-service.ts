@@ -13,10 +13,13 @@ import {
 import { encodeErrorBody } from "./encode.js";
 import type { LinkOutcome } from "../domain/payment-link.js";
 import type { FlowContext } from "../flows/flow-context.js";
+import { clientAddressKey } from "./request-context.js";
 import {
   approvePayment,
   initiatePayment,
   linkBankAccount,
+  searchBankDirectory,
+  searchBranchDirectory,
   sendTwoFactorCode,
   submitKyc,
   verifyTwoFactorCode,
@@ -53,6 +56,10 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
               chargeStatus: session.outcome.chargeStatus,
               error: encodeFailure(session.outcome),
               detailsWithheld: session.detailsWithheld,
+              bankAccount: session.bankAccount,
+              terms: session.terms,
+              chargeId: session.chargeId,
+              completedAt: session.completedAt ? timestampFromDate(session.completedAt) : undefined,
             },
           },
         },
@@ -69,16 +76,27 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
     async verifyTwoFactorCode(req) {
       return verifyTwoFactorCode(ctx, req.token, req.code);
     },
-    async linkBankAccount(req) {
-      await linkBankAccount(ctx, req.token, {
+    async searchBanks(req) {
+      return { banks: await searchBankDirectory(ctx, req.token, req.query, req.limit) };
+    },
+    async searchBranches(req) {
+      return searchBranchDirectory(ctx, req.token, req.bankCode, req.query, req.limit);
+    },
+    async linkBankAccount(req, call) {
+      const chosen = await linkBankAccount(ctx, req.token, {
         bankCode: req.bankCode,
         branchCode: req.branchCode,
+        accountType: req.accountType,
         accountNumber: req.accountNumber,
         accountHolder: req.accountHolder,
-        pin: req.pin,
-        oneTimePassword: req.oneTimePassword,
+        pageOrigin: call.requestHeader.get("origin") ?? undefined,
       });
-      return { linked: true };
+      return {
+        linked: chosen.linked,
+        bankRedirectUrl: chosen.redirectUrl,
+        account: chosen.summary,
+        verification: chosen.method,
+      };
     },
     async submitKyc(req) {
       const kycStatus = await submitKyc(
@@ -96,8 +114,12 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
       );
       return { kycStatus };
     },
-    async approvePayment(req) {
-      const answer = await approvePayment(ctx, req.token);
+    async approvePayment(req, call) {
+      const answer = await approvePayment(ctx, req.token, {
+        termsVersion: req.termsVersion,
+        clientAddress: call.values.get(clientAddressKey),
+        userAgent: call.requestHeader.get("user-agent") ?? "",
+      });
       if ("error" in answer) return { result: { outcome: { case: "error", value: encodeRefusal(answer.error) } } };
       const { success } = answer;
       return {
@@ -109,6 +131,7 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
               redirectUrl: success.redirectUrl,
               chargeId: success.chargeId,
               error: encodeFailure(success.outcome),
+              completedAt: success.completedAt ? timestampFromDate(success.completedAt) : undefined,
             },
           },
         },
@@ -123,6 +146,9 @@ function encodeMerchant(merchant: HostedMerchantView): HostedMerchant {
     name: merchant.name,
     logoUrl: merchant.logoUrl,
     redirect: { successUrl: merchant.successUrl, failureUrl: merchant.failureUrl },
+    supportEmail: merchant.supportEmail,
+    supportPhone: merchant.supportPhone,
+    supportUrl: merchant.supportUrl,
   });
 }
 

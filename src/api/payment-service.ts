@@ -4,6 +4,7 @@ import type { FlowContext } from "../flows/flow-context.js";
 import { getCharge, getContract, getCustomer, listRefunds, searchCustomers } from "../flows/status.js";
 import { merchantOf } from "./request-context.js";
 import { encodeCharge, encodeContract, encodeCustomer, encodeRefund } from "./encode.js";
+import { contractMandate } from "../flows/mandates.js";
 import { createRefundHandlers } from "./payment-refunds.js";
 import { createEventHandlers } from "./payment-events.js";
 import { createOffSessionHandlers } from "./payment-off-session.js";
@@ -28,7 +29,10 @@ export function createPaymentService(ctx: FlowContext): Partial<ServiceImpl<type
     },
     async getContract(req, context) {
       const merchant = merchantOf(context);
-      return { contract: encodeContract(await getContract(ctx, merchant, req.contract), merchant.name) };
+      const contract = await getContract(ctx, merchant, req.contract);
+      return {
+        contract: encodeContract(contract, merchant.name, await contractMandate(ctx, merchant.id, contract.id)),
+      };
     },
     async getCustomer(req, context) {
       return { customer: encodeCustomer(await getCustomer(ctx, merchantOf(context), req.customer)) };

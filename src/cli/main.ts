@@ -6,7 +6,15 @@ import { openStorage } from "../storage/database.js";
 import { useSealingKey } from "../storage/sealed.js";
 import { backupSqlite, resealSecrets } from "../storage/maintenance.js";
 import { Transactor } from "../storage/transactor.js";
-import { createMerchant, listAllMerchants, rotateApiKey, setWebhookUrl } from "../flows/merchants.js";
+import { FirstDebitVerifier } from "../ports/mandate-verifier.js";
+import {
+  createMerchant,
+  listAllMerchants,
+  rotateApiKey,
+  setSupportContact,
+  setWebhookUrl,
+} from "../flows/merchants.js";
+import { exportMandates } from "../flows/mandates.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { createDashboardUser } from "../flows/dashboard-auth.js";
@@ -24,6 +32,12 @@ const usage = `usage: furikomi <command>
       Lists merchants as JSON (with webhook_failing and its reason).
   merchants set-webhook --merchant MERCHANT_ID --webhook-url URL
       Changes the webhook URL ("" removes it); pending events are sent to it at once.
+  merchants set-contact --merchant MERCHANT_ID [--email E] [--phone P] [--url https://…]
+      Sets the support contact customers see on the direct-debit consent screen (a field not
+      given is cleared).
+  mandates export --merchant MERCHANT_ID [--contract CONTRACT_ID]
+      Prints the merchant's direct-debit mandates (consent evidence: terms version and text,
+      time, client address, user agent, account hash, masked account) as JSON, oldest first.
   keys rotate --merchant MERCHANT_ID
       Revokes the merchant's API keys and prints a new one.
   users create --merchant MERCHANT_ID --email EMAIL [--password P | --password-stdin]
@@ -61,6 +75,7 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
       config,
       bank: new SandboxBank(tx),
       notifier: notifierForMode(config, tx),
+      verifiers: { firstDebit: new FirstDebitVerifier() },
       wake: () => {},
     });
   } finally {
@@ -88,6 +103,30 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     if (!values.merchant || values["webhook-url"] === undefined)
       throw new UsageError("--merchant and --webhook-url are required");
     return withContext((ctx) => setWebhookUrl(ctx, values.merchant!, values["webhook-url"]!));
+  },
+  "merchants set-contact": async (args) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        merchant: { type: "string" },
+        email: { type: "string" },
+        phone: { type: "string" },
+        url: { type: "string" },
+      },
+    });
+    if (!values.merchant) throw new UsageError("--merchant is required");
+    return withContext((ctx) =>
+      setSupportContact(ctx, values.merchant!, {
+        email: values.email ?? "",
+        phone: values.phone ?? "",
+        url: values.url ?? "",
+      }),
+    );
+  },
+  "mandates export": async (args) => {
+    const { values } = parseArgs({ args, options: { merchant: { type: "string" }, contract: { type: "string" } } });
+    if (!values.merchant) throw new UsageError("--merchant is required");
+    return withContext((ctx) => exportMandates(ctx, values.merchant!, values.contract));
   },
   listen: async (args) => {
     const { values } = parseArgs({

@@ -1,9 +1,10 @@
 import { jstDateOf, type JstDate } from "./jst.js";
 
 /**
- * The bank's own authentication when an account is linked (docs/guide/simulated-bank.md): the account's PIN (暗証番号) and the bank's one-time password. After three wrong entries
- * the account cannot be linked again until 00:00 JST, as banks lock it for the rest of the day.
- * The simulated banks accept one PIN and one password, given in docs/guide/simulated-bank.md.
+ * The simulated bank's own authentication on its own page (docs/guide/simulated-bank.md): the
+ * account's PIN (暗証番号) and the bank's one-time password. After three wrong entries the account
+ * cannot be verified again until 00:00 JST, as banks lock it for the rest of the day. The
+ * simulated banks accept one PIN and one password, printed on their login page.
  */
 export const bankAuthenticationRules = Object.freeze({
   wrongEntriesPerDay: 3,

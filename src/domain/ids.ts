@@ -16,7 +16,9 @@ export type IdPrefix =
   | "plt"
   | "job"
   | "bat"
-  | "otc";
+  | "otc"
+  | "bvr"
+  | "man";
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
 

@@ -53,12 +53,13 @@ export function resendAvailableAt(lastSentAt: Date | undefined, now: Date): Date
 export function oneTimeCodeMessage(merchantName: string, code: string): { subject: string; body: string } {
   const minutes = oneTimeCodeRules.validityMs / 60_000;
   return {
-    subject: `【${merchantName}】お支払いの認証コード / Verification code`,
+    // The page calls it 確認コード / confirmation code too (src/web/pay/messages.ts).
+    subject: `【${merchantName}】お支払いの確認コード / Confirmation code`,
     body: [
-      `${merchantName} へのお支払いの認証コードは ${code} です。`,
+      `${merchantName} へのお支払いの確認コードは ${code} です。`,
       `有効期限は${minutes}分です。このコードを他の人に教えないでください。`,
       "",
-      `Your verification code for the payment to ${merchantName} is ${code}.`,
+      `Your confirmation code for the payment to ${merchantName} is ${code}.`,
       `It is valid for ${minutes} minutes. Never share it with anyone.`,
     ].join("\n"),
   };

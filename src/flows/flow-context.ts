@@ -1,6 +1,7 @@
 import type { Config } from "../config.js";
 import type { BankGateway } from "../ports/bank-gateway.js";
 import type { Clock } from "../ports/clock.js";
+import type { BankRedirectVerifier, MandateVerifier } from "../ports/mandate-verifier.js";
 import type { Notifier } from "../ports/notifier.js";
 import type { Transactor } from "../storage/transactor.js";
 import type { WakeTopic } from "../storage/wake-channel.js";
@@ -12,6 +13,11 @@ export interface FlowContext {
   readonly config: Config;
   /** The bank behind the gateway (the simulator in sandbox mode). */
   readonly bank: BankGateway;
+  /**
+   * How banks verify a direct-debit mandate: online at the bank's own page (the simulated bank
+   * site, sandbox only) or with the first debit (flows/account-verification.ts picks by bank).
+   */
+  readonly verifiers: { readonly bankRedirect?: BankRedirectVerifier; readonly firstDebit: MandateVerifier };
   /** Customer e-mail: the sandbox mailbox in sandbox mode, SMTP in production. */
   readonly notifier: Notifier;
   /** Rings a worker so committed work starts now rather than at the next poll. */

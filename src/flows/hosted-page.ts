@@ -1,4 +1,8 @@
+import { effectiveAccountType, summariseAccount, type BankAccountSummaryView } from "../domain/bank-account.js";
+import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.js";
+import { bankDisplayName, branchDisplayName, searchBanks, searchBranches } from "../domain/bank-directory.js";
 import {
+  BankAccountType,
   ChargeStatus,
   ErrorType,
   KycMethod,
@@ -37,13 +41,16 @@ import {
   isLinkSettled,
   maskEmail,
   redirectUrlFor,
+  workflowCreatesContract,
   workflowNeedsBankLink,
   type LinkOutcome,
   type PaymentLinkRecord,
 } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
-import { savePendingBankAccount } from "../storage/bank-accounts.js";
+import { bankMaster } from "../ports/bank-master.js";
+import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
+import { findBankAccount } from "../storage/bank-accounts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
 import { deleteOneTimeCode, insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
@@ -53,7 +60,8 @@ import {
   lockPaymentLink,
   markPaymentLinkStep,
 } from "../storage/payment-links.js";
-import { authenticateAtBank } from "./bank-authentication.js";
+import { chooseAccount, directoryNames, type ChosenAccount } from "./account-verification.js";
+import { contractMandate, recordMandate, type ConsentEvidence } from "./mandates.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
@@ -73,6 +81,9 @@ export interface HostedMerchantView {
   logoUrl: string;
   successUrl: string;
   failureUrl: string;
+  supportEmail: string;
+  supportPhone: string;
+  supportUrl: string;
 }
 
 /** What the page shows and which steps remain (HostedPageService.PaymentSession). */
@@ -94,6 +105,12 @@ export interface PaymentSessionView {
   outcome: LinkOutcome;
   /** Finished past the grace period: only `completed` and the merchant's name and logo are shown. */
   detailsWithheld: boolean;
+  /** The account the payment debits, masked (none chosen yet: undefined). */
+  bankAccount: BankAccountSummaryView | undefined;
+  /** The direct-debit terms, for links that set up a contract. */
+  terms: MandateTerms | undefined;
+  chargeId: string;
+  completedAt: Date | null;
 }
 
 /** result.error of InitiatePayment and ApprovePayment. */
@@ -110,6 +127,7 @@ export interface ApprovalOutcome {
   redirectUrl: string;
   /** trx-*, empty for a contract-only link. */
   chargeId: string;
+  completedAt: Date | null;
 }
 
 export type InitiateAnswer = { session: PaymentSessionView } | { error: HostedRefusal };
@@ -150,7 +168,28 @@ async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<
     logoUrl: merchant?.logo_url ?? "",
     successUrl: link.successUrl,
     failureUrl: link.failureUrl,
+    supportEmail: merchant?.support_email ?? "",
+    supportPhone: merchant?.support_phone ?? "",
+    supportUrl: merchant?.support_url ?? "",
   };
+}
+
+/** The account a link debits, masked: the one it verified (new contracts), else the contract's. */
+async function accountOfLink(ctx: FlowContext, link: PaymentLinkRecord): Promise<BankAccountSummaryView | undefined> {
+  if (workflowNeedsBankLink(link.workflow)) return (await findVerifiedAccountOfLink(ctx.tx.db, link.id))?.summary;
+  const mandate = link.contractId ? await contractMandate(ctx, link.merchantId, link.contractId) : undefined;
+  if (mandate) return mandate.summary;
+  // A contract set up before mandates were recorded: the simulated bank's account (ordinary).
+  const account = await findBankAccount(ctx.tx.db, link.merchantId, link.customerId);
+  if (!account) return undefined;
+  const details = {
+    bankCode: account.bank_code,
+    branchCode: account.branch_code,
+    accountType: BankAccountType.ORDINARY,
+    accountNumber: account.account_number,
+    accountHolder: account.account_holder,
+  };
+  return summariseAccount(details, directoryNames(ctx, account.bank_code, account.branch_code));
 }
 
 function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): HostedRefusal {
@@ -204,10 +243,11 @@ function triggeredRefusal(errorType: ErrorType, extra: Pick<HostedRefusal, "merc
 export async function initiatePayment(ctx: FlowContext, token: string): Promise<InitiateAnswer> {
   const link = await findPaymentLink(ctx, token);
   if (!link) return { error: unknownLink };
-  const [merchant, { outcome, redirectUrl }, customer] = await Promise.all([
+  const [merchant, { outcome, redirectUrl }, customer, bankAccount] = await Promise.all([
     merchantView(ctx, link),
     settledOutcome(ctx, link.id),
     findCustomerById(ctx.tx.db, link.customerId),
+    accountOfLink(ctx, link),
   ]);
   if (link.state === "expired") return { error: expiredRefusal(merchant, redirectUrl) };
   if (link.state === "open") {
@@ -234,6 +274,10 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
       redirectUrl: completed ? redirectUrl : "",
       outcome,
       detailsWithheld: false,
+      bankAccount,
+      terms: workflowCreatesContract(link.workflow) ? currentMandateTerms : undefined,
+      chargeId: link.chargeId ?? "",
+      completedAt: link.completedAt,
     },
   };
 }
@@ -256,6 +300,10 @@ function withheldSession(link: PaymentLinkRecord, merchant: HostedMerchantView):
     redirectUrl: "",
     outcome: { chargeStatus: ChargeStatus.UNSPECIFIED, errorType: ErrorType.UNSPECIFIED, errorMessage: "" },
     detailsWithheld: true,
+    bankAccount: undefined,
+    terms: undefined,
+    chargeId: "",
+    completedAt: null,
   };
 }
 
@@ -338,39 +386,71 @@ export async function verifyTwoFactorCode(
   });
 }
 
-interface BankAccountDetails {
+export interface LinkBankAccountInput {
   bankCode: string;
   branchCode: string;
+  accountType: BankAccountType;
   accountNumber: string;
   accountHolder: string;
-  /** The bank's authentication step (bank-authentication.ts); empty where the bank asks for none. */
-  pin?: string;
-  oneTimePassword?: string;
+  /** The page's origin (the request's Origin header): where the bank sends the customer back. */
+  pageOrigin?: string;
 }
 
 /**
- * Takes the customer's account for this link. It is held on the link and becomes the customer's
- * account only when the payment is approved (on-session-payment.ts); the holder is stored in the
- * bank's kana form (domain/kana.ts).
+ * Chooses the customer's account for a new contract. The holder is kept in the bank's kana form
+ * (domain/kana.ts) and the details sealed. Where the bank verifies mandates online, the answer
+ * carries the bank's page to send the customer to, and the account is linked when they come back
+ * (flows/account-verification.ts); elsewhere it is linked now (in sandbox: a simulated account with
+ * ¥1,000,000, or an existing one's balance kept), to be registered with the first debit.
  */
-export async function linkBankAccount(ctx: FlowContext, token: string, account: BankAccountDetails): Promise<void> {
-  const accountHolder = requireBankAccountHolder(account.accountHolder);
+export async function linkBankAccount(
+  ctx: FlowContext,
+  token: string,
+  input: LinkBankAccountInput,
+): Promise<ChosenAccount> {
+  const accountHolder = requireBankAccountHolder(input.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
   if (!workflowNeedsBankLink(link.workflow))
     throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
-  await authenticateAtBank(ctx, { ...account, pin: account.pin ?? "", oneTimePassword: account.oneTimePassword ?? "" });
-  await ctx.tx.write(async (trx) => {
-    const now = ctx.clock.now();
-    await savePendingBankAccount(trx, {
-      link_id: link.id,
-      bank_code: account.bankCode,
-      branch_code: account.branchCode,
-      account_number: account.accountNumber,
-      account_holder: accountHolder,
-      linked_at: now.toISOString(),
-    });
-    await markPaymentLinkStep(trx, link.id, "bank_linked", now);
-  });
+  const account = {
+    bankCode: input.bankCode,
+    branchCode: input.branchCode,
+    accountType: effectiveAccountType(input.accountType),
+    accountNumber: input.accountNumber,
+    accountHolder,
+  };
+  return chooseAccount(ctx, link, account, input.pageOrigin);
+}
+
+/** Banks of the Zengin master matching what the customer typed (any link's token may ask). */
+export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
+  if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
+  return searchBanks(bankMaster(ctx.config.mode), query, limit || 20).map((bank) => ({
+    code: bank.code,
+    name: bankDisplayName(bank),
+    kana: bank.kana,
+  }));
+}
+
+/** One bank's branches matching what the customer typed. */
+export async function searchBranchDirectory(
+  ctx: FlowContext,
+  token: string,
+  bankCode: string,
+  query: string,
+  limit: number,
+) {
+  if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
+  const bank = bankMaster(ctx.config.mode)[bankCode];
+  if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
+  return {
+    bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },
+    branches: searchBranches(bank, query, limit || 20).map((branch) => ({
+      code: branch.code,
+      name: branchDisplayName(bank.code, branch),
+      kana: branch.kana,
+    })),
+  };
 }
 
 /**
@@ -417,9 +497,20 @@ const approvalPollMs = 25;
  * payment once and answers where to send the customer. A double click, a reload or a second tab
  * finds the approval claimed, waits for it, and answers the same outcome; nothing is charged twice.
  */
-export async function approvePayment(ctx: FlowContext, token: string): Promise<ApproveAnswer> {
+export async function approvePayment(
+  ctx: FlowContext,
+  token: string,
+  consent: ConsentEvidence = { termsVersion: "", clientAddress: "", userAgent: "" },
+): Promise<ApproveAnswer> {
   let link = await findPaymentLink(ctx, token);
   if (!link) return { error: unknownLink };
+  if (consent.termsVersion && consent.termsVersion !== currentMandateTerms.version)
+    return {
+      error: {
+        paymentErrorCode: PaymentErrorCode.BAD_REQUEST,
+        message: `the direct-debit terms have changed (now version ${currentMandateTerms.version}): read them again before approving`,
+      },
+    };
   const trigger = await linkTrigger(ctx, link, "approve_payment");
   for (let poll = 0; poll < approvalWaitPolls; poll++) {
     if (link.state === "open") {
@@ -431,7 +522,10 @@ export async function approvePayment(ctx: FlowContext, token: string): Promise<A
         };
       if (hasLapsed(link, ctx.clock.now())) await expirePaymentLink(ctx, link.id);
       else if (trigger.kind === "error") await failTriggeredApproval(ctx, link.id, trigger.errorType);
-      else if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
+      else {
+        await recordMandate(ctx, link, consent);
+        if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
+      }
     } else if (link.state === "approving" && isApprovalClaimStale(link, ctx.clock.now())) {
       if (await reclaimStaleApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
     } else if (link.state === "approving") {
@@ -445,7 +539,7 @@ export async function approvePayment(ctx: FlowContext, token: string): Promise<A
       return { error: triggeredRefusal(trigger.errorType, { redirectUrl: current.redirectUrl }) };
     if (isLinkSettled(link.state)) {
       const { outcome, redirectUrl } = current;
-      return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "" } };
+      return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "", completedAt: link.completedAt } };
     }
   }
   return {

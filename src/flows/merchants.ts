@@ -2,13 +2,16 @@ import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
 import { hashApiKey, newApiKey, newWebhookSecret } from "../domain/api-key.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
+import { requireSupportContact, type SupportContact } from "../domain/support-contact.js";
 import { webhookUrlRefusal } from "../domain/webhook-url.js";
 import {
+  findMerchant,
   findMerchantByKeyHash,
   insertApiKey,
   insertMerchant,
   listMerchants,
   revokeApiKeys,
+  updateSupportContact,
   updateWebhookUrl,
 } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
@@ -138,4 +141,23 @@ export function createAuthenticator(ctx: FlowContext): (apiKey: string) => Promi
     cache.set(keyHash, { merchant, until: now + ctx.config.apiKeyCacheMs });
     return merchant;
   };
+}
+
+/** The support contact customers see on the direct-debit consent screen. */
+export async function getSupportContact(ctx: FlowContext, merchantId: string): Promise<SupportContact> {
+  const merchant = await findMerchant(ctx.tx.db, merchantId);
+  if (!merchant) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+  return { email: merchant.support_email, phone: merchant.support_phone, url: merchant.support_url };
+}
+
+/** Sets the support contact (dashboard settings, `furikomi merchants set-contact`); "" clears a field. */
+export async function setSupportContact(
+  ctx: FlowContext,
+  merchantId: string,
+  contact: SupportContact,
+): Promise<SupportContact> {
+  const checked = requireSupportContact(contact);
+  if (!(await updateSupportContact(ctx.tx.db, merchantId, checked)))
+    throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+  return checked;
 }

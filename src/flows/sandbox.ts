@@ -1,4 +1,6 @@
 import {
+  BankAccountType,
+  BankVerificationFailure,
   ChargeStatus,
   ContractStatus,
   KycStatus,
@@ -35,6 +37,7 @@ import {
   verifyTwoFactorCode,
   type HostedRefusal,
 } from "./hosted-page.js";
+import { completeBankReturn } from "./account-verification.js";
 import { decideKyc } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
 
@@ -242,14 +245,14 @@ export async function completePayment(
   if (!session.completed) {
     if (!session.twoFactorVerified) await passTwoFactor(ctx, link);
     if (session.needsBankLink && !session.bankLinked) {
-      await linkBankAccount(ctx, link.token, {
+      const chosen = await linkBankAccount(ctx, link.token, {
         bankCode: options.bankCode || "0001",
         branchCode: "001",
+        accountType: BankAccountType.ORDINARY,
         accountNumber: options.accountNumber || simulatedAccountDetails("").account_number,
         accountHolder: "テスト タロウ",
-        pin: bankAuthenticationRules.sandboxPin,
-        oneTimePassword: bankAuthenticationRules.sandboxOneTimePassword,
       });
+      if (chosen.redirectUrl) await passBankVerification(ctx, link, chosen.redirectUrl);
       if (options.initialBalance !== undefined)
         await configureBankAccount(ctx, merchantId, link.customerId, { balance: options.initialBalance });
     }
@@ -259,6 +262,30 @@ export async function completePayment(
   const approved = await approvePayment(ctx, link.token);
   if ("error" in approved) return refused(approved.error);
   return answer({ outcome: approved.success.outcome, redirectUrl: approved.success.redirectUrl });
+}
+
+/** The test customer at the simulated bank's own page (its test PIN and one-time password), and back. */
+async function passBankVerification(ctx: FlowContext, link: PaymentLinkRecord, bankUrl: string): Promise<void> {
+  const bank = ctx.verifiers.bankRedirect;
+  if (!bank)
+    throw new RequestRefusal(
+      "precondition",
+      "this bank verifies accounts online, which the sandbox bank site is needed for",
+    );
+  const back = await bank.authoriseAsCustomer(bankUrl, {
+    pin: bankAuthenticationRules.sandboxPin,
+    oneTimePassword: bankAuthenticationRules.sandboxOneTimePassword,
+  });
+  const failure = await completeBankReturn(ctx, link.token, {
+    state: back.searchParams.get("state") ?? "",
+    code: back.searchParams.get("code") ?? "",
+    error: back.searchParams.get("error") ?? "",
+  });
+  if (failure !== BankVerificationFailure.UNSPECIFIED)
+    throw new RequestRefusal(
+      failure === BankVerificationFailure.LOCKED ? "rate_limited" : "precondition",
+      `the simulated bank did not verify the account: ${BankVerificationFailure[failure].toLowerCase()}`,
+    );
 }
 
 /** Sends a code (or, within the 30-second throttle, takes the one just sent) and enters it from the mailbox. */

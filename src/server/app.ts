@@ -58,7 +58,7 @@ export function createApp(options: AppOptions): RequestListener {
 
   const handlers = router.handlers.map((h) => withClientFaultCodes(withWireChecks(h)));
   const rpcs = new Map(handlers.map((h) => [h.requestPath, h]));
-  const rest = createRestRouter(options.services, handlers);
+  const rest = createRestRouter(options.services, handlers, requestContext);
   const openApiDocument = loadOpenApiDocument();
 
   return (req, res) => {
@@ -68,8 +68,7 @@ export function createApp(options: AppOptions): RequestListener {
     for (const [name, value] of Object.entries(apiHeaders)) res.setHeader(name, value);
     const rpc = rpcs.get(path);
     if (rpc) {
-      const contextValues = createContextValues().set(clientAddressKey, req.socket?.remoteAddress ?? "");
-      rpc(universalRequestFromNodeRequest(req, res, undefined, contextValues))
+      rpc(universalRequestFromNodeRequest(req, res, undefined, requestContext(req)))
         .then((uRes) => universalResponseToNodeResponse(uRes, res))
         .catch((error) => options.logger.warn({ err: error, path }, "rpc stream failed"));
       return;
@@ -105,4 +104,9 @@ export function createApp(options: AppOptions): RequestListener {
       res.end(JSON.stringify({ code: "internal", message: "internal error" }));
     });
   };
+}
+
+/** Context values every call starts with: the peer's address. */
+function requestContext(req: Parameters<RequestListener>[0]) {
+  return createContextValues().set(clientAddressKey, req.socket.remoteAddress ?? "");
 }

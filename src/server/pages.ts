@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Mode } from "../config.js";
 import type { RequestListener } from "./listener.js";
 
@@ -14,7 +14,10 @@ export interface Asset {
   readonly version: string;
 }
 
-const payDirectory = new URL("../web/pay/", import.meta.url);
+/** Where scripts/build-web.mjs puts the page's bundle (at npm install, and at npm start when stale). */
+const payDirectory = new URL("../../build/pay/", import.meta.url);
+const notBuilt =
+  "<!doctype html><title>furikomi</title><p>The payment page is not built: run <code>npm run build:web</code>.</p>";
 const assetTypes: Readonly<Record<string, string>> = Object.freeze({
   "pay.css": "text/css; charset=utf-8",
   "pay.js": "text/javascript; charset=utf-8",
@@ -47,10 +50,11 @@ export function asset(body: Buffer, contentType: string): Asset {
  */
 export function createPages(options: { mode: Mode }): (req: NodeRequest, res: NodeResponse) => Promise<boolean> {
   const assets = new Map<string, Asset>();
+  const built = existsSync(new URL("index.html", payDirectory));
   for (const [name, contentType] of Object.entries(assetTypes)) {
-    assets.set(name, asset(readFileSync(new URL(name, payDirectory)), contentType));
+    if (built) assets.set(name, asset(readFileSync(new URL(name, payDirectory)), contentType));
   }
-  const html = readFileSync(new URL("index.html", payDirectory), "utf8")
+  const html = (built ? readFileSync(new URL("index.html", payDirectory), "utf8") : notBuilt)
     .replace("{{mode}}", options.mode)
     .replace(/\{\{asset:([a-z.]+)\}\}/g, (_, name: string) => `./assets/${name}?v=${assets.get(name)?.version ?? ""}`);
   const page = asset(Buffer.from(html), "text/html; charset=utf-8");

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { getOption, hasOption, ScalarType, type DescMethod, type DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
+import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { http } from "../../gen/google/api/annotations_pb.js";
@@ -28,7 +28,11 @@ const maxBodyBytes = 1024 * 1024;
  * method's JSON request and runs through the same Connect handler (and so the same
  * interceptors) as an RPC call; errors are the Connect error JSON with its HTTP status.
  */
-export function createRestRouter(services: DescService[], handlers: UniversalHandler[]) {
+export function createRestRouter(
+  services: DescService[],
+  handlers: UniversalHandler[],
+  contextOf: (req: NodeRequest) => ContextValues,
+) {
   const byPath = new Map(handlers.map((h) => [h.requestPath, h]));
   const routes: Route[] = [];
   for (const service of services) {
@@ -68,7 +72,7 @@ export function createRestRouter(services: DescService[], handlers: UniversalHan
       return true;
     }
     let message: Record<string, unknown> = {};
-    const contextValues = createContextValues();
+    const contextValues = contextOf(req);
     try {
       message = await requestJson(req, url, found);
     } catch (error) {

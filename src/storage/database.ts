@@ -26,7 +26,8 @@ import * as signInSecurity from "./migrations/0009-sign-in-security.js";
 import * as bankAnswers from "./migrations/0010-bank-answers.js";
 import * as linkBankAccounts from "./migrations/0011-link-bank-accounts.js";
 import * as paymentLinkTokenSealed from "./migrations/0012-payment-link-token-sealed.js";
-import * as runningTotals from "./migrations/0013-running-totals.js";
+import * as mandates from "./migrations/0013-mandates.js";
+import * as runningTotals from "./migrations/0014-running-totals.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -53,7 +54,8 @@ const migrations: Record<string, Migration> = {
   "0010-bank-answers": bankAnswers,
   "0011-link-bank-accounts": linkBankAccounts,
   "0012-payment-link-token-sealed": paymentLinkTokenSealed,
-  "0013-running-totals": runningTotals,
+  "0013-mandates": mandates,
+  "0014-running-totals": runningTotals,
 };
 
 /**

@@ -29,7 +29,7 @@ export async function backupSqlite(
 /** Seals every stored secret again under the current SECRETS_KEY: the last step of a key rotation. */
 export async function resealSecrets(
   db: Kysely<Database>,
-): Promise<{ merchants: number; users: number; mailbox: number; paymentLinks: number }> {
+): Promise<{ merchants: number; users: number; mailbox: number; paymentLinks: number; accounts: number }> {
   return db.transaction().execute(async (trx) => {
     const merchants = await trx.selectFrom("merchants").select(["id", "webhook_secret"]).execute();
     for (const row of merchants)
@@ -56,6 +56,26 @@ export async function resealSecrets(
         .set({ body: seal(unseal(row.body)), code: seal(unseal(row.code)) })
         .where("id", "=", row.id)
         .execute();
+    // Bank accounts chosen on payment links (with their return address, which holds the link's
+    // token) and kept with mandates (the sealed column only: the evidence is never edited).
+    const verifications = await trx
+      .selectFrom("account_verifications")
+      .select(["id", "account_sealed", "return_url"])
+      .execute();
+    for (const row of verifications)
+      await trx
+        .updateTable("account_verifications")
+        .set({ account_sealed: seal(unseal(row.account_sealed)), return_url: seal(unseal(row.return_url)) })
+        .where("id", "=", row.id)
+        .execute();
+    const mandates = await trx.selectFrom("mandates").select(["id", "account_sealed"]).execute();
+    for (const row of mandates)
+      await trx
+        .updateTable("mandates")
+        .set({ account_sealed: seal(unseal(row.account_sealed)) })
+        .where("id", "=", row.id)
+        .execute();
+    const accounts = verifications.length + mandates.length;
     const links = await trx
       .selectFrom("payment_links")
       .select(["id", "token_sealed"])
@@ -67,6 +87,12 @@ export async function resealSecrets(
         .set({ token_sealed: seal(unseal(row.token_sealed!)) })
         .where("id", "=", row.id)
         .execute();
-    return { merchants: merchants.length, users: users.length, mailbox: mails.length, paymentLinks: links.length };
+    return {
+      merchants: merchants.length,
+      users: users.length,
+      mailbox: mails.length,
+      paymentLinks: links.length,
+      accounts,
+    };
   });
 }

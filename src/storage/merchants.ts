@@ -1,10 +1,10 @@
-import type { Kysely } from "kysely";
+import type { Insertable, Kysely, Selectable } from "kysely";
 import type { Database, MerchantTable } from "./schema.js";
 import { seal, unseal } from "./sealed.js";
 
-export type MerchantRow = MerchantTable;
+export type MerchantRow = Selectable<MerchantTable>;
 
-export async function insertMerchant(db: Kysely<Database>, merchant: MerchantRow): Promise<void> {
+export async function insertMerchant(db: Kysely<Database>, merchant: Insertable<MerchantTable>): Promise<void> {
   await db
     .insertInto("merchants")
     .values({ ...merchant, webhook_secret: seal(merchant.webhook_secret) })
@@ -66,4 +66,17 @@ export async function updateWebhookUrl(db: Kysely<Database>, merchantId: string,
     .where("id", "=", merchantId)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+export async function updateSupportContact(
+  db: Kysely<Database>,
+  merchantId: string,
+  contact: { email: string; phone: string; url: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("merchants")
+    .set({ support_email: contact.email, support_phone: contact.phone, support_url: contact.url })
+    .where("id", "=", merchantId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

@@ -34,6 +34,52 @@ export interface Database {
   sign_in_attempts: SignInAttemptTable;
   sign_in_challenges: SignInChallengeTable;
   recovery_codes: RecoveryCodeTable;
+  account_verifications: AccountVerificationTable;
+  mandates: MandateTable;
+}
+
+/** The account a payment link chose and its bank's verification (storage/account-verifications.ts). */
+export interface AccountVerificationTable {
+  id: string;
+  link_id: string;
+  /** MandateVerification */
+  method: number;
+  state_hash: string;
+  return_url: string;
+  /** The account details, sealed (storage/sealed.ts). */
+  account_sealed: string;
+  account_hash: string;
+  /** The masked summary (domain/bank-account.ts). */
+  summary_json: string;
+  /** pending, verified, failed */
+  status: string;
+  /** BankVerificationFailure */
+  failure: number;
+  created_at: string;
+  expires_at: string;
+  verified_at: string | null;
+  code_hash: string | null;
+  code_issued_at: string | null;
+  code_used_at: string | null;
+}
+
+/** A direct-debit mandate with its consent evidence; never updated. */
+export interface MandateTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  contract_id: string;
+  link_id: string;
+  verification_id: string;
+  method: number;
+  account_sealed: string;
+  account_hash: string;
+  summary_json: string;
+  terms_version: string;
+  accepted_at: string;
+  client_address: string;
+  user_agent: string;
+  verified_at: string | null;
 }
 
 export interface MerchantTable {
@@ -49,6 +95,10 @@ export interface MerchantTable {
   created_at: string;
   /** 1: every dashboard user of the merchant must enrol TOTP before doing anything else. */
   dashboard_totp_required?: number;
+  /** The support contact the consent screen shows (empty: not given). */
+  support_email: Generated<string>;
+  support_phone: Generated<string>;
+  support_url: Generated<string>;
 }
 
 export interface ApiKeyTable {
@@ -100,7 +150,7 @@ export interface PaymentLinkTable {
   merchant_id: string;
   /** SHA-256 (hex) of the link's token; the token itself is only in the link's URL. */
   token_hash: string;
-  /** The token sealed with SECRETS_KEY, for answering a retried create (null before migration 0013). */
+  /** The token sealed with SECRETS_KEY, for answering a retried create (null before migration 0014). */
   token_sealed: string | null;
   workflow: number;
   customer_id: string | null;

@@ -111,7 +111,8 @@ function victimIdFor(field: DescField, method: DescMethod): string | undefined {
     case "token":
       return ids.token;
     case "email":
-      return method.name === "SignIn" ? undefined : ids.email;
+      // SignIn's is the user's own; UpdateSupportContact's is the merchant's own support address.
+      return method.name === "SignIn" || method.name === "UpdateSupportContact" ? undefined : ids.email;
     case "id":
       return method.name === "RevokeApiKey" ? ids.apiKeyId : ids.event;
     case "idempotency_key":
@@ -394,6 +395,7 @@ describe("HostedPageService: the payment-link token", () => {
     },
     VerifyTwoFactorCode: { code: "123456" },
     LinkBankAccount: { bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder: "ﾔﾏﾀﾞ ﾀﾛｳ" },
+    SearchBranches: { bankCode: "0001" },
   };
 
   it("refuses every method without a token or with a forged one", async () => {

@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { ChargeStatus, ErrorType, KycMethod, KycStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import {
+  ChargeStatus,
+  ErrorType,
+  KycMethod,
+  KycStatus,
+  MandateVerification,
+  RefundStatus,
+} from "../../gen/payments/v1/enums_pb.js";
 import { PaymentErrorSchema } from "../../gen/payments/v1/errors_pb.js";
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { setWebhookUrl } from "../../src/flows/merchants.js";
+import { atBank, backLocation, bankPort, returnFromBank } from "../helpers/bank-site.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { dialects, startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -474,7 +482,7 @@ describe("eKYC methods and the 2027-04-01 end of photo-based verification", () =
   });
 });
 
-describe.each(dialects)("the bank's own authentication step when linking (%s)", (dialect) => {
+describe.each(dialects)("the bank's own authentication, on the bank's own page (%s)", (dialect) => {
   let server: TestServer;
 
   beforeAll(async () => {
@@ -482,55 +490,69 @@ describe.each(dialects)("the bank's own authentication step when linking (%s)", 
   });
   afterAll(async () => server?.stop());
 
-  const link = (token: string, accountNumber: string, credentials: { pin?: string; oneTimePassword?: string }) =>
+  const link = (token: string, accountNumber: string, bankCode = "9901") =>
     server.client(HostedPageService).linkBankAccount({
       token,
-      bankCode: "9901",
+      bankCode,
       branchCode: "001",
       accountNumber,
       accountHolder: "ヤマダ タロウ",
-      ...credentials,
     });
-  const correct = { pin: "1234", oneTimePassword: "123456" };
+  const wrong = { pin: "9999", oneTimePassword: "123456" };
 
-  it("asks for the PIN and one-time password, and locks the account for the rest of the JST day after three wrong entries", async () => {
+  it("never takes a PIN or one-time password on the service's API", async () => {
     const { token } = await verifiedLink(server);
-    const missing = await caught(link(token, "2222222", {}));
-    expect(missing?.code).toBe(Code.InvalidArgument);
-    expect(missing?.findDetails(PaymentErrorSchema)[0]).toMatchObject({
-      code: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED",
-      field: "pin",
-    });
+    for (const credentials of [{ pin: "1234" }, { oneTimePassword: "123456" }]) {
+      const refused = await caught(
+        server.client(HostedPageService).linkBankAccount({
+          token,
+          bankCode: "9901",
+          branchCode: "001",
+          accountNumber: "2222222",
+          accountHolder: "ヤマダ タロウ",
+          ...credentials,
+        }),
+      );
+      expect(refused?.code).toBe(Code.InvalidArgument);
+      expect(refused?.rawMessage).toContain("bank's own page");
+    }
+  });
+
+  it("asks for them on the bank's page, and locks the account for the rest of the JST day after three wrong entries", async () => {
+    const { token } = await verifiedLink(server);
+    const chosen = await link(token, "2222222");
+    expect(chosen.linked).toBe(false);
+    expect(new URL(chosen.bankRedirectUrl).port).toBe(String(bankPort(server)));
+    const missing = await atBank(server, chosen.bankRedirectUrl, { pin: "", oneTimePassword: "" });
+    expect(missing.status).toBe(422);
+    expect(await missing.text()).toContain("暗証番号とワンタイムパスワードを入力してください");
 
     for (const attemptsLeft of [2, 1, 0]) {
-      const wrong = await caught(link(token, "2222222", { pin: "9999", oneTimePassword: "123456" }));
-      expect(wrong?.code).toBe(Code.InvalidArgument);
-      expect(wrong?.rawMessage).toContain(`${attemptsLeft} attempt(s) left today`);
+      const answer = await atBank(server, chosen.bankRedirectUrl, wrong);
+      expect(answer.status).toBe(422);
+      expect(await answer.text()).toContain(`${attemptsLeft} attempt(s) left today`);
     }
-    // Locked: even the right entry is refused today, on this link or another one for the account.
-    expect((await caught(link(token, "2222222", correct)))?.code).toBe(Code.ResourceExhausted);
+    // Locked: even the right entry is sent back as locked, on this link or another one for the account.
+    const locked = backLocation(await atBank(server, chosen.bankRedirectUrl));
+    expect(locked.searchParams.get("error")).toBe("locked");
+    expect(locked.searchParams.has("code")).toBe(false);
+    expect(await returnFromBank(server, locked)).toBe("locked");
     const other = await verifiedLink(server);
-    expect((await caught(link(other.token, "2222222", correct)))?.code).toBe(Code.ResourceExhausted);
+    const again = await link(other.token, "2222222");
+    expect(backLocation(await atBank(server, again.bankRedirectUrl)).searchParams.get("error")).toBe("locked");
     // Another account is not locked.
-    expect((await link(other.token, "3333333", correct)).linked).toBe(true);
+    const third = await link(other.token, "3333333");
+    expect(await returnFromBank(server, backLocation(await atBank(server, third.bankRedirectUrl)))).toBe("verified");
 
     moveTo(server, jst("2026-03-11T00:00"));
     const nextDay = await verifiedLink(server);
-    expect((await link(nextDay.token, "2222222", correct)).linked).toBe(true);
+    const fresh = await link(nextDay.token, "2222222");
+    expect(await returnFromBank(server, backLocation(await atBank(server, fresh.bankRedirectUrl)))).toBe("verified");
   });
 
-  it("is not asked for by the default bank", async () => {
+  it("is not asked for by the default bank, whose mandate is registered with the first debit", async () => {
     const { token } = await verifiedLink(server);
-    expect(
-      (
-        await server.client(HostedPageService).linkBankAccount({
-          token,
-          bankCode: "0001",
-          branchCode: "001",
-          accountNumber: "2222222",
-          accountHolder: "ﾔﾏﾀﾞ",
-        })
-      ).linked,
-    ).toBe(true);
+    const chosen = await link(token, "2222222", "0001");
+    expect(chosen).toMatchObject({ linked: true, bankRedirectUrl: "", verification: MandateVerification.FIRST_DEBIT });
   });
 });

@@ -7,10 +7,10 @@ import { refundToRow } from "../../src/storage/records.js";
 import { chargeRow } from "../helpers/charges.js";
 import { dialects, freshDatabaseUrl } from "../helpers/test-server.js";
 
-const before = "0012-payment-link-token-sealed";
+const before = "0013-mandates";
 
 for (const dialect of dialects) {
-  describe(`migration 0013 on ${dialect}`, () => {
+  describe(`migration 0014 on ${dialect}`, () => {
     it("backfills each account's debits of the day and month of its latest debit (reversed ones left out), and numbers each charge's refunds", async () => {
       const { url, cleanup } = freshDatabaseUrl(dialect);
       try {

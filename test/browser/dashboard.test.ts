@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { parse } from "csv-parse/sync";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
+import { getSupportContact } from "../../src/flows/merchants.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { dashboardPassword, nextTotpCode, totpCodeAt, wrongTotpCodes } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
@@ -161,6 +163,40 @@ describe("the dashboard in a browser", () => {
       ["aki2@example.jp", "Bad price", "failed", "price must be a whole number of yen (digits only)"],
       [`'=HYPERLINK("http://evil.example/")`, "Box", "failed", "customer_email is not a valid e-mail address"],
     ]);
+  });
+
+  it("shows a customer's direct-debit mandate with its evidence, and saves the support contact", async () => {
+    const email = "mandate@example.jp";
+    const created = await server.client(PaymentService).createOnSessionPayment({
+      buyer: { email },
+      charge: { description: "Monthly plan" },
+      redirect: { successUrl: "https://shop.example.jp/ok", failureUrl: "https://shop.example.jp/ng" },
+    });
+    await server
+      .client(SandboxService)
+      .completePayment({ paymentLinkUrl: created.paymentLink!.url, bankCode: "9901", accountNumber: "7654567" });
+
+    await page.getByRole("link", { name: "Customers" }).click();
+    const search = page.getByLabel("Search by e-mail");
+    await search.fill(email);
+    await search.press("Enter");
+    await page.getByRole("link", { name: email }).click();
+    await page.getByRole("heading", { name: `Direct-debit mandate (${created.charge!.contractId})` }).waitFor();
+    expect(await page.getByText("Sandbox Daily Window Bank 本店 普通 ****567").count()).toBe(1);
+    expect(await page.getByText("BANK_REDIRECT").count()).toBe(1);
+    const exported = page.getByRole("link", { name: "Export the evidence (JSON)" });
+    expect(await exported.getAttribute("download")).toBe(`mandate-${created.charge!.contractId}.json`);
+    expect(decodeURIComponent((await exported.getAttribute("href")) ?? "")).toContain('"termsVersion"');
+    expect(await page.getByText("7654567").count()).toBe(0);
+
+    await page.getByRole("link", { name: "API keys & webhooks" }).click();
+    await page.getByLabel("Support e-mail").fill("help@shop.example.jp");
+    await page.getByLabel("Support phone").fill("03-1234-5678");
+    await page.getByLabel("Support page (https://)").fill("https://shop.example.jp/help");
+    await page.getByRole("button", { name: "Save" }).last().click();
+    await expect
+      .poll(async () => (await getSupportContact(server.ctx, server.merchant.merchant_id)).email)
+      .toBe("help@shop.example.jp");
   });
 
   it("signs in again in two steps, and asks for a code again before creating an API key", async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { ChargeStatus, ContractStatus, ErrorType, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
@@ -21,6 +22,7 @@ let browser: Browser;
 let shop: ShopSite;
 
 beforeAll(async () => {
+  execFileSync(process.execPath, ["scripts/build-web.mjs", "--if-stale"], { stdio: "inherit" });
   [server, browser, shop] = await Promise.all([startTestServer(), launchBrowser(), startShopSite()]);
 });
 afterAll(async () => {

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
@@ -59,4 +61,28 @@ export async function startShopSite(): Promise<ShopSite> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A fresh desktop-sized context. */
+export async function newDesktopPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "ja-JP" });
+  return { context, page: await context.newPage() };
+}
+
+let axeSource: string | undefined;
+
+/** axe-core's violations on the page as it stands (its source evaluated in the page, not fetched). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`);
+  });
+  return violations;
 }

@@ -8,17 +8,19 @@ import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/vali
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ChargeStatus, KycMethod, KycStatus, PaymentErrorCode, PaymentWorkflow } from "./enums_pb.js";
+import type { BankAccountType, ChargeStatus, KycMethod, KycStatus, MandateVerification, PaymentErrorCode, PaymentWorkflow } from "./enums_pb.js";
 import { file_payments_v1_enums } from "./enums_pb.js";
 import type { ErrorBody } from "./errors_pb.js";
 import { file_payments_v1_errors } from "./errors_pb.js";
+import type { BankAccountSummary } from "./resources_pb.js";
+import { file_payments_v1_resources } from "./resources_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file payments/v1/hosted_page_service.proto.
  */
 export const file_payments_v1_hosted_page_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXltZW50cy92MS9ob3N0ZWRfcGFnZV9zZXJ2aWNlLnByb3RvEgtwYXltZW50cy52MSI0ChZJbml0aWF0ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASI8ChBNZXJjaGFudFJlZGlyZWN0EhMKC3N1Y2Nlc3NfdXJsGAEgASgJEhMKC2ZhaWx1cmVfdXJsGAIgASgJInAKDkhvc3RlZE1lcmNoYW50Eg0KBXRva2VuGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIbG9nb191cmwYAyABKAkSLwoIcmVkaXJlY3QYBCABKAsyHS5wYXltZW50cy52MS5NZXJjaGFudFJlZGlyZWN0IvsDCg5QYXltZW50U2Vzc2lvbhItCghtZXJjaGFudBgBIAEoCzIbLnBheW1lbnRzLnYxLkhvc3RlZE1lcmNoYW50Eg4KBmFtb3VudBgCIAEoBRIQCghjdXJyZW5jeRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRIuCgh3b3JrZmxvdxgFIAEoDjIcLnBheW1lbnRzLnYxLlBheW1lbnRXb3JrZmxvdxIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbWFpbF9oaW50GAcgASgJEhsKE3R3b19mYWN0b3JfdmVyaWZpZWQYCCABKAgSFwoPbmVlZHNfYmFua19saW5rGAkgASgIEhMKC2JhbmtfbGlua2VkGAogASgIEhEKCW5lZWRzX2t5YxgLIAEoCBIVCg1reWNfc3VibWl0dGVkGAwgASgIEhEKCWNvbXBsZXRlZBgNIAEoCBIUCgxyZWRpcmVjdF91cmwYDiABKAkSMAoNY2hhcmdlX3N0YXR1cxgPIAEoDjIZLnBheW1lbnRzLnYxLkNoYXJnZVN0YXR1cxIlCgVlcnJvchgQIAEoCzIWLnBheW1lbnRzLnYxLkVycm9yQm9keRIYChBkZXRhaWxzX3dpdGhoZWxkGBEgASgIIqMBChJIb3N0ZWRQYXltZW50RXJyb3ISMQoKZXJyb3JfY29kZRgBIAEoDjIdLnBheW1lbnRzLnYxLlBheW1lbnRFcnJvckNvZGUSFQoNZXJyb3JfbWVzc2FnZRgCIAEoCRItCghtZXJjaGFudBgDIAEoCzIbLnBheW1lbnRzLnYxLkhvc3RlZE1lcmNoYW50EhQKDHJlZGlyZWN0X3VybBgEIAEoCSKEAQoVSW5pdGlhdGVQYXltZW50UmVzdWx0Ei4KB3Nlc3Npb24YASABKAsyGy5wYXltZW50cy52MS5QYXltZW50U2Vzc2lvbkgAEjAKBWVycm9yGAIgASgLMh8ucGF5bWVudHMudjEuSG9zdGVkUGF5bWVudEVycm9ySABCCQoHb3V0Y29tZSJNChdJbml0aWF0ZVBheW1lbnRSZXNwb25zZRIyCgZyZXN1bHQYASABKAsyIi5wYXltZW50cy52MS5Jbml0aWF0ZVBheW1lbnRSZXN1bHQiNgoYU2VuZFR3b0ZhY3RvckNvZGVSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASKYAQoZU2VuZFR3b0ZhY3RvckNvZGVSZXNwb25zZRISCgplbWFpbF9oaW50GAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE3Jlc2VuZF9hdmFpbGFibGVfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKGlZlcmlmeVR3b0ZhY3RvckNvZGVSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIfCgRjb2RlGAIgASgJQhG6SA5yDDIKXlswLTldezZ9JCJGChtWZXJpZnlUd29GYWN0b3JDb2RlUmVzcG9uc2USEAoIdmVyaWZpZWQYASABKAgSFQoNYXR0ZW1wdHNfbGVmdBgCIAEoBSLXAwoWTGlua0JhbmtBY2NvdW50UmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESJAoJYmFua19jb2RlGAIgASgJQhG6SA5yDDIKXlswLTldezR9JBImCgticmFuY2hfY29kZRgDIAEoCUIRukgOcgwyCl5bMC05XXszfSQSKQoOYWNjb3VudF9udW1iZXIYBCABKAlCEbpIDnIMMgpeWzAtOV17N30kEtMBCg5hY2NvdW50X2hvbGRlchgFIAEoCUK6AbpItgG6AawBCiRFUlJPUl9UWVBFX1BBWU1FTlRfVkFMSURBVElPTl9GQUlMRUQSMHVzZSBrYXRha2FuYSwgQS1aLCAwLTksIHNwYWNlIGFuZCAoICkgLSAuIC8gb25seRpSdGhpcy5tYXRjaGVzKCdeW+OCoS3jg7bjg7zvvaYt776fQS1aMC0577yhLe+8uu+8kC3vvJkg44CAKCnvvIjvvIku77yOL++8j++8jS1dKyQnKXIEEAEYHhIhCgNwaW4YBiABKAlCFLpIEdgBAXIMMgpeWzAtOV17NH0kEi8KEW9uZV90aW1lX3Bhc3N3b3JkGAcgASgJQhS6SBHYAQFyDDIKXlswLTldezZ9JCIpChdMaW5rQmFua0FjY291bnRSZXNwb25zZRIOCgZsaW5rZWQYASABKAgijQMKEFN1Ym1pdEt5Y1JlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEhcKBG5hbWUYAiABKAlCCbpIBnIEEAEYZBJCChJrYXRha2FuYV9sYXN0X25hbWUYAyABKAlCJrpII3IhEAEYHjIbXltccHtLYXRha2FuYX3jg7zjg7sg44CAXSskEkMKE2thdGFrYW5hX2ZpcnN0X25hbWUYBCABKAlCJrpII3IhEAEYHjIbXltccHtLYXRha2FuYX3jg7zjg7sg44CAXSskEk4KCmJpcnRoX2RhdGUYBSABKAlCOrpIN3I1MjNeWzAtOV17NH0tKDBbMS05XXwxWzAtMl0pLSgwWzEtOV18WzEyXVswLTldfDNbMDFdKSQSGwoHYWRkcmVzcxgGIAEoCUIKukgHcgUQARj/ARImCgZnZW5kZXIYByABKAlCFrpIE9gBAXIOUgRtYWxlUgZmZW1hbGUSJgoGbWV0aG9kGAggASgOMhYucGF5bWVudHMudjEuS3ljTWV0aG9kIj8KEVN1Ym1pdEt5Y1Jlc3BvbnNlEioKCmt5Y19zdGF0dXMYASABKA4yFi5wYXltZW50cy52MS5LeWNTdGF0dXMiMwoVQXBwcm92ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASKZAQoVQXBwcm92ZVBheW1lbnRTdWNjZXNzEjAKDWNoYXJnZV9zdGF0dXMYASABKA4yGS5wYXltZW50cy52MS5DaGFyZ2VTdGF0dXMSFAoMcmVkaXJlY3RfdXJsGAIgASgJEhEKCWNoYXJnZV9pZBgDIAEoCRIlCgVlcnJvchgEIAEoCzIWLnBheW1lbnRzLnYxLkVycm9yQm9keSKKAQoUQXBwcm92ZVBheW1lbnRSZXN1bHQSNQoHc3VjY2VzcxgBIAEoCzIiLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50U3VjY2Vzc0gAEjAKBWVycm9yGAIgASgLMh8ucGF5bWVudHMudjEuSG9zdGVkUGF5bWVudEVycm9ySABCCQoHb3V0Y29tZSJLChZBcHByb3ZlUGF5bWVudFJlc3BvbnNlEjEKBnJlc3VsdBgBIAEoCzIhLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVzdWx0MscGChFIb3N0ZWRQYWdlU2VydmljZRKEAQoPSW5pdGlhdGVQYXltZW50EiMucGF5bWVudHMudjEuSW5pdGlhdGVQYXltZW50UmVxdWVzdBokLnBheW1lbnRzLnYxLkluaXRpYXRlUGF5bWVudFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS9ob3N0ZWQve3Rva2VufS9pbml0aWF0ZRKRAQoRU2VuZFR3b0ZhY3RvckNvZGUSJS5wYXltZW50cy52MS5TZW5kVHdvRmFjdG9yQ29kZVJlcXVlc3QaJi5wYXltZW50cy52MS5TZW5kVHdvRmFjdG9yQ29kZVJlc3BvbnNlIi2C0+STAic6ASoiIi92MS9ob3N0ZWQve3Rva2VufS90d28tZmFjdG9yL3NlbmQSmQEKE1ZlcmlmeVR3b0ZhY3RvckNvZGUSJy5wYXltZW50cy52MS5WZXJpZnlUd29GYWN0b3JDb2RlUmVxdWVzdBooLnBheW1lbnRzLnYxLlZlcmlmeVR3b0ZhY3RvckNvZGVSZXNwb25zZSIvgtPkkwIpOgEqIiQvdjEvaG9zdGVkL3t0b2tlbn0vdHdvLWZhY3Rvci92ZXJpZnkSiAEKD0xpbmtCYW5rQWNjb3VudBIjLnBheW1lbnRzLnYxLkxpbmtCYW5rQWNjb3VudFJlcXVlc3QaJC5wYXltZW50cy52MS5MaW5rQmFua0FjY291bnRSZXNwb25zZSIqgtPkkwIkOgEqIh8vdjEvaG9zdGVkL3t0b2tlbn0vYmFuay1hY2NvdW50Em0KCVN1Ym1pdEt5YxIdLnBheW1lbnRzLnYxLlN1Ym1pdEt5Y1JlcXVlc3QaHi5wYXltZW50cy52MS5TdWJtaXRLeWNSZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEvaG9zdGVkL3t0b2tlbn0va3ljEoABCg5BcHByb3ZlUGF5bWVudBIiLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVxdWVzdBojLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVzcG9uc2UiJYLT5JMCHzoBKiIaL3YxL2hvc3RlZC97dG9rZW59L2FwcHJvdmViBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors]);
+  fileDesc("CiVwYXltZW50cy92MS9ob3N0ZWRfcGFnZV9zZXJ2aWNlLnByb3RvEgtwYXltZW50cy52MSI0ChZJbml0aWF0ZVBheW1lbnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAASI8ChBNZXJjaGFudFJlZGlyZWN0EhMKC3N1Y2Nlc3NfdXJsGAEgASgJEhMKC2ZhaWx1cmVfdXJsGAIgASgJIrMBCg5Ib3N0ZWRNZXJjaGFudBINCgV0b2tlbhgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCGxvZ29fdXJsGAMgASgJEi8KCHJlZGlyZWN0GAQgASgLMh0ucGF5bWVudHMudjEuTWVyY2hhbnRSZWRpcmVjdBIVCg1zdXBwb3J0X2VtYWlsGAUgASgJEhUKDXN1cHBvcnRfcGhvbmUYBiABKAkSEwoLc3VwcG9ydF91cmwYByABKAkiLQoMTWFuZGF0ZVRlcm1zEg8KB3ZlcnNpb24YASABKAkSDAoEdGV4dBgCIAEoCSKhBQoOUGF5bWVudFNlc3Npb24SLQoIbWVyY2hhbnQYASABKAsyGy5wYXltZW50cy52MS5Ib3N0ZWRNZXJjaGFudBIOCgZhbW91bnQYAiABKAUSEAoIY3VycmVuY3kYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSLgoId29ya2Zsb3cYBSABKA4yHC5wYXltZW50cy52MS5QYXltZW50V29ya2Zsb3cSLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZW1haWxfaGludBgHIAEoCRIbChN0d29fZmFjdG9yX3ZlcmlmaWVkGAggASgIEhcKD25lZWRzX2JhbmtfbGluaxgJIAEoCBITCgtiYW5rX2xpbmtlZBgKIAEoCBIRCgluZWVkc19reWMYCyABKAgSFQoNa3ljX3N1Ym1pdHRlZBgMIAEoCBIRCgljb21wbGV0ZWQYDSABKAgSFAoMcmVkaXJlY3RfdXJsGA4gASgJEjAKDWNoYXJnZV9zdGF0dXMYDyABKA4yGS5wYXltZW50cy52MS5DaGFyZ2VTdGF0dXMSJQoFZXJyb3IYECABKAsyFi5wYXltZW50cy52MS5FcnJvckJvZHkSGAoQZGV0YWlsc193aXRoaGVsZBgRIAEoCBI1CgxiYW5rX2FjY291bnQYEiABKAsyHy5wYXltZW50cy52MS5CYW5rQWNjb3VudFN1bW1hcnkSKAoFdGVybXMYEyABKAsyGS5wYXltZW50cy52MS5NYW5kYXRlVGVybXMSEQoJY2hhcmdlX2lkGBQgASgJEjAKDGNvbXBsZXRlZF9hdBgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiowEKEkhvc3RlZFBheW1lbnRFcnJvchIxCgplcnJvcl9jb2RlGAEgASgOMh0ucGF5bWVudHMudjEuUGF5bWVudEVycm9yQ29kZRIVCg1lcnJvcl9tZXNzYWdlGAIgASgJEi0KCG1lcmNoYW50GAMgASgLMhsucGF5bWVudHMudjEuSG9zdGVkTWVyY2hhbnQSFAoMcmVkaXJlY3RfdXJsGAQgASgJIoQBChVJbml0aWF0ZVBheW1lbnRSZXN1bHQSLgoHc2Vzc2lvbhgBIAEoCzIbLnBheW1lbnRzLnYxLlBheW1lbnRTZXNzaW9uSAASMAoFZXJyb3IYAiABKAsyHy5wYXltZW50cy52MS5Ib3N0ZWRQYXltZW50RXJyb3JIAEIJCgdvdXRjb21lIk0KF0luaXRpYXRlUGF5bWVudFJlc3BvbnNlEjIKBnJlc3VsdBgBIAEoCzIiLnBheW1lbnRzLnYxLkluaXRpYXRlUGF5bWVudFJlc3VsdCI2ChhTZW5kVHdvRmFjdG9yQ29kZVJlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABIpgBChlTZW5kVHdvRmFjdG9yQ29kZVJlc3BvbnNlEhIKCmVtYWlsX2hpbnQYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNwoTcmVzZW5kX2F2YWlsYWJsZV9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoaVmVyaWZ5VHdvRmFjdG9yQ29kZVJlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEh8KBGNvZGUYAiABKAlCEbpIDnIMMgpeWzAtOV17Nn0kIkYKG1ZlcmlmeVR3b0ZhY3RvckNvZGVSZXNwb25zZRIQCgh2ZXJpZmllZBgBIAEoCBIVCg1hdHRlbXB0c19sZWZ0GAIgASgFIocGChZMaW5rQmFua0FjY291bnRSZXF1ZXN0EhoKBXRva2VuGAEgASgJQgu6SAjIAQFyAxiAARIkCgliYW5rX2NvZGUYAiABKAlCEbpIDnIMMgpeWzAtOV17NH0kEiYKC2JyYW5jaF9jb2RlGAMgASgJQhG6SA5yDDIKXlswLTldezN9JBIpCg5hY2NvdW50X251bWJlchgEIAEoCUIRukgOcgwyCl5bMC05XXs3fSQS0wEKDmFjY291bnRfaG9sZGVyGAUgASgJQroBuki2AboBrAEKJEVSUk9SX1RZUEVfUEFZTUVOVF9WQUxJREFUSU9OX0ZBSUxFRBIwdXNlIGthdGFrYW5hLCBBLVosIDAtOSwgc3BhY2UgYW5kICggKSAtIC4gLyBvbmx5GlJ0aGlzLm1hdGNoZXMoJ15b44KhLeODtuODvO+9pi3vvp9BLVowLTnvvKEt77y677yQLe+8mSDjgIAoKe+8iO+8iS7vvI4v77yP77yNLV0rJCcpcgQQARgeEpkBCgNwaW4YBiABKAlCiwEYAbpIhQG6AYEBCiRFUlJPUl9UWVBFX1BBWU1FTlRfVkFMSURBVElPTl9GQUlMRUQSTWEgYmFuayBQSU4gb3Igb25lLXRpbWUgcGFzc3dvcmQgaXMgZW50ZXJlZCBvbiB0aGUgYmFuaydzIG93biBwYWdlLCBuZXZlciBoZXJlGgp0aGlzID09ICcnEqcBChFvbmVfdGltZV9wYXNzd29yZBgHIAEoCUKLARgBukiFAboBgQEKJEVSUk9SX1RZUEVfUEFZTUVOVF9WQUxJREFUSU9OX0ZBSUxFRBJNYSBiYW5rIFBJTiBvciBvbmUtdGltZSBwYXNzd29yZCBpcyBlbnRlcmVkIG9uIHRoZSBiYW5rJ3Mgb3duIHBhZ2UsIG5ldmVyIGhlcmUaCnRoaXMgPT0gJycSPAoMYWNjb3VudF90eXBlGAggASgOMhwucGF5bWVudHMudjEuQmFua0FjY291bnRUeXBlQgi6SAWCAQIQASKuAQoXTGlua0JhbmtBY2NvdW50UmVzcG9uc2USDgoGbGlua2VkGAEgASgIEhkKEWJhbmtfcmVkaXJlY3RfdXJsGAIgASgJEjAKB2FjY291bnQYAyABKAsyHy5wYXltZW50cy52MS5CYW5rQWNjb3VudFN1bW1hcnkSNgoMdmVyaWZpY2F0aW9uGAQgASgOMiAucGF5bWVudHMudjEuTWFuZGF0ZVZlcmlmaWNhdGlvbiJiChJTZWFyY2hCYW5rc1JlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEhYKBXF1ZXJ5GAIgASgJQge6SARyAhgyEhgKBWxpbWl0GAMgASgFQgm6SAYaBBgyKAAiPgoSQmFua0RpcmVjdG9yeUVudHJ5EgwKBGNvZGUYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRrYW5hGAMgASgJIkUKE1NlYXJjaEJhbmtzUmVzcG9uc2USLgoFYmFua3MYASADKAsyHy5wYXltZW50cy52MS5CYW5rRGlyZWN0b3J5RW50cnkiiwEKFVNlYXJjaEJyYW5jaGVzUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESJAoJYmFua19jb2RlGAIgASgJQhG6SA5yDDIKXlswLTldezR9JBIWCgVxdWVyeRgDIAEoCUIHukgEcgIYMhIYCgVsaW1pdBgEIAEoBUIJukgGGgQYMigAInoKFlNlYXJjaEJyYW5jaGVzUmVzcG9uc2USLQoEYmFuaxgBIAEoCzIfLnBheW1lbnRzLnYxLkJhbmtEaXJlY3RvcnlFbnRyeRIxCghicmFuY2hlcxgCIAMoCzIfLnBheW1lbnRzLnYxLkJhbmtEaXJlY3RvcnlFbnRyeSKNAwoQU3VibWl0S3ljUmVxdWVzdBIaCgV0b2tlbhgBIAEoCUILukgIyAEBcgMYgAESFwoEbmFtZRgCIAEoCUIJukgGcgQQARhkEkIKEmthdGFrYW5hX2xhc3RfbmFtZRgDIAEoCUImukgjciEQARgeMhteW1xwe0thdGFrYW5hfeODvOODuyDjgIBdKyQSQwoTa2F0YWthbmFfZmlyc3RfbmFtZRgEIAEoCUImukgjciEQARgeMhteW1xwe0thdGFrYW5hfeODvOODuyDjgIBdKyQSTgoKYmlydGhfZGF0ZRgFIAEoCUI6ukg3cjUyM15bMC05XXs0fS0oMFsxLTldfDFbMC0yXSktKDBbMS05XXxbMTJdWzAtOV18M1swMV0pJBIbCgdhZGRyZXNzGAYgASgJQgq6SAdyBRABGP8BEiYKBmdlbmRlchgHIAEoCUIWukgT2AEBcg5SBG1hbGVSBmZlbWFsZRImCgZtZXRob2QYCCABKA4yFi5wYXltZW50cy52MS5LeWNNZXRob2QiPwoRU3VibWl0S3ljUmVzcG9uc2USKgoKa3ljX3N0YXR1cxgBIAEoDjIWLnBheW1lbnRzLnYxLkt5Y1N0YXR1cyJTChVBcHByb3ZlUGF5bWVudFJlcXVlc3QSGgoFdG9rZW4YASABKAlCC7pICMgBAXIDGIABEh4KDXRlcm1zX3ZlcnNpb24YAiABKAlCB7pIBHICGEAiywEKFUFwcHJvdmVQYXltZW50U3VjY2VzcxIwCg1jaGFyZ2Vfc3RhdHVzGAEgASgOMhkucGF5bWVudHMudjEuQ2hhcmdlU3RhdHVzEhQKDHJlZGlyZWN0X3VybBgCIAEoCRIRCgljaGFyZ2VfaWQYAyABKAkSJQoFZXJyb3IYBCABKAsyFi5wYXltZW50cy52MS5FcnJvckJvZHkSMAoMY29tcGxldGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKKAQoUQXBwcm92ZVBheW1lbnRSZXN1bHQSNQoHc3VjY2VzcxgBIAEoCzIiLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50U3VjY2Vzc0gAEjAKBWVycm9yGAIgASgLMh8ucGF5bWVudHMudjEuSG9zdGVkUGF5bWVudEVycm9ySABCCQoHb3V0Y29tZSJLChZBcHByb3ZlUGF5bWVudFJlc3BvbnNlEjEKBnJlc3VsdBgBIAEoCzIhLnBheW1lbnRzLnYxLkFwcHJvdmVQYXltZW50UmVzdWx0MtQIChFIb3N0ZWRQYWdlU2VydmljZRKEAQoPSW5pdGlhdGVQYXltZW50EiMucGF5bWVudHMudjEuSW5pdGlhdGVQYXltZW50UmVxdWVzdBokLnBheW1lbnRzLnYxLkluaXRpYXRlUGF5bWVudFJlc3BvbnNlIiaC0+STAiA6ASoiGy92MS9ob3N0ZWQve3Rva2VufS9pbml0aWF0ZRKRAQoRU2VuZFR3b0ZhY3RvckNvZGUSJS5wYXltZW50cy52MS5TZW5kVHdvRmFjdG9yQ29kZVJlcXVlc3QaJi5wYXltZW50cy52MS5TZW5kVHdvRmFjdG9yQ29kZVJlc3BvbnNlIi2C0+STAic6ASoiIi92MS9ob3N0ZWQve3Rva2VufS90d28tZmFjdG9yL3NlbmQSmQEKE1ZlcmlmeVR3b0ZhY3RvckNvZGUSJy5wYXltZW50cy52MS5WZXJpZnlUd29GYWN0b3JDb2RlUmVxdWVzdBooLnBheW1lbnRzLnYxLlZlcmlmeVR3b0ZhY3RvckNvZGVSZXNwb25zZSIvgtPkkwIpOgEqIiQvdjEvaG9zdGVkL3t0b2tlbn0vdHdvLWZhY3Rvci92ZXJpZnkSdQoLU2VhcmNoQmFua3MSHy5wYXltZW50cy52MS5TZWFyY2hCYW5rc1JlcXVlc3QaIC5wYXltZW50cy52MS5TZWFyY2hCYW5rc1Jlc3BvbnNlIiOC0+STAh06ASoiGC92MS9ob3N0ZWQve3Rva2VufS9iYW5rcxKTAQoOU2VhcmNoQnJhbmNoZXMSIi5wYXltZW50cy52MS5TZWFyY2hCcmFuY2hlc1JlcXVlc3QaIy5wYXltZW50cy52MS5TZWFyY2hCcmFuY2hlc1Jlc3BvbnNlIjiC0+STAjI6ASoiLS92MS9ob3N0ZWQve3Rva2VufS9iYW5rcy97YmFua19jb2RlfS9icmFuY2hlcxKIAQoPTGlua0JhbmtBY2NvdW50EiMucGF5bWVudHMudjEuTGlua0JhbmtBY2NvdW50UmVxdWVzdBokLnBheW1lbnRzLnYxLkxpbmtCYW5rQWNjb3VudFJlc3BvbnNlIiqC0+STAiQ6ASoiHy92MS9ob3N0ZWQve3Rva2VufS9iYW5rLWFjY291bnQSbQoJU3VibWl0S3ljEh0ucGF5bWVudHMudjEuU3VibWl0S3ljUmVxdWVzdBoeLnBheW1lbnRzLnYxLlN1Ym1pdEt5Y1Jlc3BvbnNlIiGC0+STAhs6ASoiFi92MS9ob3N0ZWQve3Rva2VufS9reWMSgAEKDkFwcHJvdmVQYXltZW50EiIucGF5bWVudHMudjEuQXBwcm92ZVBheW1lbnRSZXF1ZXN0GiMucGF5bWVudHMudjEuQXBwcm92ZVBheW1lbnRSZXNwb25zZSIlgtPkkwIfOgEqIhovdjEvaG9zdGVkL3t0b2tlbn0vYXBwcm92ZWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors, file_payments_v1_resources]);
 
 /**
  * @generated from message payments.v1.InitiatePaymentRequest
@@ -88,6 +90,23 @@ export type HostedMerchant = Message<"payments.v1.HostedMerchant"> & {
    * @generated from field: payments.v1.MerchantRedirect redirect = 4;
    */
   redirect?: MerchantRedirect | undefined;
+
+  /**
+   * The merchant's support contact (empty where not given).
+   *
+   * @generated from field: string support_email = 5;
+   */
+  supportEmail: string;
+
+  /**
+   * @generated from field: string support_phone = 6;
+   */
+  supportPhone: string;
+
+  /**
+   * @generated from field: string support_url = 7;
+   */
+  supportUrl: string;
 };
 
 /**
@@ -96,6 +115,34 @@ export type HostedMerchant = Message<"payments.v1.HostedMerchant"> & {
  */
 export const HostedMerchantSchema: GenMessage<HostedMerchant> = /*@__PURE__*/
   messageDesc(file_payments_v1_hosted_page_service, 2);
+
+/**
+ * The direct-debit (口座振替) terms the customer accepts by approving.
+ *
+ * @generated from message payments.v1.MandateTerms
+ */
+export type MandateTerms = Message<"payments.v1.MandateTerms"> & {
+  /**
+   * Quoted back in ApprovePaymentRequest.terms_version.
+   *
+   * @generated from field: string version = 1;
+   */
+  version: string;
+
+  /**
+   * Japanese first, then English.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message payments.v1.MandateTerms.
+ * Use `create(MandateTermsSchema)` to create a new message.
+ */
+export const MandateTermsSchema: GenMessage<MandateTerms> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 3);
 
 /**
  * What the page needs to show and which steps remain.
@@ -200,6 +247,34 @@ export type PaymentSession = Message<"payments.v1.PaymentSession"> & {
    * @generated from field: bool details_withheld = 17;
    */
   detailsWithheld: boolean;
+
+  /**
+   * The account the payment will debit, masked: the linked one (new contracts) or the contract's.
+   *
+   * @generated from field: payments.v1.BankAccountSummary bank_account = 18;
+   */
+  bankAccount?: BankAccountSummary | undefined;
+
+  /**
+   * The direct-debit terms the approval accepts (links that set up a contract).
+   *
+   * @generated from field: payments.v1.MandateTerms terms = 19;
+   */
+  terms?: MandateTerms | undefined;
+
+  /**
+   * trx-* identifier of the link's charge (empty for a contract-only link).
+   *
+   * @generated from field: string charge_id = 20;
+   */
+  chargeId: string;
+
+  /**
+   * When the payment was settled, once completed.
+   *
+   * @generated from field: google.protobuf.Timestamp completed_at = 21;
+   */
+  completedAt?: Timestamp | undefined;
 };
 
 /**
@@ -207,7 +282,7 @@ export type PaymentSession = Message<"payments.v1.PaymentSession"> & {
  * Use `create(PaymentSessionSchema)` to create a new message.
  */
 export const PaymentSessionSchema: GenMessage<PaymentSession> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 3);
+  messageDesc(file_payments_v1_hosted_page_service, 4);
 
 /**
  * @generated from message payments.v1.HostedPaymentError
@@ -243,7 +318,7 @@ export type HostedPaymentError = Message<"payments.v1.HostedPaymentError"> & {
  * Use `create(HostedPaymentErrorSchema)` to create a new message.
  */
 export const HostedPaymentErrorSchema: GenMessage<HostedPaymentError> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 4);
+  messageDesc(file_payments_v1_hosted_page_service, 5);
 
 /**
  * @generated from message payments.v1.InitiatePaymentResult
@@ -272,7 +347,7 @@ export type InitiatePaymentResult = Message<"payments.v1.InitiatePaymentResult">
  * Use `create(InitiatePaymentResultSchema)` to create a new message.
  */
 export const InitiatePaymentResultSchema: GenMessage<InitiatePaymentResult> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 5);
+  messageDesc(file_payments_v1_hosted_page_service, 6);
 
 /**
  * @generated from message payments.v1.InitiatePaymentResponse
@@ -289,7 +364,7 @@ export type InitiatePaymentResponse = Message<"payments.v1.InitiatePaymentRespon
  * Use `create(InitiatePaymentResponseSchema)` to create a new message.
  */
 export const InitiatePaymentResponseSchema: GenMessage<InitiatePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 6);
+  messageDesc(file_payments_v1_hosted_page_service, 7);
 
 /**
  * @generated from message payments.v1.SendTwoFactorCodeRequest
@@ -306,7 +381,7 @@ export type SendTwoFactorCodeRequest = Message<"payments.v1.SendTwoFactorCodeReq
  * Use `create(SendTwoFactorCodeRequestSchema)` to create a new message.
  */
 export const SendTwoFactorCodeRequestSchema: GenMessage<SendTwoFactorCodeRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 7);
+  messageDesc(file_payments_v1_hosted_page_service, 8);
 
 /**
  * @generated from message payments.v1.SendTwoFactorCodeResponse
@@ -335,7 +410,7 @@ export type SendTwoFactorCodeResponse = Message<"payments.v1.SendTwoFactorCodeRe
  * Use `create(SendTwoFactorCodeResponseSchema)` to create a new message.
  */
 export const SendTwoFactorCodeResponseSchema: GenMessage<SendTwoFactorCodeResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 8);
+  messageDesc(file_payments_v1_hosted_page_service, 9);
 
 /**
  * @generated from message payments.v1.VerifyTwoFactorCodeRequest
@@ -357,7 +432,7 @@ export type VerifyTwoFactorCodeRequest = Message<"payments.v1.VerifyTwoFactorCod
  * Use `create(VerifyTwoFactorCodeRequestSchema)` to create a new message.
  */
 export const VerifyTwoFactorCodeRequestSchema: GenMessage<VerifyTwoFactorCodeRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 9);
+  messageDesc(file_payments_v1_hosted_page_service, 10);
 
 /**
  * @generated from message payments.v1.VerifyTwoFactorCodeResponse
@@ -379,7 +454,7 @@ export type VerifyTwoFactorCodeResponse = Message<"payments.v1.VerifyTwoFactorCo
  * Use `create(VerifyTwoFactorCodeResponseSchema)` to create a new message.
  */
 export const VerifyTwoFactorCodeResponseSchema: GenMessage<VerifyTwoFactorCodeResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 10);
+  messageDesc(file_payments_v1_hosted_page_service, 11);
 
 /**
  * @generated from message payments.v1.LinkBankAccountRequest
@@ -398,14 +473,14 @@ export type LinkBankAccountRequest = Message<"payments.v1.LinkBankAccountRequest
   bankCode: string;
 
   /**
-   * 3-digit branch code.
+   * 3-digit branch code (ゆうちょ: the 店番 its 記号 converts to).
    *
    * @generated from field: string branch_code = 3;
    */
   branchCode: string;
 
   /**
-   * 7-digit ordinary account number.
+   * 7-digit account number (ゆうちょ: the 口座番号 its 番号 converts to).
    *
    * @generated from field: string account_number = 4;
    */
@@ -421,18 +496,28 @@ export type LinkBankAccountRequest = Message<"payments.v1.LinkBankAccountRequest
   accountHolder: string;
 
   /**
-   * The bank's own authentication, at banks that ask for it: the account's 4-digit PIN.
+   * Never used: a bank PIN is entered on the bank's own page only. A request that carries one
+   * is refused (ERROR_TYPE_PAYMENT_VALIDATION_FAILED), so it is never received by mistake.
    *
-   * @generated from field: string pin = 6;
+   * @generated from field: string pin = 6 [deprecated = true];
+   * @deprecated
    */
   pin: string;
 
   /**
-   * And the bank's 6-digit one-time password.
+   * Never used, as pin.
    *
-   * @generated from field: string one_time_password = 7;
+   * @generated from field: string one_time_password = 7 [deprecated = true];
+   * @deprecated
    */
   oneTimePassword: string;
+
+  /**
+   * 預金種目; unspecified is ordinary (普通).
+   *
+   * @generated from field: payments.v1.BankAccountType account_type = 8;
+   */
+  accountType: BankAccountType;
 };
 
 /**
@@ -440,16 +525,38 @@ export type LinkBankAccountRequest = Message<"payments.v1.LinkBankAccountRequest
  * Use `create(LinkBankAccountRequestSchema)` to create a new message.
  */
 export const LinkBankAccountRequestSchema: GenMessage<LinkBankAccountRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 11);
+  messageDesc(file_payments_v1_hosted_page_service, 12);
 
 /**
  * @generated from message payments.v1.LinkBankAccountResponse
  */
 export type LinkBankAccountResponse = Message<"payments.v1.LinkBankAccountResponse"> & {
   /**
+   * True when the account is linked now (no online verification at this bank).
+   *
    * @generated from field: bool linked = 1;
    */
   linked: boolean;
+
+  /**
+   * Set when the bank verifies online: send the customer there. It comes back to
+   * /pay/{token}/bank-return, and the page then shows the outcome.
+   *
+   * @generated from field: string bank_redirect_url = 2;
+   */
+  bankRedirectUrl: string;
+
+  /**
+   * The account as the page may show it back (masked).
+   *
+   * @generated from field: payments.v1.BankAccountSummary account = 3;
+   */
+  account?: BankAccountSummary | undefined;
+
+  /**
+   * @generated from field: payments.v1.MandateVerification verification = 4;
+   */
+  verification: MandateVerification;
 };
 
 /**
@@ -457,7 +564,142 @@ export type LinkBankAccountResponse = Message<"payments.v1.LinkBankAccountRespon
  * Use `create(LinkBankAccountResponseSchema)` to create a new message.
  */
 export const LinkBankAccountResponseSchema: GenMessage<LinkBankAccountResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 12);
+  messageDesc(file_payments_v1_hosted_page_service, 13);
+
+/**
+ * @generated from message payments.v1.SearchBanksRequest
+ */
+export type SearchBanksRequest = Message<"payments.v1.SearchBanksRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * What the customer typed: a code, kanji, hiragana, katakana or romaji.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * At most this many (default 20, at most 50).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message payments.v1.SearchBanksRequest.
+ * Use `create(SearchBanksRequestSchema)` to create a new message.
+ */
+export const SearchBanksRequestSchema: GenMessage<SearchBanksRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 14);
+
+/**
+ * A bank or branch as the master names it.
+ *
+ * @generated from message payments.v1.BankDirectoryEntry
+ */
+export type BankDirectoryEntry = Message<"payments.v1.BankDirectoryEntry"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * In full: みずほ銀行, 渋谷支店.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The reading in katakana.
+   *
+   * @generated from field: string kana = 3;
+   */
+  kana: string;
+};
+
+/**
+ * Describes the message payments.v1.BankDirectoryEntry.
+ * Use `create(BankDirectoryEntrySchema)` to create a new message.
+ */
+export const BankDirectoryEntrySchema: GenMessage<BankDirectoryEntry> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 15);
+
+/**
+ * @generated from message payments.v1.SearchBanksResponse
+ */
+export type SearchBanksResponse = Message<"payments.v1.SearchBanksResponse"> & {
+  /**
+   * @generated from field: repeated payments.v1.BankDirectoryEntry banks = 1;
+   */
+  banks: BankDirectoryEntry[];
+};
+
+/**
+ * Describes the message payments.v1.SearchBanksResponse.
+ * Use `create(SearchBanksResponseSchema)` to create a new message.
+ */
+export const SearchBanksResponseSchema: GenMessage<SearchBanksResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 16);
+
+/**
+ * @generated from message payments.v1.SearchBranchesRequest
+ */
+export type SearchBranchesRequest = Message<"payments.v1.SearchBranchesRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string bank_code = 2;
+   */
+  bankCode: string;
+
+  /**
+   * @generated from field: string query = 3;
+   */
+  query: string;
+
+  /**
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message payments.v1.SearchBranchesRequest.
+ * Use `create(SearchBranchesRequestSchema)` to create a new message.
+ */
+export const SearchBranchesRequestSchema: GenMessage<SearchBranchesRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 17);
+
+/**
+ * @generated from message payments.v1.SearchBranchesResponse
+ */
+export type SearchBranchesResponse = Message<"payments.v1.SearchBranchesResponse"> & {
+  /**
+   * @generated from field: payments.v1.BankDirectoryEntry bank = 1;
+   */
+  bank?: BankDirectoryEntry | undefined;
+
+  /**
+   * @generated from field: repeated payments.v1.BankDirectoryEntry branches = 2;
+   */
+  branches: BankDirectoryEntry[];
+};
+
+/**
+ * Describes the message payments.v1.SearchBranchesResponse.
+ * Use `create(SearchBranchesResponseSchema)` to create a new message.
+ */
+export const SearchBranchesResponseSchema: GenMessage<SearchBranchesResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_hosted_page_service, 18);
 
 /**
  * @generated from message payments.v1.SubmitKycRequest
@@ -512,7 +754,7 @@ export type SubmitKycRequest = Message<"payments.v1.SubmitKycRequest"> & {
  * Use `create(SubmitKycRequestSchema)` to create a new message.
  */
 export const SubmitKycRequestSchema: GenMessage<SubmitKycRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 13);
+  messageDesc(file_payments_v1_hosted_page_service, 19);
 
 /**
  * @generated from message payments.v1.SubmitKycResponse
@@ -529,7 +771,7 @@ export type SubmitKycResponse = Message<"payments.v1.SubmitKycResponse"> & {
  * Use `create(SubmitKycResponseSchema)` to create a new message.
  */
 export const SubmitKycResponseSchema: GenMessage<SubmitKycResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 14);
+  messageDesc(file_payments_v1_hosted_page_service, 20);
 
 /**
  * @generated from message payments.v1.ApprovePaymentRequest
@@ -539,6 +781,15 @@ export type ApprovePaymentRequest = Message<"payments.v1.ApprovePaymentRequest">
    * @generated from field: string token = 1;
    */
   token: string;
+
+  /**
+   * The version of the direct-debit terms the customer was shown (PaymentSession.terms); a
+   * version that is no longer current is refused, so the customer reads the new terms first.
+   * Empty: the current terms.
+   *
+   * @generated from field: string terms_version = 2;
+   */
+  termsVersion: string;
 };
 
 /**
@@ -546,7 +797,7 @@ export type ApprovePaymentRequest = Message<"payments.v1.ApprovePaymentRequest">
  * Use `create(ApprovePaymentRequestSchema)` to create a new message.
  */
 export const ApprovePaymentRequestSchema: GenMessage<ApprovePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 15);
+  messageDesc(file_payments_v1_hosted_page_service, 21);
 
 /**
  * @generated from message payments.v1.ApprovePaymentSuccess
@@ -577,6 +828,13 @@ export type ApprovePaymentSuccess = Message<"payments.v1.ApprovePaymentSuccess">
    * @generated from field: payments.v1.ErrorBody error = 4;
    */
   error?: ErrorBody | undefined;
+
+  /**
+   * When the payment was settled: with charge_id, what the customer quotes to the shop.
+   *
+   * @generated from field: google.protobuf.Timestamp completed_at = 5;
+   */
+  completedAt?: Timestamp | undefined;
 };
 
 /**
@@ -584,7 +842,7 @@ export type ApprovePaymentSuccess = Message<"payments.v1.ApprovePaymentSuccess">
  * Use `create(ApprovePaymentSuccessSchema)` to create a new message.
  */
 export const ApprovePaymentSuccessSchema: GenMessage<ApprovePaymentSuccess> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 16);
+  messageDesc(file_payments_v1_hosted_page_service, 22);
 
 /**
  * @generated from message payments.v1.ApprovePaymentResult
@@ -613,7 +871,7 @@ export type ApprovePaymentResult = Message<"payments.v1.ApprovePaymentResult"> &
  * Use `create(ApprovePaymentResultSchema)` to create a new message.
  */
 export const ApprovePaymentResultSchema: GenMessage<ApprovePaymentResult> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 17);
+  messageDesc(file_payments_v1_hosted_page_service, 23);
 
 /**
  * @generated from message payments.v1.ApprovePaymentResponse
@@ -630,7 +888,7 @@ export type ApprovePaymentResponse = Message<"payments.v1.ApprovePaymentResponse
  * Use `create(ApprovePaymentResponseSchema)` to create a new message.
  */
 export const ApprovePaymentResponseSchema: GenMessage<ApprovePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_hosted_page_service, 18);
+  messageDesc(file_payments_v1_hosted_page_service, 24);
 
 /**
  * Customer-facing operations of the hosted payment page, authorised by the payment-link token.
@@ -669,7 +927,31 @@ export const HostedPageService: GenService<{
     output: typeof VerifyTwoFactorCodeResponseSchema;
   },
   /**
-   * Links the customer's bank account (new contracts).
+   * Banks of the Zengin master matching what the customer typed: code, name (kanji), or its
+   * reading in hiragana, katakana or romaji.
+   *
+   * @generated from rpc payments.v1.HostedPageService.SearchBanks
+   */
+  searchBanks: {
+    methodKind: "unary";
+    input: typeof SearchBanksRequestSchema;
+    output: typeof SearchBanksResponseSchema;
+  },
+  /**
+   * Branches of one bank matching what the customer typed.
+   *
+   * @generated from rpc payments.v1.HostedPageService.SearchBranches
+   */
+  searchBranches: {
+    methodKind: "unary";
+    input: typeof SearchBranchesRequestSchema;
+    output: typeof SearchBranchesResponseSchema;
+  },
+  /**
+   * Chooses the customer's bank account (new contracts). Where the bank verifies mandates online,
+   * the answer is the bank's own page to send the customer to (bank_redirect_url); the account is
+   * linked when the customer comes back with the bank's authorisation. Elsewhere it is linked at
+   * once and registered with the first debit.
    *
    * @generated from rpc payments.v1.HostedPageService.LinkBankAccount
    */

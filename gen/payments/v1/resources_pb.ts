@@ -6,7 +6,7 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ApiSource, AsyncStatus, ChargeStatus, ContractStatus, DeliveryStatus, EventType, KycStatus, PaymentAuthorizationStatus, RefundStatus } from "./enums_pb.js";
+import type { ApiSource, AsyncStatus, BankAccountType, ChargeStatus, ContractStatus, DeliveryStatus, EventType, KycStatus, MandateVerification, PaymentAuthorizationStatus, RefundStatus } from "./enums_pb.js";
 import { file_payments_v1_enums } from "./enums_pb.js";
 import type { ErrorBody } from "./errors_pb.js";
 import { file_payments_v1_errors } from "./errors_pb.js";
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/resources.proto.
  */
 export const file_payments_v1_resources: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXltZW50cy92MS9yZXNvdXJjZXMucHJvdG8SC3BheW1lbnRzLnYxIvcECgZDaGFyZ2USEQoJY2hhcmdlX2lkGAEgASgJEjAKDWNoYXJnZV9zdGF0dXMYAiABKA4yGS5wYXltZW50cy52MS5DaGFyZ2VTdGF0dXMSEwoLZGVzY3JpcHRpb24YAyABKAkSFgoOaW5pdGlhbF9hbW91bnQYBCABKAUSFAoMZmluYWxfYW1vdW50GAUgASgFEhAKCGN1cnJlbmN5GAYgASgJEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBWVycm9yGAkgASgLMhYucGF5bWVudHMudjEuRXJyb3JCb2R5EhMKC2N1c3RvbWVyX2lkGAogASgJEjMKCG1ldGFkYXRhGAsgAygLMiEucGF5bWVudHMudjEuQ2hhcmdlLk1ldGFkYXRhRW50cnkSHAoUb25fc2Vzc2lvbl9jaGFyZ2VfaWQYDCABKAkSKgoKYXBpX3NvdXJjZRgNIAEoDjIWLnBheW1lbnRzLnYxLkFwaVNvdXJjZRIXCg9yZWZ1bmRlZF9hbW91bnQYDiABKAUSGQoRcmVmdW5kYWJsZV9hbW91bnQYDyABKAUSJAoHcmVmdW5kcxgQIAMoCzITLnBheW1lbnRzLnYxLlJlZnVuZBISCgpyZXF1ZXN0X2lkGBEgASgJEhkKEXJlZnVuZHNfdHJ1bmNhdGVkGBIgASgIGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASL+AgoGUmVmdW5kEhEKCXJlZnVuZF9pZBgBIAEoCRIRCgljaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgFEikKBnN0YXR1cxgEIAEoDjIZLnBheW1lbnRzLnYxLlJlZnVuZFN0YXR1cxIOCgZyZWFzb24YBSABKAkSMwoIbWV0YWRhdGEYBiADKAsyIS5wYXltZW50cy52MS5SZWZ1bmQuTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgVlcnJvchgJIAEoCzIYLnBheW1lbnRzLnYxLlJlZnVuZEVycm9yEhQKDGNhbmNlbGxhdGlvbhgKIAEoCBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiLAoLUmVmdW5kRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIr0CCghDb250cmFjdBIQCgh0b2tlbl9pZBgBIAEoCRIrCgZzdGF0dXMYAiABKA4yGy5wYXltZW50cy52MS5Db250cmFjdFN0YXR1cxIVCg1tZXJjaGFudF9uYW1lGAMgASgJEjUKCG1ldGFkYXRhGAQgAygLMiMucGF5bWVudHMudjEuQ29udHJhY3QuTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtjdXN0b21lcl9pZBgHIAEoCRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi4QMKCEN1c3RvbWVyEgoKAmlkGAEgASgJEg0KBWVtYWlsGAIgASgJEhgKEGxpbmtfaW5pdGlhbGl6ZWQYAyABKAgSEQoJYWN0aXZhdGVkGAQgASgIEisKBnN0YXR1cxgFIAEoCzIbLnBheW1lbnRzLnYxLkN1c3RvbWVyU3RhdHVzEgwKBG5hbWUYBiABKAkSGgoSa2F0YWthbmFfbGFzdF9uYW1lGAcgASgJEhsKE2thdGFrYW5hX2ZpcnN0X25hbWUYCCABKAkSDwoHYWRkcmVzcxgJIAEoCRISCgpiaXJ0aF9kYXRlGAogASgJEg4KBmdlbmRlchgLIAEoCRI1CghtZXRhZGF0YRgMIAMoCzIjLnBheW1lbnRzLnYxLkN1c3RvbWVyLk1ldGFkYXRhRW50cnkSLgoKY3JlYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoUa3ljX3JlamVjdGlvbl9yZWFzb24YDyABKAkaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIm8KDkN1c3RvbWVyU3RhdHVzEjgKB3BheW1lbnQYASABKA4yJy5wYXltZW50cy52MS5QYXltZW50QXV0aG9yaXphdGlvblN0YXR1cxIjCgNreWMYAiABKA4yFi5wYXltZW50cy52MS5LeWNTdGF0dXMifAoPRGVsaXZlcnlBdHRlbXB0EjAKDGF0dGVtcHRlZF9hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaHR0cF9zdGF0dXMYAiABKAUSDQoFZXJyb3IYAyABKAkSEwoLZHVyYXRpb25fbXMYBCABKAUizAIKBUV2ZW50EgoKAmlkGAEgASgJEioKCmV2ZW50X3R5cGUYAiABKA4yFi5wYXltZW50cy52MS5FdmVudFR5cGUSFwoPZXZlbnRfdHlwZV9uYW1lGAMgASgJEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGNvbnRlbnRfanNvbhgFIAEoCRI0Cg9kZWxpdmVyeV9zdGF0dXMYBiABKA4yGy5wYXltZW50cy52MS5EZWxpdmVyeVN0YXR1cxIuCghhdHRlbXB0cxgHIAMoCzIcLnBheW1lbnRzLnYxLkRlbGl2ZXJ5QXR0ZW1wdBIzCg9uZXh0X2F0dGVtcHRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWNoYXJnZV9pZBgJIAEoCSL/AQoTQXN5bmNQYXltZW50UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEigKBnN0YXR1cxgCIAEoDjIYLnBheW1lbnRzLnYxLkFzeW5jU3RhdHVzEhEKCWNoYXJnZV9pZBgDIAEoCRIQCghhdHRlbXB0cxgEIAEoBRIlCgVlcnJvchgFIAEoCzIWLnBheW1lbnRzLnYxLkVycm9yQm9keRIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcGIGcHJvdG8z", [file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors]);
+  fileDesc("ChtwYXltZW50cy92MS9yZXNvdXJjZXMucHJvdG8SC3BheW1lbnRzLnYxIvcECgZDaGFyZ2USEQoJY2hhcmdlX2lkGAEgASgJEjAKDWNoYXJnZV9zdGF0dXMYAiABKA4yGS5wYXltZW50cy52MS5DaGFyZ2VTdGF0dXMSEwoLZGVzY3JpcHRpb24YAyABKAkSFgoOaW5pdGlhbF9hbW91bnQYBCABKAUSFAoMZmluYWxfYW1vdW50GAUgASgFEhAKCGN1cnJlbmN5GAYgASgJEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBWVycm9yGAkgASgLMhYucGF5bWVudHMudjEuRXJyb3JCb2R5EhMKC2N1c3RvbWVyX2lkGAogASgJEjMKCG1ldGFkYXRhGAsgAygLMiEucGF5bWVudHMudjEuQ2hhcmdlLk1ldGFkYXRhRW50cnkSHAoUb25fc2Vzc2lvbl9jaGFyZ2VfaWQYDCABKAkSKgoKYXBpX3NvdXJjZRgNIAEoDjIWLnBheW1lbnRzLnYxLkFwaVNvdXJjZRIXCg9yZWZ1bmRlZF9hbW91bnQYDiABKAUSGQoRcmVmdW5kYWJsZV9hbW91bnQYDyABKAUSJAoHcmVmdW5kcxgQIAMoCzITLnBheW1lbnRzLnYxLlJlZnVuZBISCgpyZXF1ZXN0X2lkGBEgASgJEhkKEXJlZnVuZHNfdHJ1bmNhdGVkGBIgASgIGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASL+AgoGUmVmdW5kEhEKCXJlZnVuZF9pZBgBIAEoCRIRCgljaGFyZ2VfaWQYAiABKAkSDgoGYW1vdW50GAMgASgFEikKBnN0YXR1cxgEIAEoDjIZLnBheW1lbnRzLnYxLlJlZnVuZFN0YXR1cxIOCgZyZWFzb24YBSABKAkSMwoIbWV0YWRhdGEYBiADKAsyIS5wYXltZW50cy52MS5SZWZ1bmQuTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgVlcnJvchgJIAEoCzIYLnBheW1lbnRzLnYxLlJlZnVuZEVycm9yEhQKDGNhbmNlbGxhdGlvbhgKIAEoCBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiLAoLUmVmdW5kRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIuQCCghDb250cmFjdBIQCgh0b2tlbl9pZBgBIAEoCRIrCgZzdGF0dXMYAiABKA4yGy5wYXltZW50cy52MS5Db250cmFjdFN0YXR1cxIVCg1tZXJjaGFudF9uYW1lGAMgASgJEjUKCG1ldGFkYXRhGAQgAygLMiMucGF5bWVudHMudjEuQ29udHJhY3QuTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtjdXN0b21lcl9pZBgHIAEoCRIlCgdtYW5kYXRlGAggASgLMhQucGF5bWVudHMudjEuTWFuZGF0ZRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiyAEKEkJhbmtBY2NvdW50U3VtbWFyeRIRCgliYW5rX2NvZGUYASABKAkSEQoJYmFua19uYW1lGAIgASgJEhMKC2JyYW5jaF9jb2RlGAMgASgJEhMKC2JyYW5jaF9uYW1lGAQgASgJEjIKDGFjY291bnRfdHlwZRgFIAEoDjIcLnBheW1lbnRzLnYxLkJhbmtBY2NvdW50VHlwZRIdChVtYXNrZWRfYWNjb3VudF9udW1iZXIYBiABKAkSDwoHZGlzcGxheRgHIAEoCSLTAgoHTWFuZGF0ZRIKCgJpZBgBIAEoCRIwCgdhY2NvdW50GAIgASgLMh8ucGF5bWVudHMudjEuQmFua0FjY291bnRTdW1tYXJ5EjYKDHZlcmlmaWNhdGlvbhgDIAEoDjIgLnBheW1lbnRzLnYxLk1hbmRhdGVWZXJpZmljYXRpb24SFQoNdGVybXNfdmVyc2lvbhgEIAEoCRIvCgthY2NlcHRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY2xpZW50X2FkZHJlc3MYBiABKAkSEgoKdXNlcl9hZ2VudBgHIAEoCRIUCgxhY2NvdW50X2hhc2gYCCABKAkSFwoPcGF5bWVudF9saW5rX2lkGAkgASgJEi8KC3ZlcmlmaWVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLhAwoIQ3VzdG9tZXISCgoCaWQYASABKAkSDQoFZW1haWwYAiABKAkSGAoQbGlua19pbml0aWFsaXplZBgDIAEoCBIRCglhY3RpdmF0ZWQYBCABKAgSKwoGc3RhdHVzGAUgASgLMhsucGF5bWVudHMudjEuQ3VzdG9tZXJTdGF0dXMSDAoEbmFtZRgGIAEoCRIaChJrYXRha2FuYV9sYXN0X25hbWUYByABKAkSGwoTa2F0YWthbmFfZmlyc3RfbmFtZRgIIAEoCRIPCgdhZGRyZXNzGAkgASgJEhIKCmJpcnRoX2RhdGUYCiABKAkSDgoGZ2VuZGVyGAsgASgJEjUKCG1ldGFkYXRhGAwgAygLMiMucGF5bWVudHMudjEuQ3VzdG9tZXIuTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRreWNfcmVqZWN0aW9uX3JlYXNvbhgPIAEoCRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEibwoOQ3VzdG9tZXJTdGF0dXMSOAoHcGF5bWVudBgBIAEoDjInLnBheW1lbnRzLnYxLlBheW1lbnRBdXRob3JpemF0aW9uU3RhdHVzEiMKA2t5YxgCIAEoDjIWLnBheW1lbnRzLnYxLkt5Y1N0YXR1cyJ8Cg9EZWxpdmVyeUF0dGVtcHQSMAoMYXR0ZW1wdGVkX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtodHRwX3N0YXR1cxgCIAEoBRINCgVlcnJvchgDIAEoCRITCgtkdXJhdGlvbl9tcxgEIAEoBSLMAgoFRXZlbnQSCgoCaWQYASABKAkSKgoKZXZlbnRfdHlwZRgCIAEoDjIWLnBheW1lbnRzLnYxLkV2ZW50VHlwZRIXCg9ldmVudF90eXBlX25hbWUYAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMY29udGVudF9qc29uGAUgASgJEjQKD2RlbGl2ZXJ5X3N0YXR1cxgGIAEoDjIbLnBheW1lbnRzLnYxLkRlbGl2ZXJ5U3RhdHVzEi4KCGF0dGVtcHRzGAcgAygLMhwucGF5bWVudHMudjEuRGVsaXZlcnlBdHRlbXB0EjMKD25leHRfYXR0ZW1wdF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJY2hhcmdlX2lkGAkgASgJIv8BChNBc3luY1BheW1lbnRSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSKAoGc3RhdHVzGAIgASgOMhgucGF5bWVudHMudjEuQXN5bmNTdGF0dXMSEQoJY2hhcmdlX2lkGAMgASgJEhAKCGF0dGVtcHRzGAQgASgFEiUKBWVycm9yGAUgASgLMhYucGF5bWVudHMudjEuRXJyb3JCb2R5Ei4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_errors]);
 
 /**
  * A charge as status retrieval returns it (wrapped in `charge`).
@@ -287,6 +287,13 @@ export type Contract = Message<"payments.v1.Contract"> & {
    * @generated from field: string customer_id = 7;
    */
   customerId: string;
+
+  /**
+   * The direct-debit mandate (口座振替) the customer gave, once a payment link linked an account.
+   *
+   * @generated from field: payments.v1.Mandate mandate = 8;
+   */
+  mandate?: Mandate | undefined;
 };
 
 /**
@@ -295,6 +302,141 @@ export type Contract = Message<"payments.v1.Contract"> & {
  */
 export const ContractSchema: GenMessage<Contract> = /*@__PURE__*/
   messageDesc(file_payments_v1_resources, 3);
+
+/**
+ * A bank account as it may leave the service: masked.
+ *
+ * @generated from message payments.v1.BankAccountSummary
+ */
+export type BankAccountSummary = Message<"payments.v1.BankAccountSummary"> & {
+  /**
+   * @generated from field: string bank_code = 1;
+   */
+  bankCode: string;
+
+  /**
+   * In full: みずほ銀行.
+   *
+   * @generated from field: string bank_name = 2;
+   */
+  bankName: string;
+
+  /**
+   * @generated from field: string branch_code = 3;
+   */
+  branchCode: string;
+
+  /**
+   * In full: 渋谷支店.
+   *
+   * @generated from field: string branch_name = 4;
+   */
+  branchName: string;
+
+  /**
+   * @generated from field: payments.v1.BankAccountType account_type = 5;
+   */
+  accountType: BankAccountType;
+
+  /**
+   * The last three digits: ****567.
+   *
+   * @generated from field: string masked_account_number = 6;
+   */
+  maskedAccountNumber: string;
+
+  /**
+   * One line: みずほ銀行 渋谷支店 普通 ****567.
+   *
+   * @generated from field: string display = 7;
+   */
+  display: string;
+};
+
+/**
+ * Describes the message payments.v1.BankAccountSummary.
+ * Use `create(BankAccountSummarySchema)` to create a new message.
+ */
+export const BankAccountSummarySchema: GenMessage<BankAccountSummary> = /*@__PURE__*/
+  messageDesc(file_payments_v1_resources, 4);
+
+/**
+ * The customer's consent to direct debit (口座振替) and how the bank confirmed it. Recorded once,
+ * when the payment link was approved; never edited.
+ *
+ * @generated from message payments.v1.Mandate
+ */
+export type Mandate = Message<"payments.v1.Mandate"> & {
+  /**
+   * man-* identifier.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: payments.v1.BankAccountSummary account = 2;
+   */
+  account?: BankAccountSummary | undefined;
+
+  /**
+   * @generated from field: payments.v1.MandateVerification verification = 3;
+   */
+  verification: MandateVerification;
+
+  /**
+   * The version of the terms the customer accepted.
+   *
+   * @generated from field: string terms_version = 4;
+   */
+  termsVersion: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp accepted_at = 5;
+   */
+  acceptedAt?: Timestamp | undefined;
+
+  /**
+   * The customer's address and browser when they accepted.
+   *
+   * @generated from field: string client_address = 6;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: string user_agent = 7;
+   */
+  userAgent: string;
+
+  /**
+   * SHA-256 (hex) of the account details (bank, branch, type, number, holder): proves which
+   * account was consented to without showing it.
+   *
+   * @generated from field: string account_hash = 8;
+   */
+  accountHash: string;
+
+  /**
+   * The pl-* payment link it was given on.
+   *
+   * @generated from field: string payment_link_id = 9;
+   */
+  paymentLinkId: string;
+
+  /**
+   * When the bank confirmed it (bank redirect); unset for the first-debit registration.
+   *
+   * @generated from field: google.protobuf.Timestamp verified_at = 10;
+   */
+  verifiedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payments.v1.Mandate.
+ * Use `create(MandateSchema)` to create a new message.
+ */
+export const MandateSchema: GenMessage<Mandate> = /*@__PURE__*/
+  messageDesc(file_payments_v1_resources, 5);
 
 /**
  * A customer (wrapped in `customer`).
@@ -387,7 +529,7 @@ export type Customer = Message<"payments.v1.Customer"> & {
  * Use `create(CustomerSchema)` to create a new message.
  */
 export const CustomerSchema: GenMessage<Customer> = /*@__PURE__*/
-  messageDesc(file_payments_v1_resources, 4);
+  messageDesc(file_payments_v1_resources, 6);
 
 /**
  * Customer status {payment, kyc}.
@@ -411,7 +553,7 @@ export type CustomerStatus = Message<"payments.v1.CustomerStatus"> & {
  * Use `create(CustomerStatusSchema)` to create a new message.
  */
 export const CustomerStatusSchema: GenMessage<CustomerStatus> = /*@__PURE__*/
-  messageDesc(file_payments_v1_resources, 5);
+  messageDesc(file_payments_v1_resources, 7);
 
 /**
  * One attempt to deliver a webhook event.
@@ -449,7 +591,7 @@ export type DeliveryAttempt = Message<"payments.v1.DeliveryAttempt"> & {
  * Use `create(DeliveryAttemptSchema)` to create a new message.
  */
 export const DeliveryAttemptSchema: GenMessage<DeliveryAttempt> = /*@__PURE__*/
-  messageDesc(file_payments_v1_resources, 6);
+  messageDesc(file_payments_v1_resources, 8);
 
 /**
  * A webhook event and its delivery history.
@@ -516,7 +658,7 @@ export type Event = Message<"payments.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_payments_v1_resources, 7);
+  messageDesc(file_payments_v1_resources, 9);
 
 /**
  * An asynchronous off-session request.
@@ -569,5 +711,5 @@ export type AsyncPaymentRequest = Message<"payments.v1.AsyncPaymentRequest"> & {
  * Use `create(AsyncPaymentRequestSchema)` to create a new message.
  */
 export const AsyncPaymentRequestSchema: GenMessage<AsyncPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_resources, 8);
+  messageDesc(file_payments_v1_resources, 10);
 

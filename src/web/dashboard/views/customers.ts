@@ -2,9 +2,11 @@ import {
   ChargeStatus,
   ContractStatus,
   KycStatus,
+  MandateVerification,
   PaymentAuthorizationStatus,
 } from "../../../../gen/payments/v1/enums_pb.js";
-import type { Charge } from "../../../../gen/payments/v1/resources_pb.js";
+import { toJsonString } from "@bufbuild/protobuf";
+import { MandateSchema, type Charge, type Mandate } from "../../../../gen/payments/v1/resources_pb.js";
 import { enumName, field, h, table, when, yen, type Child } from "../dom.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
@@ -70,10 +72,41 @@ export async function customerView(id: string): Promise<HTMLElement> {
       ["ID", t().status, t().created],
       contracts.map((c) => [h("code", {}, c.tokenId), enumName(ContractStatus, c.status), when(c.createdAt)]),
     ),
+    ...contracts.filter((c) => c.mandate).map((c) => mandateView(c.tokenId, c.mandate!)),
     h("h2", {}, t().charges),
     chargesTable(charges),
   );
   return section;
+}
+
+/** A contract's direct-debit mandate: the consent evidence, the account masked, and its export. */
+function mandateView(contractId: string, mandate: Mandate): HTMLElement {
+  const exported = toJsonString(MandateSchema, mandate, { prettySpaces: 2 });
+  const download = h(
+    "a",
+    {
+      href: `data:application/json;charset=utf-8,${encodeURIComponent(exported)}`,
+      download: `mandate-${contractId}.json`,
+    },
+    t().mandateExport,
+  );
+  const row = (label: string, value: Child) => [h("dt", {}, label), h("dd", {}, value)];
+  return h(
+    "section",
+    { class: "card" },
+    h("h3", {}, `${t().mandate} (${contractId})`),
+    h(
+      "dl",
+      {},
+      ...row(t().mandateAccount, mandate.account?.display ?? ""),
+      ...row(t().mandateVerification, enumName(MandateVerification, mandate.verification)),
+      ...row(t().mandateTerms, mandate.termsVersion),
+      ...row(t().mandateAccepted, when(mandate.acceptedAt)),
+      ...row(t().mandateFrom, `${mandate.clientAddress} · ${mandate.userAgent}`),
+      ...row(t().mandateHash, h("code", {}, mandate.accountHash)),
+    ),
+    download,
+  );
 }
 
 export function chargesTable(charges: Charge[]): HTMLElement {

@@ -85,5 +85,31 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
     });
   });
   section.append(h("h2", {}, t().webhook), form);
+
+  const { contact } = await rpc.getSupportContact({});
+  const supportEmail = h("input", { type: "email", value: contact?.email ?? "", maxlength: 254 });
+  const supportPhone = h("input", { type: "tel", value: contact?.phone ?? "", maxlength: 32 });
+  const supportUrl = h("input", { type: "url", value: contact?.url ?? "", maxlength: 2048 });
+  const saveContact = h("button", { type: "submit" }, t().save);
+  const contactProblem = errorBox();
+  const contactForm = h(
+    "form",
+    { class: "card" },
+    field(t().supportEmail, supportEmail),
+    field(t().supportPhone, supportPhone),
+    field(t().supportUrl, supportUrl),
+    contactProblem,
+    saveContact,
+  );
+  contactForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(saveContact, contactProblem, async () => {
+      await rpc.updateSupportContact({
+        contact: { email: supportEmail.value.trim(), phone: supportPhone.value.trim(), url: supportUrl.value.trim() },
+      });
+      app.announce(t().saved);
+    });
+  });
+  section.append(h("h2", {}, t().supportContact), contactForm);
   return section;
 }

@@ -1,0 +1,93 @@
+import { createHash } from "node:crypto";
+import { BankAccountType } from "../../gen/payments/v1/enums_pb.js";
+
+/**
+ * The account a customer chooses for direct debit: bank, branch, 預金種目, number and holder (in
+ * the bank's half-width kana, domain/kana.ts). It is stored sealed; only its masked summary
+ * leaves the service.
+ */
+export interface BankAccountDetails {
+  readonly bankCode: string;
+  readonly branchCode: string;
+  readonly accountType: BankAccountType;
+  readonly accountNumber: string;
+  readonly accountHolder: string;
+}
+
+/** The account as the page, the API and the dashboard may show it. */
+export interface BankAccountSummaryView {
+  readonly bankCode: string;
+  readonly bankName: string;
+  readonly branchCode: string;
+  readonly branchName: string;
+  readonly accountType: BankAccountType;
+  readonly maskedAccountNumber: string;
+  readonly display: string;
+}
+
+export const accountTypeLabels: Readonly<Record<BankAccountType, string>> = Object.freeze({
+  [BankAccountType.UNSPECIFIED]: "普通",
+  [BankAccountType.ORDINARY]: "普通",
+  [BankAccountType.CURRENT]: "当座",
+  [BankAccountType.SAVINGS]: "貯蓄",
+});
+
+/** Unspecified reads as ordinary, as Zengin files need a 預金種目. */
+export function effectiveAccountType(type: BankAccountType): BankAccountType {
+  return type === BankAccountType.UNSPECIFIED ? BankAccountType.ORDINARY : type;
+}
+
+/** ****567: the last three digits only. */
+export function maskAccountNumber(accountNumber: string): string {
+  return `****${accountNumber.slice(-3)}`;
+}
+
+/** みずほ銀行 渋谷支店 普通 ****567 */
+export function summariseAccount(
+  account: BankAccountDetails,
+  names: { bankName: string; branchName: string },
+): BankAccountSummaryView {
+  const accountType = effectiveAccountType(account.accountType);
+  const maskedAccountNumber = maskAccountNumber(account.accountNumber);
+  const bankName = names.bankName || account.bankCode;
+  const branchName = names.branchName || account.branchCode;
+  return {
+    bankCode: account.bankCode,
+    bankName,
+    branchCode: account.branchCode,
+    branchName,
+    accountType,
+    maskedAccountNumber,
+    display: `${bankName} ${branchName} ${accountTypeLabels[accountType]} ${maskedAccountNumber}`,
+  };
+}
+
+/**
+ * SHA-256 (hex) of the details, in one fixed spelling: the consent record proves which account
+ * was consented to without holding it in clear.
+ */
+export function accountHash(account: BankAccountDetails): string {
+  const canonical = [
+    account.bankCode,
+    account.branchCode,
+    String(effectiveAccountType(account.accountType)),
+    account.accountNumber,
+    account.accountHolder,
+  ].join("|");
+  return createHash("sha256").update(canonical, "utf8").digest("hex");
+}
+
+/** The details as they are sealed at rest, and back. */
+export function serialiseAccount(account: BankAccountDetails): string {
+  return JSON.stringify({
+    bankCode: account.bankCode,
+    branchCode: account.branchCode,
+    accountType: effectiveAccountType(account.accountType),
+    accountNumber: account.accountNumber,
+    accountHolder: account.accountHolder,
+  });
+}
+
+export function parseAccount(serialised: string): BankAccountDetails {
+  return JSON.parse(serialised) as BankAccountDetails;
+}

@@ -1,0 +1,201 @@
+import { BankAccountType } from "../../../../gen/payments/v1/enums_pb.js";
+import type { BankDirectoryEntry } from "../../../../gen/payments/v1/hosted_page_service_pb.js";
+import { normaliseBankKana } from "../../../domain/kana.js";
+import { yuchoBankCode, yuchoToZengin } from "../../../domain/yucho-account.js";
+import { load, render, session } from "../flow.js";
+import { readForm, showServerError, showStepError, toKatakana } from "../form.js";
+import { $, announce, hasMessage, input, safeUrl, setRaw, setText, state } from "../page.js";
+import { call, page, type PageError } from "../rpc.js";
+
+/**
+ * Step 2: the account. The bank and branch are found by name or code as the customer types
+ * (SearchBanks, SearchBranches); a ゆうちょ passbook's 記号・番号 are converted to the 店番 and
+ * 口座番号 (domain/yucho-account.ts); the holder is shown as the bank will hold it (domain/kana.ts).
+ * The bank then confirms the account on its own page: this page never asks for a PIN.
+ */
+
+/** Demo values for the simulated bank (sandbox only). */
+const sandboxBankAccount: Record<string, string> = {
+  bank_code: "0001",
+  branch_code: "001",
+  account_number: "1234567",
+  account_holder: "ヤマダ タロウ",
+};
+
+const accountTypeKey: Record<number, string> = {
+  [BankAccountType.UNSPECIFIED]: "bank.ordinary",
+  [BankAccountType.ORDINARY]: "bank.ordinary",
+  [BankAccountType.CURRENT]: "bank.current",
+  [BankAccountType.SAVINGS]: "bank.savings",
+};
+
+/** The outcome of the round trip to the bank, as the return put it in `?bank=` (display only). */
+const bankOutcome = new URLSearchParams(location.search).get("bank") ?? "";
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+
+export function renderBank(): void {
+  $("bank-sandbox-note").hidden = !state.sandbox;
+  renderAccountType();
+  const outcomeKey = `bank.outcome.${bankOutcome}`;
+  if (bankOutcome && bankOutcome !== "verified" && hasMessage(outcomeKey)) showStepError("bank", outcomeKey);
+  if (!state.sandbox) return;
+  const form = $<HTMLFormElement>("form-bank");
+  for (const [name, value] of Object.entries(sandboxBankAccount)) {
+    const field = form.elements.namedItem(name) as HTMLInputElement;
+    if (!field.value) field.value = value;
+  }
+  void showChosenBank();
+}
+
+function renderAccountType(): void {
+  const type = Number($<HTMLSelectElement>("account_type").value);
+  const label = document.querySelector('label[for="account_number"]');
+  if (label) setText(label, "bank.accountNumber", { type: { key: accountTypeKey[type] ?? "bank.ordinary" } });
+}
+
+function renderChoices(list: HTMLElement, entries: BankDirectoryEntry[], choose: (entry: BankDirectoryEntry) => void) {
+  list.replaceChildren(
+    ...entries.map((entry) => {
+      const item = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "bank-choice";
+      setText(button, "bank.choice", { name: entry.name, code: entry.code, kana: entry.kana });
+      button.addEventListener("click", () => choose(entry));
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+async function searchBanks(query: string): Promise<void> {
+  const list = $("bank-results");
+  if (!query) return renderChoices(list, [], () => {});
+  try {
+    const { banks } = await call(() => page.searchBanks({ token: state.token, query, limit: 8 }));
+    renderChoices(list, banks, (bank) => {
+      input("bank_code").value = bank.code;
+      input("branch_code").value = "";
+      setRaw($("branch-name"), "");
+      renderChoices(list, [], () => {});
+      void showChosenBank();
+      $(bank.code === yuchoBankCode ? "yucho-kigo" : "branch-search").focus();
+    });
+  } catch {
+    // a search that fails leaves the code fields, which still work
+  }
+}
+
+async function searchBranches(query: string): Promise<void> {
+  const list = $("branch-results");
+  const bankCode = input("bank_code").value;
+  if (!query || !/^[0-9]{4}$/.test(bankCode)) return renderChoices(list, [], () => {});
+  try {
+    const { branches } = await call(() => page.searchBranches({ token: state.token, bankCode, query, limit: 8 }));
+    renderChoices(list, branches, (branch) => {
+      input("branch_code").value = branch.code;
+      setText($("branch-name"), "bank.chosen", { name: branch.name, code: branch.code });
+      renderChoices(list, [], () => {});
+      input("account_number").focus();
+    });
+  } catch {
+    // as above
+  }
+}
+
+/** The chosen bank's and branch's names in full, and the ゆうちょ fields for bank 9900. */
+async function showChosenBank(): Promise<void> {
+  const bankCode = input("bank_code").value;
+  const branchCode = input("branch_code").value;
+  const yucho = bankCode === yuchoBankCode;
+  $("yucho-fields").hidden = !yucho;
+  $("branch-search-field").hidden = yucho;
+  if (!/^[0-9]{4}$/.test(bankCode)) return setRaw($("bank-name"), "");
+  try {
+    const found = await call(() => page.searchBranches({ token: state.token, bankCode, query: branchCode, limit: 1 }));
+    if (found.bank) setText($("bank-name"), "bank.chosen", { name: found.bank.name, code: found.bank.code });
+    const branch = found.branches.find((entry) => entry.code === branchCode);
+    if (branch) setText($("branch-name"), "bank.chosen", { name: branch.name, code: branch.code });
+    else setRaw($("branch-name"), "");
+  } catch {
+    setRaw($("bank-name"), "");
+  }
+}
+
+function convertYucho(): void {
+  setRaw($("yucho-result"), "");
+  const converted = yuchoToZengin(input("yucho-kigo").value, input("yucho-bango").value);
+  if (!converted.ok) return;
+  const { branchCode, branchName, accountType, accountNumber } = converted.account;
+  input("branch_code").value = branchCode;
+  input("account_number").value = accountNumber;
+  $<HTMLSelectElement>("account_type").value = String(accountType);
+  renderAccountType();
+  setText($("yucho-result"), "bank.yuchoResult", {
+    branch: branchCode,
+    name: branchName,
+    type: { key: accountTypeKey[accountType] },
+    number: accountNumber,
+  });
+  void showChosenBank();
+}
+
+/** What the bank will hold (the server's rule, domain/kana.ts, run here as a preview). */
+function previewHolder(): void {
+  const typed = toKatakana(input("account_holder").value);
+  const bankForm = typed ? normaliseBankKana(typed) : undefined;
+  if (bankForm?.ok) setText($("holder-preview"), "bank.holderPreview", { value: bankForm.value });
+  else setRaw($("holder-preview"), "");
+}
+
+export async function linkBank(form: HTMLFormElement): Promise<void> {
+  const values = readForm(form, "bank");
+  if (!values) return;
+  let response: Awaited<ReturnType<typeof page.linkBankAccount>>;
+  try {
+    response = await call(() =>
+      page.linkBankAccount({
+        token: state.token,
+        bankCode: values.bank_code,
+        branchCode: values.branch_code,
+        accountType: Number(values.account_type) as BankAccountType,
+        accountNumber: values.account_number,
+        accountHolder: values.account_holder,
+      }),
+    );
+  } catch (error) {
+    if (showServerError(form, "bank", error as PageError)) await load();
+    return;
+  }
+  const bankPage = safeUrl(response.bankRedirectUrl);
+  if (bankPage) {
+    // The bank's own page: the customer authenticates there and comes back to /pay/{token}/bank-return.
+    announce("bank.toBank");
+    location.assign(bankPage);
+    return;
+  }
+  session().bankLinked = true;
+  session().bankAccount = response.account;
+  announce("bank.linked");
+  render();
+}
+
+/** Search as the customer types, the ゆうちょ conversion, the type and the holder preview. */
+export function wireBank(): void {
+  const searchAsTyped = (field: HTMLInputElement, search: (query: string) => Promise<void>) =>
+    field.addEventListener("input", () => {
+      clearTimeout(searchTimer);
+      searchTimer = setTimeout(() => void search(field.value.trim()), 150);
+    });
+  searchAsTyped(input("bank-search"), searchBanks);
+  searchAsTyped(input("branch-search"), searchBranches);
+  for (const id of ["bank_code", "branch_code"]) $(id).addEventListener("change", () => void showChosenBank());
+  for (const id of ["yucho-kigo", "yucho-bango"]) $(id).addEventListener("input", convertYucho);
+  $("account_type").addEventListener("change", renderAccountType);
+  $("account_holder").addEventListener("input", previewHolder);
+  if (bankOutcome) {
+    // Back from the bank: the outcome is shown once; the address loses it (a reload asks the server).
+    history.replaceState(null, "", location.pathname);
+    if (bankOutcome === "verified") announce("bank.outcome.verified");
+  }
+}
