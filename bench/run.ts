@@ -1,59 +1,12 @@
 // npm run bench: each RPC against furikomi and, in the same run, against a bare connect-node echo
 // (bench/echo-server.ts), with the same load; prints requests/s, p50/p99 and the ratio to the echo,
 // and writes the same figures to bench/results/latest.json (one object per scenario).
-import autocannon from "autocannon";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { connections, load, root, seconds, startProcess } from "./process.js";
 import { scenarios, type Scenario } from "./scenarios.js";
-
-const root = new URL("..", import.meta.url).pathname;
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-
-async function startProcess(
-  args: string[],
-  env: Record<string, string>,
-  readyMessage: string,
-): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      try {
-        const entry = JSON.parse(line);
-        if (entry.msg === readyMessage) resolve(entry.port);
-      } catch {
-        // not JSON
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
-async function load(url: string, request: { path: string; body: string; headers: Record<string, string> }) {
-  const result = await autocannon({
-    url: url + request.path,
-    method: "POST",
-    body: request.body,
-    headers: { "content-type": "application/json", ...request.headers },
-    connections,
-    duration: seconds,
-  });
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-"));
@@ -105,6 +58,7 @@ const endToEnd: Array<[string, string]> = [
   ["off-session end to end", "bench/off-session-e2e.ts"],
   ["webhook delivery", "bench/webhook-throughput.ts"],
   ["CSV batch of 300 rows", "bench/csv-batch.ts"],
+  ["history independence", "bench/history.ts"],
   ["Zengin file of 100,000 debits", "bench/zengin-files.ts"],
 ];
 
@@ -125,5 +79,7 @@ function goalOf(scenario: Scenario): number {
 // `npm run bench -- --soak [--duration 10m]`: the soak (bench/soak.ts) instead of the comparison.
 if (process.argv.includes("--soak")) await (await import("./soak.js")).runSoak(process.argv.slice(2));
 // `npm run bench -- --cluster`: PostgreSQL with 1 vs 2 instances instead (bench/cluster.ts).
-if (process.argv.includes("--cluster")) await import("./cluster.js");
+else if (process.argv.includes("--cluster")) await import("./cluster.js");
+// `npm run bench -- --history`: only the history-independence figures (bench/history.ts).
+else if (process.argv.includes("--history")) await import("./history.js");
 else await main();

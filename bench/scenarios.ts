@@ -24,9 +24,9 @@ const root = new URL("..", import.meta.url).pathname;
 let apiKey: string | undefined;
 
 /** One merchant per run, provisioned with the CLI on the bench database. */
-export function benchMerchant(databaseUrl: string): { apiKey: string; merchantId: string } {
+export function benchMerchant(databaseUrl: string, name = "Bench Shop"): { apiKey: string; merchantId: string } {
   const created = JSON.parse(
-    execFileSync(process.execPath, ["bin/furikomi.js", "merchants", "create", "--name", "Bench Shop"], {
+    execFileSync(process.execPath, ["bin/furikomi.js", "merchants", "create", "--name", name], {
       cwd: root,
       env: { ...process.env, MODE: "sandbox", DATABASE_URL: databaseUrl },
     }).toString(),

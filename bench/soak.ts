@@ -197,13 +197,46 @@ export async function runSoak(argv: string[]): Promise<void> {
     // From the end of the first window (warmed up) to the end of the last.
     rssGrowthMb: Math.round((last.rssMb - first.rssMb) * 10) / 10,
     heapGrowthMb: Math.round((last.heapUsedMb - first.heapUsedMb) * 10) / 10,
+    goals: soakGoals(rows),
     windows: rows,
   };
   console.log(
     `soak summary: ${summary.requestsPerSecond} req/s, worst p99 ${summary.worstP99Ms} ms, non-2xx ${summary.non2xx}, errors ${summary.errors}, ` +
       `rss ${first.rssMb} → ${last.rssMb} MB (${summary.rssGrowthMb >= 0 ? "+" : ""}${summary.rssGrowthMb}), heap ${first.heapUsedMb} → ${last.heapUsedMb} MB (${summary.heapGrowthMb >= 0 ? "+" : ""}${summary.heapGrowthMb})`,
   );
+  for (const goal of summary.goals)
+    console.log(`  ${goal.met ? "met    " : "NOT MET"}  ${goal.goal}: ${goal.measured}`);
   mkdirSync(join(root, "bench/results"), { recursive: true });
   writeFileSync(join(root, "bench/results/soak.json"), JSON.stringify(summary, null, 2));
   console.log("written bench/results/soak.json");
+}
+
+/**
+ * The soak's goals (docs/operations/benchmark.md), from the first window (warmed up) to the last:
+ * throughput kept, p99 flat, memory flat, no errors, the async and outbox backlogs not growing.
+ */
+function soakGoals(rows: Array<Record<string, number>>) {
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const failures = rows.reduce((sum, row) => sum + row.non2xx + row.errors, 0);
+  const goal = (name: string, measured: string, met: boolean) => ({ goal: name, measured, met });
+  return [
+    goal(
+      "last window's throughput ≥ 95 % of the first",
+      `${last.requestsPerSecond} vs ${first.requestsPerSecond} req/s`,
+      last.requestsPerSecond >= 0.95 * first.requestsPerSecond,
+    ),
+    goal(
+      "p99 flat (last ≤ 1.2 × first + 2 ms)",
+      `${last.p99Ms} vs ${first.p99Ms} ms`,
+      last.p99Ms <= 1.2 * first.p99Ms + 2,
+    ),
+    goal("RSS growth < 10 %", `${first.rssMb} → ${last.rssMb} MB`, last.rssMb < 1.1 * first.rssMb),
+    goal("zero errors", `${failures} non-2xx or failed requests in all windows`, failures === 0),
+    goal(
+      "async and outbox backlogs flat (last ≤ first + 10)",
+      `async ${first.asyncBacklog} → ${last.asyncBacklog}, outbox ${first.outboxBacklog} → ${last.outboxBacklog}`,
+      last.asyncBacklog <= first.asyncBacklog + 10 && last.outboxBacklog <= first.outboxBacklog + 10,
+    ),
+  ];
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The furikomi command-line tool: runs the TypeScript sources through tsx, no build step.
-import { register } from "tsx/esm/api";
+// The furikomi command-line tool: runs the compiled CLI (dist/cli.js), rebuilt first when a source is newer.
+import { build } from "../scripts/build.mjs";
 
-register();
-await import("../src/cli/main.ts");
+await build({ names: ["server"], ifStale: true });
+await import("../dist/cli.js");

@@ -6,7 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 
-const root = new URL("..", import.meta.url).pathname;
+import { packageRoot } from "../src/server/package-root.js";
+
+const root = packageRoot(import.meta.url).pathname;
 const { values } = parseArgs({
   options: { instances: { type: "string", default: "2" }, port: { type: "string", default: "8080" } },
 });
@@ -27,7 +29,7 @@ if (!Number.isInteger(count) || count < 1) {
 const children: ChildProcess[] = [];
 for (let i = 0; i < count; i++) {
   const port = basePort + i;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, ["--enable-source-maps", "dist/main.js"], {
     cwd: root,
     env: {
       ...process.env,

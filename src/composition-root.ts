@@ -88,8 +88,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (config.sandboxClock === "manual" ? new ManualClock() : systemClock);
   useSealingKey(config.secretsKey, config.previousSecretsKeys);
-  if (!config.secretsKey && config.mode === "production")
-    logger.warn("SECRETS_KEY is not set: stored secrets are sealed with the development key");
   const storage = await openStorage(config.databaseUrl);
   const tx = new Transactor(storage);
   const wakeListeners = new Map<WakeTopic, Array<() => void>>();
@@ -97,14 +95,16 @@ export async function startService(config: Config, options: ServiceOptions = {})
   // Several instances on one PostgreSQL ring each other's workers too.
   const wakeChannel =
     storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
+  const metrics = new Metrics(() => queueStats(storage.db, clock.now()), clock, logger);
   const bankRedirect = config.mode === "sandbox" ? new BankRedirectVerifier() : undefined;
   const ctx: FlowContext = {
     tx,
     clock,
     config,
-    bank: config.bankConnector === "zengin" ? new ZenginBank(tx, config) : new SandboxBank(tx),
+    bank: metrics.timeBank(config.bankConnector === "zengin" ? new ZenginBank(tx, config) : new SandboxBank(tx)),
     verifiers: { bankRedirect, firstDebit: new FirstDebitVerifier() },
     notifier: notifierForMode(config, tx),
+    metrics,
     wake: (topic) => {
       ringLocal(topic);
       wakeChannel?.publish(topic);
@@ -112,7 +112,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
   };
   const onWake = (topic: WakeTopic, listener: () => void) =>
     wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
-  const metrics = new Metrics(() => queueStats(storage.db, clock.now()), clock, logger);
 
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
   onWake("jobs", () => jobs.wake());
@@ -164,7 +163,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     // Outermost first: idempotency runs after validation, so a rejected request stores nothing.
     interceptors: [
       metrics.interceptor(),
-      createErrorInterceptor(logger),
+      createErrorInterceptor(logger, config.accessLogSampleRate),
       createAuthInterceptor(createAuthenticator(ctx)),
       createDashboardAuthInterceptor(ctx),
       createRateLimitInterceptor(config.rateLimit, config.signInRateLimit),
@@ -237,6 +236,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await wakeChannel?.close();
       await jobs.stop();
       await webhooks.stop();
+      await ctx.notifier.close?.();
       await storage.close();
     },
   };

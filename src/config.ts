@@ -40,6 +40,8 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** Keys sealed with before (SECRETS_KEY_PREVIOUS, comma separated), still opened during a rotation. */
   readonly previousSecretsKeys: readonly string[];
+  /** The share of successful calls written to the access log (0–1); failures are always logged. */
+  readonly accessLogSampleRate: number;
   /** Slow clients: time to send the headers, the whole request, and how long an idle connection stays open. */
   readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly idleMs: number };
   /** Streams one HTTP/2 connection may have open at once (HTTP2_MAX_CONCURRENT_STREAMS). */
@@ -97,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode,
     publicBaseUrl,
     logLevel: env.LOG_LEVEL ?? "info",
+    accessLogSampleRate: sampleRate(env.ACCESS_LOG_SAMPLE_RATE),
     tlsCertFile: env.TLS_CERT_FILE,
     tlsKeyFile: env.TLS_KEY_FILE,
     sandboxClock,
@@ -155,7 +158,10 @@ function zenginConfig(env: NodeJS.ProcessEnv, mode: Mode): ZenginConfig {
   });
 }
 
-/** SMTP_HOST, SMTP_PORT (587), SMTP_SECURE (implicit TLS; default on for port 465), SMTP_USER, SMTP_PASSWORD, SMTP_FROM, SMTP_REQUIRE_TLS. */
+/**
+ * SMTP_HOST, SMTP_PORT (587), SMTP_SECURE (implicit TLS; default on for port 465), SMTP_USER, SMTP_PASSWORD,
+ * SMTP_FROM, SMTP_FROM_NAME, SMTP_REQUIRE_TLS, SMTP_CA_FILE, SMTP_POOL_SIZE (docs/reference/configuration.md).
+ */
 function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
   if (!env.SMTP_HOST) return undefined;
   const port = Number(env.SMTP_PORT ?? 587);
@@ -166,8 +172,18 @@ function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
     user: env.SMTP_USER || undefined,
     password: env.SMTP_PASSWORD || undefined,
     from: env.SMTP_FROM ?? `no-reply@${env.PUBLIC_BASE_URL ? new URL(env.PUBLIC_BASE_URL).hostname : "localhost"}`,
+    fromName: env.SMTP_FROM_NAME ?? "furikomi",
     requireTls: env.SMTP_REQUIRE_TLS === "true",
+    caFile: env.SMTP_CA_FILE || undefined,
+    maxConnections: Number(env.SMTP_POOL_SIZE ?? 5),
   });
+}
+
+/** ACCESS_LOG_SAMPLE_RATE: a number from 0 to 1 (default 1: every call). */
+function sampleRate(value: string | undefined): number {
+  const rate = Number(value ?? 1);
+  if (!(rate >= 0 && rate <= 1)) throw new Error(`ACCESS_LOG_SAMPLE_RATE must be a number from 0 to 1, not ${value}`);
+  return rate;
 }
 
 /** BANK_EXTRA_HOLIDAYS: comma-separated JST dates, e.g. "2026-12-30,2027-05-06". */

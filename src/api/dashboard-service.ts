@@ -188,7 +188,7 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     async getChargeDetail(req, context) {
       const detail = await chargeDetail(ctx, merchantOf(context), req.chargeId);
       return {
-        charge: encodeCharge(detail.charge, detail.refunds),
+        charge: encodeCharge(detail.charge, detail.refunds, detail.refundsTruncated),
         customer: detail.customer && encodeCustomer(detail.customer),
       };
     },

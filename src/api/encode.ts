@@ -46,7 +46,7 @@ export function encodeErrorBody(code: ErrorType, message: string | null | undefi
 }
 
 /** Records → response messages, with the contract's field names (camelCase on the wire, docs/reference/contract.md#wire-format). */
-export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = []): Charge {
+export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [], refundsTruncated = false): Charge {
   const failed = charge.status === ChargeStatus.FAILURE;
   return create(ChargeSchema, {
     chargeId: charge.id,
@@ -66,6 +66,7 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [])
     refundedAmount: refundedIncludingPending(charge),
     refundableAmount: refundableRemainder(charge),
     refunds: refunds.map(encodeRefund),
+    refundsTruncated,
     requestId: charge.requestId ?? "",
   });
 }

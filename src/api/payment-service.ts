@@ -1,9 +1,9 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
-import { getCharge, getContract, getCustomer, searchCustomers } from "../flows/status.js";
+import { getCharge, getContract, getCustomer, listRefunds, searchCustomers } from "../flows/status.js";
 import { merchantOf } from "./request-context.js";
-import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
+import { encodeCharge, encodeContract, encodeCustomer, encodeRefund } from "./encode.js";
 import { contractMandate } from "../flows/mandates.js";
 import { createRefundHandlers } from "./payment-refunds.js";
 import { createEventHandlers } from "./payment-events.js";
@@ -20,8 +20,12 @@ export function createPaymentService(ctx: FlowContext): Partial<ServiceImpl<type
     ...createIdempotencyHandlers(ctx),
     ...createOnSessionHandlers(ctx),
     async getCharge(req, context) {
-      const { charge, refunds } = await getCharge(ctx, merchantOf(context), req.charge);
-      return { charge: encodeCharge(charge, refunds) };
+      const { charge, refunds, refundsTruncated } = await getCharge(ctx, merchantOf(context), req.charge);
+      return { charge: encodeCharge(charge, refunds, refundsTruncated) };
+    },
+    async listRefunds(req, context) {
+      const page = await listRefunds(ctx, merchantOf(context), req);
+      return { refunds: page.refunds.map(encodeRefund), nextPageToken: page.nextPageToken };
     },
     async getContract(req, context) {
       const merchant = merchantOf(context);

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { loadConfig } from "../config.js";
+import { loadConfig, type Config } from "../config.js";
+import { preflight } from "../preflight.js";
 import { systemClock } from "../ports/clock.js";
 import { openStorage } from "../storage/database.js";
 import { useSealingKey } from "../storage/sealed.js";
@@ -80,6 +81,11 @@ const usage = `usage: furikomi <command>
       Seals every stored secret again under SECRETS_KEY (after a rotation; the old key in
       SECRETS_KEY_PREVIOUS).
 
+  doctor
+      Checks the configuration (the environment) against what production needs: SECRETS_KEY,
+      e-mail, BANK_CONNECTOR, an https PUBLIC_BASE_URL. Exits 1 when MODE=production would
+      refuse to start.
+
   listen --api-key sk_test_… --forward-to http://127.0.0.1:3000/webhooks
          [--base-url http://localhost:8080] [--secret whsec_…] [--interval-ms 1000]
       Polls the merchant's events through the API and forwards each new one to a local URL,
@@ -108,7 +114,26 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
   }
 }
 
+function doctor(): undefined {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    throw new CommandFailed(`configuration: ${(error as Error).message}`);
+  }
+  const checks = preflight(config);
+  const production = config.mode === "production";
+  console.log(`furikomi doctor: MODE=${config.mode}`);
+  for (const check of checks)
+    console.log(`  ${check.ok ? "ok  " : production ? "FAIL" : "note"}  ${check.name}: ${check.detail}`);
+  const problems = checks.filter((check) => !check.ok).length;
+  if (problems > 0 && production) throw new CommandFailed(`${problems} problem(s): MODE=production refuses to start`);
+  console.log(problems > 0 ? `${problems} setting(s) to change before MODE=production` : "ready for MODE=production");
+  return undefined;
+}
+
 const commands: Record<string, (args: string[]) => Promise<unknown>> = {
+  doctor: async () => doctor(),
   "merchants create": async (args) => {
     const { values } = parseArgs({
       args,

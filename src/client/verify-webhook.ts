@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { fromJson, type DescMessage, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
-import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { Webhook } from "standardwebhooks";
 import {
   ChargeEventContentSchema,
   ContractEventContentSchema,
@@ -13,7 +13,10 @@ import {
 } from "../../gen/payments/v1/webhooks_pb.js";
 import { envelopeSignature } from "../domain/webhook-signature.js";
 
-export { WebhookVerificationError };
+/** A delivery that is not a genuine, fresh furikomi webhook: answer it 400 and drop it. */
+export class WebhookVerificationError extends Error {
+  override name = "WebhookVerificationError";
+}
 
 interface EventOf<T extends string, C> {
   /** `mwh-…`: the same on every attempt and redelivery; deduplicate on it. */
@@ -70,7 +73,11 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: HeaderBag, 
     "webhook-timestamp": headerOf(headers, "webhook-timestamp"),
     "webhook-signature": headerOf(headers, "webhook-signature"),
   };
-  new Webhook(secret).verify(body, standardHeaders);
+  try {
+    new Webhook(secret).verify(body, standardHeaders);
+  } catch (error) {
+    throw new WebhookVerificationError((error as Error).message);
+  }
 
   const envelope = parseEnvelope(body);
   if (envelope.id !== standardHeaders["webhook-id"])

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { bankCalendar } from "./bank-calendar.js";
+import { japaneseNationalHolidays } from "../ports/national-holidays.js";
 import { cancellationDeadline, refundSettlesAt } from "./bank-cutoff.js";
 import { bankProfileOf, defaultBankProfile } from "./bank-profile.js";
 
 const jst = (local: string) => new Date(`${local}:00+09:00`);
-const calendar = bankCalendar();
+const calendar = bankCalendar(japaneseNationalHolidays);
 const standard = { profile: defaultBankProfile, calendar };
 const lateCutoff = { profile: bankProfileOf("9902"), calendar };
 

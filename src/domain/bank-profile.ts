@@ -178,17 +178,51 @@ export function limitRefusal(
   return { errorType: ErrorType.PAYMENT_CHARGE_OVER_LIMIT, message, retryable: false };
 }
 
-/** Since when the limits count debits: the 1st of the month at 00:00 JST. */
-export function limitWindowStart(at: Date): Date {
-  return jstMonthStart(at);
+/**
+ * The running totals of an account's debits, kept on its row and updated with each debit (so a
+ * debit costs the same however long the account's history): the sums since the starts (ISO
+ * instants) of the JST day and month of the latest debit. An account never debited has empty starts.
+ */
+export interface DebitTotals {
+  readonly dayStart: string;
+  readonly today: number;
+  readonly monthStart: string;
+  readonly thisMonth: number;
 }
 
-/** What the account was debited since 00:00 JST today and since the 1st of the month (JST), from its debits (negative amounts). */
-export function debitedSoFar(
-  debits: readonly { amount: number; at: string }[],
-  at: Date,
-): { today: number; thisMonth: number } {
+export const noDebits: DebitTotals = Object.freeze({ dayStart: "", today: 0, monthStart: "", thisMonth: 0 });
+
+/** What the account was debited since 00:00 JST today and since the 1st of the month (JST), from its running totals. */
+export function debitedSoFar(totals: DebitTotals, at: Date): { today: number; thisMonth: number } {
+  return {
+    today: totals.dayStart >= jstDayStart(at).toISOString() ? totals.today : 0,
+    thisMonth: totals.monthStart >= jstMonthStart(at).toISOString() ? totals.thisMonth : 0,
+  };
+}
+
+/** The running totals after a debit of `amount` yen at `at`: a new JST day or month starts its sum afresh. */
+export function withDebit(totals: DebitTotals, amount: number, at: Date): DebitTotals {
+  const sofar = debitedSoFar(totals, at);
   const dayStart = jstDayStart(at).toISOString();
-  const sum = (rows: readonly { amount: number }[]) => rows.reduce((total, row) => total - row.amount, 0);
-  return { today: sum(debits.filter((row) => row.at >= dayStart)), thisMonth: sum(debits) };
+  const monthStart = jstMonthStart(at).toISOString();
+  return {
+    dayStart: totals.dayStart > dayStart ? totals.dayStart : dayStart,
+    today: sofar.today + amount,
+    monthStart: totals.monthStart > monthStart ? totals.monthStart : monthStart,
+    thisMonth: sofar.thisMonth + amount,
+  };
+}
+
+/**
+ * The running totals after the debit of `amount` yen made at `debitAt` is reversed: taken off
+ * today's and this month's sums when it counted in them (never below 0).
+ */
+export function withoutDebit(totals: DebitTotals, amount: number, debitAt: Date): DebitTotals {
+  const sameDay = totals.dayStart === jstDayStart(debitAt).toISOString();
+  const sameMonth = totals.monthStart === jstMonthStart(debitAt).toISOString();
+  return {
+    ...totals,
+    today: sameDay ? Math.max(0, totals.today - amount) : totals.today,
+    thisMonth: sameMonth ? Math.max(0, totals.thisMonth - amount) : totals.thisMonth,
+  };
 }

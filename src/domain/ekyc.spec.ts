@@ -1,16 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { KycMethod } from "../../gen/payments/v1/enums_pb.js";
 import { bankCalendar } from "./bank-calendar.js";
+import { japaneseNationalHolidays } from "../ports/national-holidays.js";
 import { kycMethodRefusal, kycRejectionReasons, kycReviewDueAt, magicKycRejection } from "./ekyc.js";
 
 const jst = (local: string) => new Date(`${local}:00+09:00`);
-const calendar = bankCalendar();
+const calendar = bankCalendar(japaneseNationalHolidays);
 
 describe("kycMethodRefusal", () => {
   it("refuses photo-based methods from 2027-04-01 JST, and nothing else", () => {
     expect(kycMethodRefusal(KycMethod.PHOTO_SELFIE, jst("2027-03-31T23:59"))).toBeUndefined();
-    expect(kycMethodRefusal(KycMethod.PHOTO_SELFIE, jst("2027-04-01T00:00"))).toContain("2027-04-01");
-    expect(kycMethodRefusal(KycMethod.PHOTO_DOCUMENTS, jst("2027-04-01T00:00"))).toBeDefined();
+    const refusal =
+      "photo-based identity verification is not accepted from 2027-04-01; use the IC chip (with a selfie) or the My Number Card signature";
+    expect(kycMethodRefusal(KycMethod.PHOTO_SELFIE, jst("2027-04-01T00:00"))).toBe(refusal);
+    expect(kycMethodRefusal(KycMethod.PHOTO_DOCUMENTS, jst("2027-04-01T00:00"))).toBe(refusal);
     expect(kycMethodRefusal(KycMethod.IC_CHIP_SELFIE, jst("2027-04-01T00:00"))).toBeUndefined();
     expect(kycMethodRefusal(KycMethod.MY_NUMBER_SIGNATURE, jst("2030-01-01T00:00"))).toBeUndefined();
     expect(kycMethodRefusal(KycMethod.UNSPECIFIED, jst("2030-01-01T00:00"))).toBeUndefined();

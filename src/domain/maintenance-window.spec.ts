@@ -27,7 +27,11 @@ describe("maintenanceAt", () => {
     const windows = windowsOf("9903");
     expect(maintenanceAt(windows, jst("2026-03-07T22:00"))).toBeUndefined(); // 1st Saturday
     expect(maintenanceAt(windows, jst("2026-03-14T21:00"))?.end).toEqual(jst("2026-03-15T07:00"));
-    expect(maintenanceAt(windows, jst("2026-03-15T06:59"))).toBeDefined();
+    expect(maintenanceAt(windows, jst("2026-03-15T06:59"))).toEqual({
+      description: "2nd Saturday 21:00 to Sunday 07:00 JST",
+      start: jst("2026-03-14T21:00"),
+      end: jst("2026-03-15T07:00"),
+    });
   });
 
   it("a bank open 08:00–22:00 only", () => {

@@ -10,9 +10,10 @@ import {
   settleRefund,
 } from "./refund.js";
 import { bankCalendar } from "./bank-calendar.js";
+import { japaneseNationalHolidays } from "../ports/national-holidays.js";
 import { defaultBankProfile } from "./bank-profile.js";
 
-const bank = { profile: defaultBankProfile, calendar: bankCalendar() };
+const bank = { profile: defaultBankProfile, calendar: bankCalendar(japaneseNationalHolidays) };
 
 const succeededAt = new Date("2026-03-10T05:00:00Z"); // 14:00 JST, a Tuesday
 

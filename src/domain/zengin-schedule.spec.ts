@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { bankCalendar } from "./bank-calendar.js";
+import { japaneseNationalHolidays } from "../ports/national-holidays.js";
 import { debitDateOf, monthlyDebitDateOf, fileCutoffOf, resultDeadlineOf } from "./zengin-schedule.js";
 
-const calendar = bankCalendar();
+const calendar = bankCalendar(japaneseNationalHolidays);
 const timetable = { leadDays: 2, fileCutoff: "15:00", resultDeadlineDays: 5 };
 
 describe("the Zengin timetable", () => {

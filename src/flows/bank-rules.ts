@@ -1,6 +1,7 @@
 import type { Config } from "../config.js";
 import { bankCalendar, type BankCalendar } from "../domain/bank-calendar.js";
 import type { BankRules } from "../domain/bank-cutoff.js";
+import { japaneseNationalHolidays } from "../ports/national-holidays.js";
 import { bankProfileOf } from "../domain/bank-profile.js";
 import { bankCodeOfCustomer } from "../storage/bank-accounts.js";
 import type { Tx } from "../storage/transactor.js";
@@ -10,7 +11,8 @@ const calendars = new WeakMap<Config, BankCalendar>();
 /** The business-day calendar: national holidays plus BANK_EXTRA_HOLIDAYS (built once per config). */
 export function calendarOf(config: Config): BankCalendar {
   let calendar = calendars.get(config);
-  if (!calendar) calendars.set(config, (calendar = bankCalendar(config.bankExtraHolidays)));
+  if (!calendar)
+    calendars.set(config, (calendar = bankCalendar([...japaneseNationalHolidays, ...config.bankExtraHolidays])));
   return calendar;
 }
 

@@ -60,15 +60,15 @@ export async function listCharges(
   };
 }
 
-/** A charge with its refunds, and its customer when it has one. */
+/** A charge with its most recent refunds (as GetCharge carries them), and its customer when it has one. */
 export async function chargeDetail(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   chargeId: string,
-): Promise<ChargeWithRefunds & { customer: CustomerRecord | undefined }> {
-  const { charge, refunds } = await getCharge(ctx, merchant, chargeId);
+): Promise<ChargeWithRefunds & { refundsTruncated: boolean; customer: CustomerRecord | undefined }> {
+  const { charge, refunds, refundsTruncated } = await getCharge(ctx, merchant, chargeId);
   const customer = charge.customerId ? await findCustomer(ctx.tx.db, merchant.id, charge.customerId) : undefined;
-  return { charge, refunds, customer };
+  return { charge, refunds, refundsTruncated, customer };
 }
 
 async function withRefunds(ctx: FlowContext, charges: ChargeRecord[]): Promise<ChargeWithRefunds[]> {

@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
 import type { BankGateway } from "../ports/bank-gateway.js";
+import type { BusinessMetrics } from "../ports/business-metrics.js";
 import type { Clock } from "../ports/clock.js";
 import type { BankRedirectVerifier, MandateVerifier } from "../ports/mandate-verifier.js";
 import type { Notifier } from "../ports/notifier.js";
@@ -20,6 +21,8 @@ export interface FlowContext {
   readonly verifiers: { readonly bankRedirect?: BankRedirectVerifier; readonly firstDebit: MandateVerifier };
   /** Customer e-mail: the sandbox mailbox in sandbox mode, SMTP in production. */
   readonly notifier: Notifier;
+  /** Business metrics (charges, jobs); absent in one-shot tools. */
+  readonly metrics?: BusinessMetrics;
   /** Rings a worker so committed work starts now rather than at the next poll. */
   wake(topic: WakeTopic): void;
 }

@@ -79,6 +79,7 @@ export async function createOffSessionPaymentAsync(
 
   const now = ctx.clock.now();
   const requestId = newId("pwf");
+  let started: ChargeRecord | undefined;
   const request = await ctx.tx.write(async (trx) => {
     const charge = await startCharge(
       ctx,
@@ -97,9 +98,11 @@ export async function createOffSessionPaymentAsync(
     if (created.status === AsyncStatus.PENDING)
       await enqueueJob(trx, { kind: "async-charge", refId: charge.id, runAt: now, now });
     await bindIdempotentResource(trx, idempotency, charge.id);
+    started = charge;
     return created;
   });
   ctx.wake(request.status === AsyncStatus.PENDING ? "jobs" : "events");
+  if (started?.status === ChargeStatus.FAILURE) ctx.metrics?.chargeSettled(started);
   if (triggered !== undefined) throw triggeredFailure(triggered, { chargeId: request.chargeId, requestId: request.id });
   return request;
 }
@@ -157,7 +160,10 @@ export async function createOffSessionPayment(
       await bindIdempotentResource(trx, idempotency, started.id);
       return started;
     });
-    if (charge.status === ChargeStatus.FAILURE) ctx.wake("events");
+    if (charge.status === ChargeStatus.FAILURE) {
+      ctx.wake("events");
+      ctx.metrics?.chargeSettled(charge);
+    }
   }
   if (triggered !== undefined) throw triggeredFailure(triggered, idsOf(charge));
   if (charge.status === ChargeStatus.PENDING) {
@@ -322,7 +328,10 @@ async function settleCharge(ctx: FlowContext, chargeId: string, settlement: Char
     await recordChargeEvent(trx, next, merchant?.name ?? "", now);
     return { charge: next, settled: true };
   });
-  if (settled) ctx.wake("events");
+  if (settled) {
+    ctx.wake("events");
+    ctx.metrics?.chargeSettled(charge);
+  }
   return charge;
 }
 

@@ -1,4 +1,4 @@
-import { ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { transitionContract } from "../domain/contract.js";
 import type { OnSessionChanges, OnSessionPayment } from "../domain/on-session-settlement.js";
 import {
@@ -63,10 +63,14 @@ export async function changeOnSessionPayment(
     const moved = await transitionPaymentLink(trx, linkId, { from: [payment.link.state], to: changes.linkState, now });
     if (!moved) return false;
     await applyChanges(ctx, trx, payment, changes, now);
-    return true;
+    return changes;
   });
-  if (changed) ctx.wake("events");
-  return changed;
+  if (!changed) return false;
+  ctx.wake("events");
+  const charge = changed.charge;
+  if (charge && (charge.status === ChargeStatus.SUCCESS || charge.status === ChargeStatus.FAILURE))
+    ctx.metrics?.chargeSettled(charge);
+  return true;
 }
 
 async function applyChanges(

@@ -3,26 +3,42 @@ import { normalizeEmail } from "../domain/customer.js";
 import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
-import {
-  findCharge,
-  findContract,
-  findCustomer,
-  findRefundsOfCharge,
-  listCustomers,
-} from "../storage/status-queries.js";
+import { findCharge, findContract, findCustomer, listCustomers, refundsOfCharge } from "../storage/status-queries.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 
 const notFound = (what: string, id: string) =>
   new PaymentFailure(PaymentErrorCode.NOT_FOUND, `${what} ${id} not found`);
 
+/** How many refunds GetCharge carries at most: the most recent; ListRefunds pages through them all. */
+export const chargeRefundsShown = 10;
+
 export async function getCharge(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   id: string,
-): Promise<{ charge: ChargeRecord; refunds: RefundRecord[] }> {
+): Promise<{ charge: ChargeRecord; refunds: RefundRecord[]; refundsTruncated: boolean }> {
   const charge = await findCharge(ctx.tx.db, merchant.id, id);
   if (!charge) throw notFound("charge", id);
-  return { charge, refunds: await findRefundsOfCharge(ctx.tx.db, charge.id) };
+  const newest = await refundsOfCharge(ctx.tx.db, charge.id, { limit: chargeRefundsShown + 1, newest: true });
+  return {
+    charge,
+    refunds: newest.slice(0, chargeRefundsShown).reverse(),
+    refundsTruncated: newest.length > chargeRefundsShown,
+  };
+}
+
+/** A page of the merchant's charge's refunds, oldest first. */
+export async function listRefunds(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  query: { chargeId: string; pageSize: number; pageToken: string },
+): Promise<{ refunds: RefundRecord[]; nextPageToken: string }> {
+  const after = decodePageToken(query.pageToken);
+  const charge = await findCharge(ctx.tx.db, merchant.id, query.chargeId);
+  if (!charge) throw notFound("charge", query.chargeId);
+  const limit = pageSize(query.pageSize);
+  const rows = await refundsOfCharge(ctx.tx.db, charge.id, { limit: limit + 1, afterId: after?.id });
+  return nextPage(rows, limit, (refunds) => ({ refunds }));
 }
 
 export async function getContract(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<ContractRecord> {
@@ -49,11 +65,18 @@ export async function searchCustomers(
     limit: limit + 1,
     after,
   });
+  return nextPage(rows, limit, (customers) => ({ customers }));
+}
+
+/** The first `limit` of `rows` (fetched one over the page size) and the token of the page after, if any. */
+function nextPage<T extends { createdAt: Date; id: string }, P>(
+  rows: T[],
+  limit: number,
+  wrap: (page: T[]) => P,
+): P & { nextPageToken: string } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return {
-    customers: page,
-    nextPageToken:
-      rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "",
-  };
+  const nextPageToken =
+    rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "";
+  return { ...wrap(page), nextPageToken };
 }

@@ -8,7 +8,7 @@ import { saveAsyncRequestStatuses } from "../storage/async-requests.js";
 import { saveChargeStatuses } from "../storage/charges.js";
 import { recordEvents } from "../storage/events.js";
 import { findMerchant } from "../storage/merchants.js";
-import { bankCalendar } from "../domain/bank-calendar.js";
+import { calendarOf } from "./bank-rules.js";
 import { transitionContract } from "../domain/contract.js";
 import {
   type Consignor,
@@ -96,7 +96,7 @@ export async function runZenginCycle(ctx: FlowContext, exchange: ZenginExchange)
 /** The names of the request files written (or finished after a crash) in this turn. */
 async function writeDueFiles(ctx: FlowContext, exchange: ZenginExchange): Promise<string[]> {
   const now = ctx.clock.now();
-  const calendar = bankCalendar(ctx.config.bankExtraHolidays);
+  const calendar = calendarOf(ctx.config);
   const timetable = timetableOf(ctx.config);
   const written: string[] = [];
   for (const [kind, table] of Object.entries(kinds)) {

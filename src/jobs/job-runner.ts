@@ -89,7 +89,9 @@ export class JobRunner {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       outcome = await handler(job.ref_id, job.attempts);
+      this.ctx.metrics?.jobRan(job.kind, "done" in outcome ? "done" : "retry");
     } catch (error) {
+      this.ctx.metrics?.jobRan(job.kind, "error");
       this.logger.error({ err: error, job: job.id, kind: job.kind }, "job failed; retrying");
       const backoffMs = Math.min(60_000 * 2 ** Math.min(job.attempts, 8), 3_600_000);
       outcome = { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };

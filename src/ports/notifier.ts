@@ -16,4 +16,6 @@ export interface OutgoingMessage {
  */
 export interface Notifier {
   send(message: OutgoingMessage): Promise<void>;
+  /** Releases connections it keeps (at shutdown). */
+  close?(): Promise<void>;
 }

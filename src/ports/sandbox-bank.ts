@@ -5,12 +5,12 @@ import {
   bankRuleRefusal,
   debitedSoFar,
   limitRefusal,
-  limitWindowStart,
+  withDebit,
   type BankRefusal,
 } from "../domain/bank-profile.js";
 import {
   bookLedgerEntry,
-  debitsSince,
+  debitTotalsOf,
   findBankAccountOfCustomer,
   findBankAnswer,
   findBankSettings,
@@ -97,7 +97,7 @@ export class SandboxBank implements BankGateway {
     if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
     if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
       return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-    const bankRule = await japaneseBankRefusal(trx, current, request);
+    const bankRule = japaneseBankRefusal(current, request);
     if (bankRule) return { ok: false, ...bankRule };
     if (request.signedAmount < 0) {
       if (current.reject) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false);
@@ -112,6 +112,9 @@ export class SandboxBank implements BankGateway {
       signedAmount: request.signedAmount,
       balanceAfter: current.balance + request.signedAmount,
       at,
+      ...(request.signedAmount < 0
+        ? { debitTotalsAfter: withDebit(debitTotalsOf(current), -request.signedAmount, request.at) }
+        : {}),
     });
     return { ok: true };
   }
@@ -126,19 +129,18 @@ function asResult(answer: StoredBankAnswer): ImmediateBankResult {
 }
 
 /**
- * The rules of the account's bank (its profile, by bank code) inside the booking transaction:
- * the rules that need no history, then for debits the limits over what was debited so far.
+ * The rules of the account's bank (its profile, by bank code) on the account as locked in the
+ * booking transaction: the rules that need no history, then for debits the limits over what was
+ * debited so far (the running totals on the account's row, not a sum over its ledger).
  */
-async function japaneseBankRefusal(
-  trx: Tx,
+function japaneseBankRefusal(
   account: BankAccountTable,
   request: { signedAmount: number; at: Date },
-): Promise<BankRefusal | undefined> {
+): BankRefusal | undefined {
   const profile = bankProfileOf(account.bank_code);
   const refusal = bankRuleRefusal(profile, account.account_number, request);
   if (refusal || request.signedAmount >= 0) return refusal;
-  const debits = await debitsSince(trx, account.customer_id, limitWindowStart(request.at));
-  return limitRefusal(profile, -request.signedAmount, debitedSoFar(debits, request.at));
+  return limitRefusal(profile, -request.signedAmount, debitedSoFar(debitTotalsOf(account), request.at));
 }
 
 function underMaintenance(flag: number, until: string | null, at: string): boolean {

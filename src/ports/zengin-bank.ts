@@ -1,6 +1,7 @@
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import type { Config } from "../config.js";
 import { bankCalendar } from "../domain/bank-calendar.js";
+import { japaneseNationalHolidays } from "./national-holidays.js";
 import { normaliseBankKana } from "../domain/kana.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
@@ -22,7 +23,7 @@ export class ZenginBank implements BankGateway {
     private readonly tx: Transactor,
     private readonly config: Config,
   ) {
-    this.#calendar = bankCalendar(config.bankExtraHolidays);
+    this.#calendar = bankCalendar([...japaneseNationalHolidays, ...config.bankExtraHolidays]);
   }
 
   /**

@@ -7,6 +7,8 @@ import { httpStatusOf } from "../errors.js";
  * compressed with no grpc-encoding — with `internal`. That is the client's fault, and docs/reference/errors.md
  * promises `invalid_argument` 400 for a malformed request, as connect-go does. This
  * wrapper rewrites those two errors on the Connect, gRPC and gRPC-Web protocols; nothing else is touched.
+ * The wire checks (wire-checks.ts) refuse such a unary body first, with an ErrorInfo; this is the
+ * fallback for what they let through (streaming calls, for one).
  */
 const clientFaultMessages = [/^parse binary: /, /^received compressed envelope, but do not know how to decompress/];
 

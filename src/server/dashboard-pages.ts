@@ -2,12 +2,13 @@ import { existsSync, readFileSync } from "node:fs";
 import type { Mode } from "../config.js";
 import type { RequestListener } from "./listener.js";
 import { asset, send, type Asset } from "./pages.js";
+import { packageRoot } from "./package-root.js";
 
 type NodeRequest = Parameters<RequestListener>[0];
 type NodeResponse = Parameters<RequestListener>[1];
 
-/** Where scripts/build-web.mjs puts the bundle (at npm install, and at npm start when stale). */
-const buildDirectory = new URL("../../build/dashboard/", import.meta.url);
+/** Where scripts/build.mjs puts the bundle (at npm install, and at npm start when stale). */
+const buildDirectory = new URL("build/dashboard/", packageRoot(import.meta.url));
 const assetTypes: Readonly<Record<string, string>> = Object.freeze({
   "app.js": "text/javascript; charset=utf-8",
   "app.css": "text/css; charset=utf-8",

@@ -12,6 +12,8 @@ import { RequestRefusal } from "../domain/request-refusal.js";
 import { toConnectError, withErrorInfo } from "../errors.js";
 import type { MerchantPrincipal } from "../flows/flow-context.js";
 import { merchantKey, requestIdKey } from "../api/request-context.js";
+import { dashboardPrincipalKey } from "../api/dashboard-session.js";
+import { codeName } from "./code-name.js";
 import { textProblem, wireProblemKey } from "./wire-checks.js";
 
 /** A caller's request id, echoed only when short and plain (it reaches logs and headers); else a fresh one. */
@@ -19,17 +21,31 @@ export function requestIdOf(given: string | null): string {
   return given && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
 }
 
-/** Assigns the request id, logs failures, and turns domain failures into Connect errors. */
-export function createErrorInterceptor(logger: Logger): Interceptor {
+/**
+ * Assigns the request id, writes the access log, and turns domain failures into Connect errors.
+ * One "call" line per call at info: method (`payments.v1.PaymentService/GetCharge`), code, ms,
+ * merchantId, requestId; a failure adds its message (and is logged at error with its cause when
+ * it is internal). Successful calls are sampled at `sampleRate` (ACCESS_LOG_SAMPLE_RATE; the rest
+ * are logged at debug); failures are always logged at info or above.
+ */
+export function createErrorInterceptor(logger: Logger, sampleRate = 1): Interceptor {
   return (next) => async (req) => {
     const requestId = requestIdOf(req.header.get("x-request-id"));
     req.contextValues.set(requestIdKey, requestId);
     const started = performance.now();
+    const access = (code: string) => ({
+      requestId,
+      method: `${req.service.typeName}/${req.method.name}`,
+      code,
+      ms: Math.round(performance.now() - started),
+      merchantId: req.contextValues.get(merchantKey)?.id ?? req.contextValues.get(dashboardPrincipalKey)?.merchant.id,
+    });
     try {
       const res = await next(req);
       res.header.set("x-request-id", requestId);
       if (req.method.deprecated) res.header.set("deprecation", "true");
-      logger.debug({ requestId, method: req.url, ms: Math.round(performance.now() - started) }, "ok");
+      // Unsampled successes still reach a debug log.
+      logger[sampleRate >= 1 || Math.random() < sampleRate ? "info" : "debug"](access("ok"), "call");
       return res;
     } catch (error) {
       const converted = toConnectError(error);
@@ -40,13 +56,13 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
         // A catalogued internal error (e.g. ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR) keeps its cause for the log.
         const cause = error instanceof Error && error.cause !== undefined ? { err: error.cause } : {};
         logger[cause.err ? "error" : "info"](
-          { requestId, method: req.url, code: Code[connectError.code], ...cause },
-          connectError.rawMessage,
+          { ...access(codeName(connectError.code)), message: connectError.rawMessage, ...cause },
+          "call",
         );
         throw connectError;
       }
       // Unexpected: log it whole, tell the client nothing internal.
-      logger.error({ requestId, method: req.url, err: error }, "unexpected error");
+      logger.error({ ...access("internal"), err: error }, "call");
       throw new ConnectError(`internal error (request id ${requestId})`, Code.Internal, { "x-request-id": requestId });
     }
   };

@@ -1,16 +1,21 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Logger } from "pino";
+import { codeName } from "./code-name.js";
+import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import type { BankGateway, BankResult } from "../ports/bank-gateway.js";
+import type { BusinessMetrics } from "../ports/business-metrics.js";
 import type { Clock } from "../ports/clock.js";
 import type { WebhookTransport } from "../ports/webhook-transport.js";
 import type { QueueStat, QueueStats } from "../storage/queue-stats.js";
 
 /**
  * The Prometheus metrics of one service (GET /metrics; docs/operations/monitoring.md): calls by method and
- * code, their latency, the depth and age of the work queues, webhook delivery outcomes, and the
- * process (memory, CPU, event loop lag).
+ * code, their latency, the depth and age of the work queues, webhook delivery outcomes and latency,
+ * charges by outcome and ErrorType, bank call latency, background job runs, and the process
+ * (memory, CPU, event loop lag).
  */
-export class Metrics {
+export class Metrics implements BusinessMetrics {
   readonly registry = new Registry();
   private readonly calls = new Counter({
     name: "furikomi_rpc_requests_total",
@@ -32,6 +37,32 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly deliveryLatency = new Histogram({
+    name: "furikomi_webhook_delivery_duration_seconds",
+    help: "Time one webhook delivery attempt took (connect, send, answer), by outcome",
+    labelNames: ["outcome"] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly charges = new Counter({
+    name: "furikomi_charges_total",
+    help: "Charges settled by this instance, by outcome (success, failure) and ErrorType (none on success)",
+    labelNames: ["outcome", "error_type"] as const,
+    registers: [this.registry],
+  });
+  private readonly bankCalls = new Histogram({
+    name: "furikomi_bank_call_duration_seconds",
+    help: "Bank calls (debit, refund) by operation and result: ok, refused (an answer with an ErrorType), error (no answer)",
+    labelNames: ["operation", "result"] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly jobRuns = new Counter({
+    name: "furikomi_job_runs_total",
+    help: "Background job runs by kind and outcome: done, retry (the job asked to run later), error (it threw; retried with backoff)",
+    labelNames: ["kind", "outcome"] as const,
+    registers: [this.registry],
+  });
   /** Result files moved to quarantine by this process (the alert; the dashboard lists them all). */
   readonly zenginQuarantined = new Counter({
     name: "furikomi_zengin_files_quarantined_total",
@@ -101,10 +132,28 @@ export class Metrics {
     };
   }
 
-  /** The transport, counting each attempt's outcome. */
+  chargeSettled(charge: { readonly status: ChargeStatus; readonly errorType: ErrorType }): void {
+    const success = charge.status === ChargeStatus.SUCCESS;
+    this.charges.inc({
+      outcome: success ? "success" : "failure",
+      error_type: success ? "none" : `ERROR_TYPE_${ErrorType[charge.errorType]}`,
+    });
+  }
+
+  jobRan(kind: string, outcome: "done" | "retry" | "error"): void {
+    this.jobRuns.inc({ kind, outcome });
+  }
+
+  /** The bank, timing each call. */
+  timeBank(bank: BankGateway): BankGateway {
+    return new TimedBank(bank, this.bankCalls);
+  }
+
+  /** The transport, counting and timing each attempt's outcome. */
   countDeliveries(transport: WebhookTransport): WebhookTransport {
     return {
       post: async (...args) => {
+        const stop = this.deliveryLatency.startTimer();
         const answer = await transport.post(...args);
         if (!answer.aborted) {
           const outcome =
@@ -114,6 +163,7 @@ export class Metrics {
                 ? "rejected"
                 : "failed";
           this.deliveries.inc({ outcome });
+          stop({ outcome });
         }
         return answer;
       },
@@ -122,7 +172,35 @@ export class Metrics {
   }
 }
 
-/** invalid_argument, resource_exhausted, … as on the wire. */
-function codeName(code: Code): string {
-  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+/** A bank whose calls are timed, by operation and result (a class: tests replace a method on the instance). */
+class TimedBank implements BankGateway {
+  constructor(
+    private readonly bank: BankGateway,
+    private readonly histogram: Histogram<"operation" | "result">,
+  ) {}
+
+  debit(request: Parameters<BankGateway["debit"]>[0]): Promise<BankResult> {
+    return this.#timed("debit", () => this.bank.debit(request));
+  }
+
+  refund(request: Parameters<BankGateway["refund"]>[0]): Promise<BankResult> {
+    return this.#timed("refund", () => this.bank.refund(request));
+  }
+
+  /** A booking reversed inside the caller's transaction: not a bank call, not timed. */
+  reverseBooking(...args: Parameters<BankGateway["reverseBooking"]>): Promise<void> {
+    return this.bank.reverseBooking(...args);
+  }
+
+  async #timed(operation: string, call: () => Promise<BankResult>): Promise<BankResult> {
+    const stop = this.histogram.startTimer({ operation });
+    try {
+      const result = await call();
+      stop({ result: result.ok ? "ok" : "refused" });
+      return result;
+    } catch (error) {
+      stop({ result: "error" });
+      throw error;
+    }
+  }
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import type { Mode } from "../config.js";
 import type { RequestListener } from "./listener.js";
+import { packageRoot } from "./package-root.js";
 
 type NodeRequest = Parameters<RequestListener>[0];
 type NodeResponse = Parameters<RequestListener>[1];
@@ -14,8 +15,8 @@ export interface Asset {
   readonly version: string;
 }
 
-/** Where scripts/build-web.mjs puts the page's bundle (at npm install, and at npm start when stale). */
-const payDirectory = new URL("../../build/pay/", import.meta.url);
+/** Where scripts/build.mjs puts the page's bundle (at npm install, and at npm start when stale). */
+const payDirectory = new URL("build/pay/", packageRoot(import.meta.url));
 const notBuilt =
   "<!doctype html><title>furikomi</title><p>The payment page is not built: run <code>npm run build:web</code>.</p>";
 const assetTypes: Readonly<Record<string, string>> = Object.freeze({

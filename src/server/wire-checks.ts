@@ -6,6 +6,7 @@ import {
   ScalarType,
   type DescField,
   type DescMessage,
+  type DescMethod,
   type JsonValue,
 } from "@bufbuild/protobuf";
 import { reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
@@ -45,12 +46,12 @@ const compressions = new Map([
  *   answered by connect-es with a bare invalid_argument, but goes on as an empty message carrying
  *   the problem, so the validation interceptor answers it like any rule: the method's
  *   catalogued code in a google.rpc.ErrorInfo, naming the field.
- * gRPC and gRPC-Web bodies pass untouched (their numbers are binary).
+ * A binary gRPC or gRPC-Web body of a unary call is only checked to decode (its numbers are
+ * binary): one that does not goes on the same way, as one empty message frame.
  */
 export function withWireChecks(handler: UniversalHandler): UniversalHandler {
-  const input = handler.method.input;
   const wrapped = async (request: UniversalServerRequest) => {
-    const checked = await checkBody(input, request);
+    const checked = await checkBody(handler.method, request);
     if (!checked) return handler(request);
     if (!checked.problem) return handler({ ...request, body: checked.body });
     const contextValues = request.contextValues ?? createContextValues();
@@ -59,20 +60,23 @@ export function withWireChecks(handler: UniversalHandler): UniversalHandler {
     const header = new Headers(request.header);
     header.delete("content-encoding");
     header.delete("content-length");
-    const body = checked.binary ? replayOf([]) : {};
+    const body = checked.empty ? replayOf([checked.empty]) : {};
     return handler({ ...request, header, body, contextValues });
   };
   return Object.assign(wrapped, handler);
 }
 
-type Checked = { body: UniversalServerRequest["body"]; problem?: WireProblem; binary?: boolean } | undefined;
+/** The body, or a refused body's problem and the bytes that decode as an empty message in its format. */
+type Checked = { body: UniversalServerRequest["body"]; problem?: WireProblem; empty?: Uint8Array } | undefined;
 
-async function checkBody(input: DescMessage, request: UniversalServerRequest): Promise<Checked> {
+async function checkBody(method: DescMethod, request: UniversalServerRequest): Promise<Checked> {
   if (request.method !== "POST") return undefined;
+  const input = method.input;
   const body = request.body;
   // The plain HTTP paths hand over the JSON they decoded.
   if (!isAsyncIterable(body)) return { body, problem: jsonProblem(input, body as JsonValue) };
   const contentType = request.header.get("content-type") ?? "";
+  if (grpcBinary.test(contentType)) return method.methodKind === "unary" ? checkFrame(input, request, body) : undefined;
   const binary = /^application\/proto\b/i.test(contentType);
   if (!binary && !/^application\/json\b/i.test(contentType)) return undefined;
   const encoding = request.header.get("content-encoding") ?? "identity";
@@ -93,7 +97,7 @@ async function checkBody(input: DescMessage, request: UniversalServerRequest): P
       fromBinary(input, bytes);
       return { body: replay };
     } catch (error) {
-      return { body: replay, binary, problem: { message: `request body: ${messageOf(error)}`, rule: "decode" } };
+      return { body: replay, empty: new Uint8Array(0), problem: decodeProblem(error) };
     }
   }
   let json: JsonValue;
@@ -106,6 +110,46 @@ async function checkBody(input: DescMessage, request: UniversalServerRequest): P
     };
   }
   return { body: json, problem: jsonProblem(input, json) };
+}
+
+const grpcBinary = /^application\/grpc(-web)?(\+proto)?$/i;
+
+/** A unary gRPC or gRPC-Web request is one message frame: a flags byte, a 4-byte length, the message. */
+async function checkFrame(
+  input: DescMessage,
+  request: UniversalServerRequest,
+  body: AsyncIterable<Uint8Array>,
+): Promise<Checked> {
+  const encoding = request.header.get("grpc-encoding") ?? "identity";
+  const compression = compressions.get(encoding);
+  if (encoding !== "identity" && !compression) return undefined; // connect-es refuses the encoding itself
+  const { chunks, rest } = await readUpTo(body, readMaxBytes);
+  const replay = replayOf(chunks, rest);
+  if (rest) return { body: replay };
+  const refused = (problem: WireProblem) => ({ body: replay, empty: new Uint8Array(5), problem });
+  const bytes = Buffer.concat(chunks);
+  if (bytes.length < 5 || bytes.readUInt32BE(1) !== bytes.length - 5) {
+    return refused({ message: "request body: not one gRPC message frame", rule: "decode" });
+  }
+  let message: Uint8Array = bytes.subarray(5);
+  if (bytes[0] & 0x01) {
+    if (!compression) return refused({ message: "request body: compressed, but no grpc-encoding", rule: "decode" });
+    try {
+      message = await compression.decompress(message, readMaxBytes);
+    } catch {
+      return { body: replay }; // connect-es answers its own decompression error
+    }
+  }
+  try {
+    fromBinary(input, message);
+    return { body: replay };
+  } catch (error) {
+    return refused(decodeProblem(error));
+  }
+}
+
+function decodeProblem(error: unknown): WireProblem {
+  return { message: `request body: ${messageOf(error)}`, rule: "decode" };
 }
 
 /** The first problem of a JSON request, or undefined when connect-es will decode it as the client meant. */

@@ -1,17 +1,36 @@
 import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
 import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
-import { isReversal, reversalReference } from "../domain/ledger-reference.js";
-import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, LinkBankAccountTable } from "./schema.js";
+import { noDebits, withoutDebit, type DebitTotals } from "../domain/bank-profile.js";
+import { reversalReference } from "../domain/ledger-reference.js";
+import type {
+  BankAccountTable,
+  BankLedgerTable,
+  BankSettingsTable,
+  Database,
+  DebitTotalColumns,
+  LinkBankAccountTable,
+} from "./schema.js";
 
 /** Opens (or re-links) a simulated account for a customer. */
 export async function upsertBankAccount(
   trx: Tx,
-  account: Omit<BankAccountTable, "quota" | "under_maintenance" | "maintenance_until" | "reject" | "latency_ms">,
+  account: Omit<
+    BankAccountTable,
+    "quota" | "under_maintenance" | "maintenance_until" | "reject" | "latency_ms" | DebitTotalColumns
+  >,
 ): Promise<void> {
   await trx
     .insertInto("bank_accounts")
-    .values({ ...account, quota: 0, under_maintenance: 0, maintenance_until: null, reject: 0, latency_ms: 0 })
+    .values({
+      ...account,
+      quota: 0,
+      under_maintenance: 0,
+      maintenance_until: null,
+      reject: 0,
+      latency_ms: 0,
+      ...debitTotalsToRow(noDebits),
+    })
     .onConflict((oc) =>
       oc.column("customer_id").doUpdateSet({
         bank_code: account.bank_code,
@@ -96,14 +115,46 @@ export async function findBankSettings(trx: Tx, merchantId: string): Promise<Ban
   return trx.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
 }
 
-/** Books a debit (negative) or refund (positive): the new balance and its ledger row. */
+/** The running debit totals kept on an account's row. */
+export function debitTotalsOf(account: BankAccountTable): DebitTotals {
+  return {
+    dayStart: account.debits_day_start,
+    today: Number(account.debits_today),
+    monthStart: account.debits_month_start,
+    thisMonth: Number(account.debits_this_month),
+  };
+}
+
+function debitTotalsToRow(totals: DebitTotals): Pick<BankAccountTable, DebitTotalColumns> {
+  return {
+    debits_day_start: totals.dayStart,
+    debits_today: totals.today,
+    debits_month_start: totals.monthStart,
+    debits_this_month: totals.thisMonth,
+  };
+}
+
+/**
+ * Books a debit (negative) or refund (positive): the new balance (and, when it changes what the
+ * account was debited, its new running debit totals) and its ledger row, in the caller's transaction.
+ */
 export async function bookLedgerEntry(
   trx: Tx,
-  entry: { customerId: string; reference: string; signedAmount: number; balanceAfter: number; at: string },
+  entry: {
+    customerId: string;
+    reference: string;
+    signedAmount: number;
+    balanceAfter: number;
+    at: string;
+    debitTotalsAfter?: DebitTotals;
+  },
 ): Promise<void> {
   await trx
     .updateTable("bank_accounts")
-    .set({ balance: entry.balanceAfter })
+    .set({
+      balance: entry.balanceAfter,
+      ...(entry.debitTotalsAfter ? debitTotalsToRow(entry.debitTotalsAfter) : {}),
+    })
     .where("customer_id", "=", entry.customerId)
     .execute();
   await trx
@@ -119,40 +170,24 @@ export async function bookLedgerEntry(
 }
 
 /**
- * The account's debits (as negative amounts with their times) since `since`: what was really
- * taken, so a debit reversed by a same-day cancellation, and a reversal itself, do not count.
- */
-export async function debitsSince(trx: Tx, customerId: string, since: Date): Promise<{ amount: number; at: string }[]> {
-  const rows = await trx
-    .selectFrom("bank_ledger")
-    .select(["reference", "amount", "at"])
-    .where("customer_id", "=", customerId)
-    .where("at", ">=", since.toISOString())
-    .execute();
-  const references = new Set(rows.map((row) => row.reference));
-  return rows
-    .filter(
-      (row) =>
-        Number(row.amount) < 0 && !isReversal(row.reference) && !references.has(reversalReference(row.reference)),
-    )
-    .map((row) => ({ amount: Number(row.amount), at: row.at }));
-}
-
-/**
  * Reverses the booking under `reference` in the caller's transaction: the opposite amount under
- * the reversal reference, the balance restored. Nothing booked, or reversed already: nothing.
+ * the reversal reference, the balance (and a debit's running totals) restored. Nothing booked, or
+ * reversed already: nothing.
  */
 export async function reverseLedgerEntry(tx: Transactor, trx: Tx, reference: string, at: string): Promise<void> {
   const booking = await trx.selectFrom("bank_ledger").selectAll().where("reference", "=", reference).executeTakeFirst();
   if (!booking) return;
   const account = await lockBankAccountOfCustomer(tx, trx, booking.customer_id);
   if (!account || (await isBooked(trx, reversalReference(reference)))) return;
+  const amount = Number(booking.amount);
   await bookLedgerEntry(trx, {
     customerId: booking.customer_id,
     reference: reversalReference(reference),
-    signedAmount: -Number(booking.amount),
-    balanceAfter: Number(account.balance) - Number(booking.amount),
+    signedAmount: -amount,
+    balanceAfter: Number(account.balance) - amount,
     at,
+    // A reversed debit no longer counts toward the limits of its day and month.
+    ...(amount < 0 ? { debitTotalsAfter: withoutDebit(debitTotalsOf(account), -amount, new Date(booking.at)) } : {}),
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import type { IdempotencyRecord } from "../domain/idempotency.js";
 import type { OneTimeCodeRecord } from "../domain/one-time-code.js";
@@ -139,7 +139,7 @@ export function chargeToRow(record: ChargeRecord): ChargeTable {
   };
 }
 
-export function refundFromRow(row: RefundTable): RefundRecord {
+export function refundFromRow(row: Selectable<RefundTable>): RefundRecord {
   return {
     id: row.id,
     merchantId: row.merchant_id,
@@ -156,7 +156,7 @@ export function refundFromRow(row: RefundTable): RefundRecord {
   };
 }
 
-export function refundToRow(record: RefundRecord): RefundTable {
+export function refundToRow(record: RefundRecord): Insertable<RefundTable> {
   return {
     id: record.id,
     merchant_id: record.merchantId,

@@ -1,5 +1,5 @@
 import { assertChargeInvariants } from "../domain/invariants.js";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { ChargeRecord, RefundRecord } from "../domain/records.js";
 import { chargeFromRow, refundFromRow, refundToRow } from "./records.js";
@@ -34,8 +34,19 @@ export async function saveChargeRefundState(trx: Tx, charge: ChargeRecord): Prom
     .execute();
 }
 
+/** Inserts a refund as its charge's next (`seq`); the caller holds the charge's lock, so two cannot take the same. */
 export async function insertRefund(trx: Tx, refund: RefundRecord): Promise<void> {
-  await trx.insertInto("refunds").values(refundToRow(refund)).execute();
+  await trx
+    .insertInto("refunds")
+    .values({
+      ...refundToRow(refund),
+      seq: (eb) =>
+        eb
+          .selectFrom("refunds")
+          .select(sql<number>`coalesce(max(seq), 0) + 1`.as("next"))
+          .where("charge_id", "=", refund.chargeId),
+    })
+    .execute();
 }
 
 /** Writes a settlement outcome (status, root cause). */

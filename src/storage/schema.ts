@@ -161,7 +161,7 @@ export interface PaymentLinkTable {
   merchant_id: string;
   /** SHA-256 (hex) of the link's token; the token itself is only in the link's URL. */
   token_hash: string;
-  /** The token sealed with SECRETS_KEY, for answering a retried create (null before migration 0012). */
+  /** The token sealed with SECRETS_KEY, for answering a retried create (null before migration 0014). */
   token_sealed: string | null;
   workflow: number;
   customer_id: string | null;
@@ -220,6 +220,8 @@ export interface RefundTable {
   settle_after: string;
   created_at: string;
   updated_at: string;
+  /** 1, 2, 3… in the order the charge's refunds were accepted (storage/refunds.ts insertRefund): their list order. */
+  seq: Generated<number>;
 }
 
 export interface AsyncRequestTable {
@@ -316,7 +318,15 @@ export interface BankAccountTable {
   reject: number;
   latency_ms: number;
   created_at: string;
+  /** Running totals of the account's debits (domain/bank-profile.ts DebitTotals), kept by bookLedgerEntry. */
+  debits_day_start: string;
+  debits_today: number;
+  debits_month_start: string;
+  debits_this_month: number;
 }
+
+/** The columns of bank_accounts that hold the running debit totals. */
+export type DebitTotalColumns = "debits_day_start" | "debits_today" | "debits_month_start" | "debits_this_month";
 
 /** An account given on a link's bank step, pending until the link's payment is approved. */
 export interface LinkBankAccountTable {

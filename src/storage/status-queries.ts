@@ -18,12 +18,22 @@ export async function findCharge(
   return row && chargeFromRow(row);
 }
 
-export async function findRefundsOfCharge(db: Kysely<Database>, chargeId: string): Promise<RefundRecord[]> {
-  const rows = await db
-    .selectFrom("refunds")
-    .selectAll()
-    .where("charge_id", "=", chargeId)
-    .orderBy("created_at")
+/**
+ * A page of a charge's refunds in the order they were accepted (`seq`): oldest first after the
+ * refund `afterId` (the previous page's last), or `newest` first from the latest.
+ */
+export async function refundsOfCharge(
+  db: Kysely<Database>,
+  chargeId: string,
+  options: { limit: number; afterId?: string; newest?: boolean },
+): Promise<RefundRecord[]> {
+  let query = db.selectFrom("refunds").selectAll().where("charge_id", "=", chargeId);
+  const afterId = options.afterId;
+  if (afterId)
+    query = query.where("seq", ">", (eb) => eb.selectFrom("refunds").select("seq").where("id", "=", afterId));
+  const rows = await query
+    .orderBy("seq", options.newest ? "desc" : "asc")
+    .limit(options.limit)
     .execute();
   return rows.map(refundFromRow);
 }

@@ -15,7 +15,8 @@ import { KycOutcome, KycReviewMode, SandboxService } from "../../gen/payments/v1
 import { setWebhookUrl } from "../../src/flows/merchants.js";
 import { seedActiveCustomer, seedConsignor } from "../helpers/fixtures.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
-import { mailBody, startFakeSmtp } from "../helpers/fake-smtp.js";
+import { startSmtpServer, type TestSmtpServer } from "../helpers/smtp-server.js";
+import { oneTimeCodeMessage } from "../../src/domain/one-time-code.js";
 import { createPayment, eventsAbout, freshEmail, payStepByStep, tokenOf } from "../helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -424,9 +425,9 @@ describe("Withdraw, test events and the clock", () => {
 
 describe("production mode", () => {
   let production: TestServer;
-  let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
+  let smtp: TestSmtpServer;
   beforeAll(async () => {
-    smtp = await startFakeSmtp();
+    smtp = await startSmtpServer();
     production = await startTestServer({
       env: {
         MODE: "production",
@@ -435,6 +436,8 @@ describe("production mode", () => {
         SMTP_USER: "relay",
         SMTP_PASSWORD: "secret",
         SMTP_FROM: "pay@furikomi.example",
+        SMTP_REQUIRE_TLS: "true",
+        SMTP_CA_FILE: smtp.caFile,
       },
     });
     await seedConsignor(production);
@@ -477,9 +480,9 @@ describe("production mode", () => {
     await page.sendTwoFactorCode({ token });
     expect(smtp.mails).toHaveLength(1);
     const [mail] = smtp.mails;
-    expect(mail).toMatchObject({ from: "pay@furikomi.example", to: [email], auth: "\0relay\0secret" });
-    expect(mail.data).toContain("Subject: =?UTF-8?B?");
-    const code = /\b([0-9]{6})\b/.exec(mailBody(mail.data))?.[1] ?? "";
+    expect(mail).toMatchObject({ from: "pay@furikomi.example", to: [email], user: "relay", secure: true });
+    expect(mail.parsed.subject).toBe(oneTimeCodeMessage(production.merchant.name, "").subject);
+    const code = /\b([0-9]{6})\b/.exec(mail.parsed.text ?? "")?.[1] ?? "";
     expect((await page.verifyTwoFactorCode({ token, code })).verified).toBe(true);
     await page.linkBankAccount({
       token,

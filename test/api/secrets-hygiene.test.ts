@@ -35,7 +35,8 @@ describe.each(dialects)("secrets hygiene on %s", (dialect) => {
     server = await startTestServer({
       dialect,
       logger: createLogger("trace", capture),
-      env: { SECRETS_KEY: "test-sealing-key-not-a-canary" },
+      // Unsampled successful calls go to the debug log: every level is exercised.
+      env: { SECRETS_KEY: "test-sealing-key-not-a-canary", ACCESS_LOG_SAMPLE_RATE: "0" },
     });
     canaries.set("first API key", server.merchant.api_key);
     canaries.set("webhook secret", server.merchant.webhook_secret);

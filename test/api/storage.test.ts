@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
+import { KycStatus, PaymentAuthorizationStatus } from "../../gen/payments/v1/enums_pb.js";
 import { openStorage, type Storage } from "../../src/storage/database.js";
 import { Transactor, isUniqueViolation } from "../../src/storage/transactor.js";
 import { chargeRow } from "../helpers/charges.js";
@@ -117,9 +118,9 @@ describe.each(dialects)("storage on %s", (dialect) => {
       birth_date: "",
       gender: "",
       metadata_json: "{}",
-      kyc_status: 2,
+      kyc_status: KycStatus.NOT_SUBMITTED,
       kyc_rejection_reason: "",
-      payment_status: 2,
+      payment_status: PaymentAuthorizationStatus.NOT_AUTHORIZED,
       link_initialized: 0,
       activated: 0,
       deleted_at: null,

@@ -1,6 +1,9 @@
+import { connect as http2Connect } from "node:http2";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { findTrailerError } from "@connectrpc/connect/protocol-grpc";
+import { trailerParse } from "@connectrpc/connect/protocol-grpc-web";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { AsyncStatus, KycStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
@@ -54,6 +57,45 @@ async function chargeCount(): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** One gRPC call of CreateOffSessionPaymentAsync with the given body, over HTTP/2: the error its trailers carry. */
+function grpcError(body: Uint8Array): Promise<ConnectError> {
+  const session = http2Connect(server.url);
+  const trailers = new Headers();
+  const take = (headers: Record<string, unknown>) => {
+    for (const [name, value] of Object.entries(headers)) if (!name.startsWith(":")) trailers.set(name, String(value));
+  };
+  return new Promise<ConnectError>((resolve, reject) => {
+    const stream = session.request({
+      ":method": "POST",
+      ":path": asyncRpc,
+      "content-type": "application/grpc",
+      te: "trailers",
+      authorization: `Bearer ${server.merchant.api_key}`,
+    });
+    stream.on("response", take);
+    stream.on("trailers", take);
+    stream.on("data", () => {});
+    stream.on("error", reject);
+    stream.on("end", () => {
+      const error = findTrailerError(trailers);
+      if (error) resolve(error);
+      else reject(new Error("no error in the trailers"));
+    });
+    stream.end(body);
+  }).finally(() => session.close());
+}
+
+/** The error in a unary gRPC-Web answer's trailer frame. */
+async function grpcWebError(res: Response): Promise<ConnectError> {
+  const bytes = Buffer.from(await res.arrayBuffer());
+  for (let at = 0; at + 5 <= bytes.length; at += 5 + bytes.readUInt32BE(at + 1)) {
+    if (!(bytes[at] & 0x80)) continue;
+    const error = findTrailerError(trailerParse(bytes.subarray(at + 5, at + 5 + bytes.readUInt32BE(at + 1))));
+    if (error) return error;
+  }
+  throw new Error(`no error trailer in ${bytes.toString("latin1")}`);
 }
 
 const offSession = (price: string) => `{"customer_id":"${customerId}","charge":{"price":${price},"description":"box"}}`;
@@ -163,6 +205,34 @@ describe("every 400 carries an ErrorInfo with the method's code", () => {
     expect(answer.body.code).toBe("invalid_argument");
     expect(errorInfo(answer).reason).toBe("ERROR_TYPE_PAYMENT_VALIDATION_FAILED");
   });
+
+  // A frame whose message does not decode (field 1 claims 255 bytes), and bytes that are no frame at all.
+  const garbage: [string, Uint8Array][] = [
+    ["an undecodable message", new Uint8Array([0, 0, 0, 0, 2, 0x0a, 0xff])],
+    ["bytes that are no message frame", Buffer.from("garbage")],
+  ];
+  for (const [label, body] of garbage) {
+    it(`a gRPC body of ${label}`, async () => {
+      const error = await grpcError(body);
+      expect(error.code).toBe(Code.InvalidArgument);
+      expect(error.rawMessage).toMatch(/^request body: /);
+      expect(error.findDetails(ErrorInfoSchema)[0]).toMatchObject({
+        reason: "ERROR_TYPE_PAYMENT_VALIDATION_FAILED",
+        metadata: { genericCode: "INVALID_REQUEST" },
+      });
+    });
+
+    it(`a gRPC-Web body of ${label}`, async () => {
+      const res = await api(server, asyncRpc, {
+        method: "POST",
+        body: body as BodyInit,
+        headers: { "content-type": "application/grpc-web+proto" },
+      });
+      const error = await grpcWebError(res);
+      expect(error.code).toBe(Code.InvalidArgument);
+      expect(error.findDetails(ErrorInfoSchema)[0]?.reason).toBe("ERROR_TYPE_PAYMENT_VALIDATION_FAILED");
+    });
+  }
 
   it("a body that is not JSON on the plain HTTP path", async () => {
     const answer = await post(asyncPath, "price=12", { "content-type": "application/x-www-form-urlencoded" });

@@ -26,7 +26,7 @@ let shop: ShopSite;
 const shots = "test-results/bank-redirect";
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ["scripts/build-web.mjs", "--if-stale"], { stdio: "inherit" });
+  execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale", "web"], { stdio: "inherit" });
   [server, browser, shop] = await Promise.all([startTestServer(), launchBrowser(), startShopSite()]);
   await setSupportContact(server.ctx, server.merchant.merchant_id, {
     email: "help@shop.example.jp",

@@ -22,7 +22,7 @@ let browser: Browser;
 let shop: ShopSite;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ["scripts/build-web.mjs", "--if-stale"], { stdio: "inherit" });
+  execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale", "web"], { stdio: "inherit" });
   [server, browser, shop] = await Promise.all([startTestServer(), launchBrowser(), startShopSite()]);
 });
 afterAll(async () => {

@@ -1,12 +1,17 @@
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
 import { createInterface } from "node:readline";
+import { bundleServer } from "./bundled-server.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 
 export interface ServerProcess {
   readonly url: string;
   readonly child: ChildProcess;
+  /** The server's own process id (from its log), which differs from child.pid under `npm start`. */
+  readonly serverPid: number;
+  /** Every log line the server wrote to stdout so far, parsed. */
+  readonly logs: Record<string, unknown>[];
   /** Resolves with the exit code once the process ended. */
   readonly exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
@@ -18,14 +23,16 @@ process.once("exit", () => running.forEach((child) => child.kill("SIGKILL")));
 
 // vitest exports MODE=test to child processes; the server reads MODE, so set it explicitly.
 /**
- * Starts `src/main.ts` as its own process (as `npm start` does) and waits until it listens;
- * `entry` runs a bundle of it instead (test/helpers/bundled-server.ts).
+ * Starts the compiled server (dist/main.js, rebuilt when stale) as its own process and waits
+ * until it listens; `entry` runs another script with node, `command` starts it another way (e.g. `npm start`).
  */
 export async function spawnServer(
   env: Record<string, string>,
-  options: { entry?: string } = {},
+  options: { entry?: string; command?: readonly string[] } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, options.entry ? [options.entry] : ["--import", "tsx", "src/main.ts"], {
+  const entry = options.entry ?? (await bundleServer());
+  const [file, ...args] = options.command ?? [process.execPath, "--enable-source-maps", entry];
+  const child = spawn(file!, args, {
     cwd: root,
     env: { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -39,12 +46,14 @@ export async function spawnServer(
   );
   const stderr: string[] = [];
   child.stderr!.on("data", (d) => stderr.push(String(d)));
-  const port = await new Promise<number>((resolve, reject) => {
+  const logs: Record<string, unknown>[] = [];
+  const listening = await new Promise<{ port: number; pid: number }>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on("line", (line) => {
       try {
         const entry = JSON.parse(line);
-        if (entry.msg === "furikomi listening") resolve(entry.port);
+        logs.push(entry);
+        if (entry.msg === "furikomi listening") resolve(entry);
       } catch {
         // not a log line
       }
@@ -52,8 +61,10 @@ export async function spawnServer(
     void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr.join("")}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening.port}`,
     child,
+    serverPid: listening.pid,
+    logs,
     exited,
     kill(signal = "SIGKILL") {
       child.kill(signal);
@@ -62,7 +73,7 @@ export async function spawnServer(
   };
 }
 
-/** Runs the CLI (bin/furikomi.js) and parses its JSON output. */
+/** Runs the CLI (bin/furikomi.js, the `furikomi` command) and parses its JSON output. */
 export async function runCli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
   const { stdout } = await promisify(execFile)(process.execPath, ["bin/furikomi.js", ...args], {
     cwd: root,

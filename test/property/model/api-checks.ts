@@ -7,11 +7,13 @@ import {
 } from "../../../gen/payments/v1/enums_pb.js";
 import { chargeOf, refundableAmount, refundedAmount, type Model, type ModelCustomer } from "./model-state.js";
 import type { RealSystem } from "./real-system.js";
+import { chargeRefundsShown } from "../../../src/flows/status.js";
 
 /** GetCharge (and GetAsyncPaymentRequest) against the model's charge and its refunds. */
 export async function expectCharge(real: RealSystem, model: Model, chargeId: string): Promise<void> {
   const expected = chargeOf(model, chargeId);
   const { charge } = await real.pay.getCharge({ charge: chargeId });
+  // GetCharge carries the most recent refunds only, and says when there are more.
   const refunds = model.refunds.filter((r) => r.chargeId === chargeId);
   expect({
     status: ChargeStatus[charge!.chargeStatus],
@@ -25,13 +27,17 @@ export async function expectCharge(real: RealSystem, model: Model, chargeId: str
       status: r.status,
       cancellation: r.cancellation,
     })),
+    refundsTruncated: charge!.refundsTruncated,
   }).toEqual({
     status: ChargeStatus[expected.status],
     amount: expected.amount,
     error: expected.status === ChargeStatus.FAILURE ? expected.errorType : undefined,
     refunded: refundedAmount(expected),
     refundable: refundableAmount(expected),
-    refunds: refunds.map((r) => ({ id: r.id, amount: r.amount, status: r.status, cancellation: r.cancellation })),
+    refunds: refunds
+      .slice(-chargeRefundsShown)
+      .map((r) => ({ id: r.id, amount: r.amount, status: r.status, cancellation: r.cancellation })),
+    refundsTruncated: refunds.length > chargeRefundsShown,
   });
   if (expected.requestId) {
     const { request } = await real.pay.getAsyncPaymentRequest({ requestId: expected.requestId });

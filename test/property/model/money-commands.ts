@@ -4,6 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { AsyncStatus, ChargeStatus, KycStatus, RefundStatus } from "../../../gen/payments/v1/enums_pb.js";
 import { KycOutcome, KycReviewMode } from "../../../gen/payments/v1/sandbox_service_pb.js";
 import { bankCalendar } from "../../../src/domain/bank-calendar.js";
+import { japaneseNationalHolidays } from "../../../src/ports/national-holidays.js";
 import { cancellationDeadline, type BankRules } from "../../../src/domain/bank-cutoff.js";
 import { bankProfileOf } from "../../../src/domain/bank-profile.js";
 import { runOffSessionCharge } from "../../../src/flows/off-session.js";
@@ -338,7 +339,10 @@ export class CancelThenChargeNearLimit implements Command {
   toString = () => "CancelThenChargeNearLimit()";
 }
 
-const secondSaturdayBank: BankRules = { profile: bankProfileOf("9903"), calendar: bankCalendar() };
+const secondSaturdayBank: BankRules = {
+  profile: bankProfileOf("9903"),
+  calendar: bankCalendar(japaneseNationalHolidays),
+};
 
 async function lastChargeOf(real: RealSystem, customerId: string): Promise<string> {
   const row = await real.server.ctx.tx.db

@@ -1,5 +1,6 @@
 import { ChargeStatus, RefundStatus } from "../../../gen/payments/v1/enums_pb.js";
 import { bankCalendar } from "../../../src/domain/bank-calendar.js";
+import { japaneseNationalHolidays } from "../../../src/ports/national-holidays.js";
 import { cancellationDeadline, refundSettlesAt, type BankRules } from "../../../src/domain/bank-cutoff.js";
 import { defaultBankProfile } from "../../../src/domain/bank-profile.js";
 import { book, creditPossible } from "./bank-model.js";
@@ -8,7 +9,7 @@ import { chargeOf, customerOf, refundableAmount, refundedAmount, type Model, typ
 const hour = 3_600_000;
 // Calendar facts (business days, cutoff, settlement batch) come from the bank's published rules,
 // the same tables docs/guide/simulated-bank.md lists; the model decides everything else itself.
-const bank: BankRules = { profile: defaultBankProfile, calendar: bankCalendar() };
+const bank: BankRules = { profile: defaultBankProfile, calendar: bankCalendar(japaneseNationalHolidays) };
 
 /** The refusal messages of docs/guide/refunds.md (HTTP 500, no code). */
 export const refusals = {
