@@ -7,8 +7,8 @@ describe("BANK_CONNECTOR and the Zengin settings", () => {
     expect(loadConfig({ MODE: "production" }).bankConnector).toBe("zengin");
   });
 
-  it("refuses the simulated bank, and the simulated Zengin bank, in production", () => {
-    expect(() => loadConfig({ MODE: "production", BANK_CONNECTOR: "simulated" })).toThrow(/BANK_CONNECTOR=zengin/);
+  it("refuses the simulated Zengin bank in production (the simulated bank is refused by the preflight)", () => {
+    expect(loadConfig({ MODE: "production", BANK_CONNECTOR: "" }).bankConnector).toBe("zengin");
     expect(() => loadConfig({ MODE: "production", ZENGIN_SIMULATED_BANK: "on" })).toThrow(/ZENGIN_SIMULATED_BANK/);
     expect(() => loadConfig({ BANK_CONNECTOR: "paper" })).toThrow(/simulated or zengin/);
   });

@@ -79,13 +79,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error("SANDBOX_CLOCK=manual is only allowed in sandbox mode");
   }
   const ratePerSecond = Number(env.RATE_LIMIT_PER_SECOND ?? 10_000);
-  const bankConnector = env.BANK_CONNECTOR ?? (mode === "sandbox" ? "simulated" : "zengin");
+  // Production with the simulated bank is refused by the preflight (src/preflight.ts), which lists it
+  // with every other problem at once.
+  const bankConnector = env.BANK_CONNECTOR || (mode === "sandbox" ? "simulated" : "zengin");
   if (bankConnector !== "simulated" && bankConnector !== "zengin")
     throw new Error(`BANK_CONNECTOR must be simulated or zengin, not ${bankConnector}`);
-  if (bankConnector === "simulated" && mode === "production")
-    throw new Error(
-      "production mode moves real money: set BANK_CONNECTOR=zengin (the simulated bank is for the sandbox)",
-    );
   const http2MaxConcurrentStreams = Number(env.HTTP2_MAX_CONCURRENT_STREAMS ?? 100);
   if (!Number.isInteger(http2MaxConcurrentStreams) || http2MaxConcurrentStreams < 1) {
     throw new Error(`HTTP2_MAX_CONCURRENT_STREAMS must be a whole number ≥ 1, not ${env.HTTP2_MAX_CONCURRENT_STREAMS}`);

@@ -14,11 +14,11 @@ const minimumSecretsKeyLength = 32;
 /**
  * What production needs, each checked: `MODE=production` refuses to start unless every one is ok
  * (all problems listed at once), and `furikomi doctor` prints them for any configuration.
- * BANK_CONNECTOR is read from the environment: unset means the simulated bank.
+ * BANK_CONNECTOR defaults to the simulated bank in the sandbox and to the Zengin files in production.
  */
-export function preflight(config: Config, env: NodeJS.ProcessEnv = process.env): PreflightCheck[] {
+export function preflight(config: Config): PreflightCheck[] {
   const secretsKey = config.secretsKey;
-  const bankConnector = env.BANK_CONNECTOR || "simulated";
+  const bankConnector = config.bankConnector;
   const baseUrl = new URL(config.publicBaseUrl);
   return [
     {
@@ -42,9 +42,7 @@ export function preflight(config: Config, env: NodeJS.ProcessEnv = process.env):
       name: "BANK_CONNECTOR",
       ok: bankConnector !== "simulated",
       detail:
-        bankConnector === "simulated"
-          ? `${env.BANK_CONNECTOR ? "simulated" : "unset (the simulated bank)"}: no money would move; set BANK_CONNECTOR=zengin`
-          : bankConnector,
+        bankConnector === "simulated" ? "simulated: no money would move; set BANK_CONNECTOR=zengin" : bankConnector,
     },
     {
       name: "PUBLIC_BASE_URL",

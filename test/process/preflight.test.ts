@@ -14,7 +14,7 @@ const bad = {
   MODE: "production",
   SECRETS_KEY: "",
   SMTP_HOST: "",
-  BANK_CONNECTOR: "",
+  BANK_CONNECTOR: "simulated",
   PUBLIC_BASE_URL: "http://pay.example.jp",
 };
 const zenginDir = mkdtempSync(join(tmpdir(), "furikomi-zengin-"));
@@ -84,7 +84,7 @@ describe("the production preflight", () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/FAIL {2}SECRETS_KEY: not set/);
     expect(stdout).toMatch(/FAIL {2}e-mail: SMTP_HOST is not set/);
-    expect(stdout).toMatch(/FAIL {2}BANK_CONNECTOR: unset/);
+    expect(stdout).toMatch(/FAIL {2}BANK_CONNECTOR: simulated/);
     expect(stdout).toMatch(/FAIL {2}PUBLIC_BASE_URL: http:\/\/pay.example.jp is not https/);
     expect(stderr).toContain("4 problem(s): MODE=production refuses to start");
   });
