@@ -184,6 +184,9 @@ function cacheStatements(sqlite: SqliteDatabase.Database): void {
   }) as typeof sqlite.prepare;
 }
 
+/** PostgreSQL codes of a schema, table or column that vanished during Kysely's all-schema look-up. */
+const lookupRaces = new Set(["3F000", "42703", "42P01"]);
+
 /** Runs every migration, or those up to `upTo` (a test building an older database's state). */
 async function migrate({ db, schema }: Storage, upTo?: string): Promise<void> {
   // On PostgreSQL Kysely holds an advisory lock while it migrates, so instances starting together
@@ -203,7 +206,9 @@ async function migrate({ db, schema }: Storage, upTo?: string): Promise<void> {
     if (!error) return;
     // Kysely looks for its tables through every schema of the database: one dropped meanwhile
     // (another deployment or test run cleaning up) fails that look-up. Look again.
-    if ((error as { code?: string }).code !== "3F000" || attempt >= 5) throw error;
+    // Its look-up also reads every schema's columns: one a parallel migration renames or drops
+    // meanwhile answers 42703 (undefined column) or 42P01 (undefined table). Look again for those too.
+    if (!lookupRaces.has((error as { code?: string }).code ?? "") || attempt >= 5) throw error;
   }
 }
 
