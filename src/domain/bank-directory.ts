@@ -3,6 +3,8 @@
  * code, by the name in kanji, or by its reading in hiragana, katakana or romaji. The master itself
  * is loaded by ports/bank-master.ts (the `zengin-code` package, updated with the lock file).
  */
+import { fullSizeOfSmall } from "./kana.js";
+
 export interface DirectoryEntry {
   readonly code: string;
   /** As the master writes it, without 銀行 / 支店: みずほ, 渋谷. */
@@ -19,21 +21,6 @@ export interface DirectoryBank extends DirectoryEntry {
 
 export type BankMaster = Readonly<Record<string, DirectoryBank>>;
 
-const smallToLarge: Readonly<Record<string, string>> = Object.freeze({
-  ァ: "ア",
-  ィ: "イ",
-  ゥ: "ウ",
-  ェ: "エ",
-  ォ: "オ",
-  ッ: "ツ",
-  ャ: "ヤ",
-  ュ: "ユ",
-  ョ: "ヨ",
-  ヮ: "ワ",
-  ヵ: "カ",
-  ヶ: "ケ",
-});
-
 /**
  * One spelling for comparing: NFKC (full-width letters and half-width kana folded), lower case,
  * hiragana as katakana, small kana full size and every dash as "-" (the master writes readings so).
@@ -43,7 +30,7 @@ export function searchKey(input: string): string {
   for (const char of input.normalize("NFKC").toLowerCase().trim()) {
     const code = char.charCodeAt(0);
     const katakana = code >= 0x3041 && code <= 0x3096 ? String.fromCharCode(code + 0x60) : char;
-    const large = smallToLarge[katakana] ?? katakana;
+    const large = fullSizeOfSmall[katakana] ?? katakana;
     out += /[ー－‐―−]/.test(large) ? "-" : large;
   }
   return out.replace(/\s+/g, "");

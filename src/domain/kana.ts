@@ -8,7 +8,8 @@ import { validationFailure } from "./payment-failure.js";
  */
 export const accountHolderMaxLength = 30;
 
-const fullSizeOfSmall: Readonly<Record<string, string>> = Object.freeze({
+/** Small kana and the full-size kana banks write in their place (ｯ → ﾂ). */
+export const fullSizeOfSmall: Readonly<Record<string, string>> = Object.freeze({
   ァ: "ア",
   ィ: "イ",
   ゥ: "ウ",

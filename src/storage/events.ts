@@ -267,28 +267,30 @@ export function eventTypeName(type: EventType): string {
  * serialized here once; the dispatcher sends these bytes unchanged on every attempt.
  * Call `ctx.wake("events")` after the transaction commits.
  */
+type NewEvent = { merchantId: string; type: EventType; chargeId?: string; content: object; now: Date };
+
+/** A new event's row: pending delivery, due at once. */
+function eventRow(id: string, event: NewEvent) {
+  const at = event.now.toISOString();
+  return {
+    id,
+    merchant_id: event.merchantId,
+    event_type: event.type,
+    event_type_name: eventTypeName(event.type),
+    charge_id: event.chargeId ?? "",
+    content_json: JSON.stringify(event.content),
+    created_at: at,
+    delivery_status: DeliveryStatus.PENDING,
+    attempt_count: 0,
+    next_attempt_at: at,
+    lease_until: null,
+    delivered_at: null,
+  };
+}
+
 /** `recordEvent` for many events at once (a Zengin result file), in chunks, in the given order. */
-export async function recordEvents(
-  trx: Tx,
-  events: readonly { merchantId: string; type: EventType; chargeId?: string; content: object; now: Date }[],
-): Promise<void> {
-  const rows = events.map((event) => {
-    const at = event.now.toISOString();
-    return {
-      id: newId("mwh"),
-      merchant_id: event.merchantId,
-      event_type: event.type,
-      event_type_name: eventTypeName(event.type),
-      charge_id: event.chargeId ?? "",
-      content_json: JSON.stringify(event.content),
-      created_at: at,
-      delivery_status: DeliveryStatus.PENDING,
-      attempt_count: 0,
-      next_attempt_at: at,
-      lease_until: null,
-      delivered_at: null,
-    };
-  });
+export async function recordEvents(trx: Tx, events: readonly NewEvent[]): Promise<void> {
+  const rows = events.map((event) => eventRow(newId("mwh"), event));
   for (let start = 0; start < rows.length; start += 200)
     await trx
       .insertInto("events")
@@ -296,28 +298,8 @@ export async function recordEvents(
       .execute();
 }
 
-export async function recordEvent(
-  trx: Tx,
-  event: { merchantId: string; type: EventType; chargeId?: string; content: object; now: Date },
-): Promise<string> {
+export async function recordEvent(trx: Tx, event: NewEvent): Promise<string> {
   const id = newId("mwh");
-  const at = event.now.toISOString();
-  await trx
-    .insertInto("events")
-    .values({
-      id,
-      merchant_id: event.merchantId,
-      event_type: event.type,
-      event_type_name: eventTypeName(event.type),
-      charge_id: event.chargeId ?? "",
-      content_json: JSON.stringify(event.content),
-      created_at: at,
-      delivery_status: DeliveryStatus.PENDING,
-      attempt_count: 0,
-      next_attempt_at: at,
-      lease_until: null,
-      delivered_at: null,
-    })
-    .execute();
+  await trx.insertInto("events").values(eventRow(id, event)).execute();
   return id;
 }
