@@ -16,7 +16,7 @@ import { refundToRow } from "../src/storage/records.js";
 import { Transactor, type Tx } from "../src/storage/transactor.js";
 import { chargeRow } from "../test/helpers/charges.js";
 import { seedActiveCustomer } from "../test/helpers/fixtures.js";
-import { startProcess } from "./process.js";
+import { startFurikomi } from "./process.js";
 import { benchMerchant } from "./scenarios.js";
 
 const large = Number(process.env.BENCH_HISTORY ?? 100_000);
@@ -150,11 +150,13 @@ async function main() {
   const big = await seedSide(databaseUrl, "Large History Shop", large, largeRefunds);
   const seedSeconds = (Date.now() - seedStart) / 1000;
   console.log(`seeded ${large} charges, debits and events and ${largeRefunds} refunds in ${seedSeconds} s`);
-  const furikomi = await startProcess(
-    ["src/main.ts"],
-    { MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: databaseUrl },
-    "furikomi listening",
-  );
+  const furikomi = await startFurikomi({
+    MODE: "sandbox",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    DATABASE_URL: databaseUrl,
+  });
   const results: object[] = [];
   try {
     for (const call of calls) {

@@ -4,6 +4,9 @@
 // BENCH_OFF_SESSION_CONNECTIONS (32) at a time, each with its own idempotency key, spread over
 // BENCH_OFF_SESSION_CUSTOMERS (50) customers, and prints one JSON object on stdout:
 //   acceptedPerSecond:  calls answered (HTTP 200, ASYNC_STATUS_PENDING) per second, with p50/p99;
+//   engineWhileAcceptingPerSecond, backlogWhenAcceptsEnded: requests the engine brought to SUCCEEDED
+//                       per second while the calls came in, and how many were left when they ended
+//                       (the engine keeps pace when this rate reaches acceptedPerSecond);
 //   chargesPerSecond:   charges from the first call to the last request terminal (SUCCEEDED), per
 //                       second — accept, engine job, bank debit, settlement and CHARGE_SUCCESS event.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -62,9 +65,6 @@ async function caller(): Promise<void> {
     latencies.push(performance.now() - sent);
   }
 }
-await Promise.all(Array.from({ length: connections }, caller));
-const acceptedAt = performance.now();
-
 const succeeded = () =>
   service.ctx.tx.db
     .selectFrom("async_requests")
@@ -72,6 +72,11 @@ const succeeded = () =>
     .where("status", "=", AsyncStatus.SUCCEEDED)
     .executeTakeFirstOrThrow()
     .then((row) => Number(row.n));
+await Promise.all(Array.from({ length: connections }, caller));
+const acceptedAt = performance.now();
+// What the engine completed while the calls came in: it keeps pace when this is about all of them.
+const succeededWhileAccepting = await succeeded();
+
 while ((await succeeded()) < chargeCount) await new Promise((resolve) => setTimeout(resolve, 20));
 const finishedAt = performance.now();
 
@@ -85,6 +90,8 @@ console.log(
     acceptedPerSecond: Math.round(chargeCount / ((acceptedAt - started) / 1000)),
     acceptP50Ms: percentile(50),
     acceptP99Ms: percentile(99),
+    engineWhileAcceptingPerSecond: Math.round(succeededWhileAccepting / ((acceptedAt - started) / 1000)),
+    backlogWhenAcceptsEnded: chargeCount - succeededWhileAccepting,
     chargesPerSecond: Math.round(chargeCount / ((finishedAt - started) / 1000)),
     lastTerminalAfterMs: Math.round(finishedAt - started),
   }),

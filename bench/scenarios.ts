@@ -8,6 +8,8 @@ import { seedCharge } from "../test/helpers/charges.js";
 import { seedActiveCustomer } from "../test/helpers/fixtures.js";
 
 export interface BenchRequest {
+  /** POST unless given. */
+  method?: "GET" | "POST";
   path: string;
   body: string;
   headers: Record<string, string>;
@@ -47,6 +49,26 @@ export const scenarios: Scenario[] = [
         body: JSON.stringify({ charge: "trx-bench" }),
         headers: { authorization: `Bearer ${apiKey}` },
       };
+    },
+  },
+  {
+    // The same read over the plain HTTP path (GET /v1/charge/{charge}); the echo answers it over Connect.
+    name: "GetCharge (plain path)",
+    kind: "read",
+    async prepare({ databaseUrl }) {
+      const { apiKey, merchantId } = benchMerchant(databaseUrl);
+      await seedSucceededCharge(databaseUrl, { id: "trx-bench-plain", merchantId, amount: 1200 });
+      return {
+        method: "GET",
+        path: "/v1/charge/trx-bench-plain",
+        body: "",
+        headers: { authorization: `Bearer ${apiKey}` },
+      };
+    },
+    echoRequest: {
+      path: "/payments.v1.PaymentService/GetCharge",
+      body: JSON.stringify({ charge: "trx-echo" }),
+      headers: {},
     },
   },
   {

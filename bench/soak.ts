@@ -5,12 +5,12 @@
 // and writes it to bench/results/soak.json. A soak finds leaks and slow drifts, not peak speed:
 // the rate is fixed (autocannon overallRate) well below saturation.
 import autocannon from "autocannon";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { systemClock } from "../src/ports/clock.js";
+import { startFurikomi } from "./process.js";
 import { openStorage } from "../src/storage/database.js";
 import { Transactor } from "../src/storage/transactor.js";
 import { seedActiveCustomer } from "../test/helpers/fixtures.js";
@@ -43,31 +43,9 @@ function parseOptions(argv: string[]): SoakOptions {
 }
 
 async function startServer(databaseUrl: string): Promise<{ url: string; stop(): void }> {
-  const env = {
-    ...process.env,
-    MODE: "sandbox",
-    PORT: "0",
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-    DATABASE_URL: databaseUrl,
-  };
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      try {
-        const entry = JSON.parse(line);
-        if (entry.msg === "furikomi listening") resolve(entry.port);
-      } catch {
-        // not JSON
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`furikomi exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill("SIGTERM") };
+  const env = { MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: databaseUrl };
+  const { url, child } = await startFurikomi(env);
+  return { url, stop: () => child.kill("SIGTERM") };
 }
 
 /** Provisions a merchant (CLI), a customer with an endless balance, and a large settled charge to refund 1 yen at a time. */

@@ -4,7 +4,9 @@
 //           with source maps; packages stay in node_modules). `npm start` and bin/furikomi.js run them.
 //   web:    the merchant dashboard (src/web/dashboard/) into build/dashboard/ (app.js: the Connect
 //           client, generated code and the app in one file; app.css and index.html), and the hosted
-//           payment page (src/web/pay/) into build/pay/ (pay.js from main.ts, pay.css, index.html).
+//           payment page (src/web/pay/) into build/pay/ (pay.js from main.ts, pay.css, index.html),
+//           and the customer app (src/web/app/) into build/app/ (app.js, app.css, index.html, its
+//           manifest and icons).
 //   client: the @furikomi/client package (clients/typescript/dist/): src/client/ with the generated
 //           code and the small libraries it uses in one ES module (only the connect and protobuf
 //           packages stay imports), and its .d.ts by tsc. Built by `npm pack` there (prepack).
@@ -24,6 +26,15 @@ const clientOut = join(root, "clients/typescript/dist");
 const webBundles = [
   { source: "src/web/dashboard", out: "build/dashboard", entry: "app.ts", script: "app.js", css: "app.css" },
   { source: "src/web/pay", out: "build/pay", entry: "main.ts", script: "pay.js", css: "pay.css" },
+  {
+    source: "src/web/app",
+    out: "build/app",
+    entry: "main.ts",
+    script: "app.js",
+    css: "app.css",
+    // What makes the customer app installable (a manifest and its icons; no service worker).
+    files: ["manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png"],
+  },
 ];
 
 const targets = {
@@ -49,8 +60,10 @@ const targets = {
   },
   web: {
     // The page bundles also take pure rules from src/domain (kana, ゆうちょ) and the error table.
-    sources: ["src/web/dashboard", "src/web/pay", "gen/payments", "src/domain", "src/errors.ts"],
-    outputs: webBundles.flatMap((b) => [b.script, b.css, "index.html"].map((name) => `${b.out}/${name}`)),
+    sources: ["src/web/dashboard", "src/web/pay", "src/web/app", "gen/payments", "src/domain", "src/errors.ts"],
+    outputs: webBundles.flatMap((b) =>
+      [b.script, b.css, "index.html", ...(b.files ?? [])].map((name) => `${b.out}/${name}`),
+    ),
     async build(esbuild) {
       for (const bundle of webBundles) {
         const source = join(root, bundle.source);
@@ -69,7 +82,7 @@ const targets = {
         });
         writeAtomically(result.outputFiles);
         copyFileSync(join(source, bundle.css), join(out, bundle.css));
-        copyFileSync(join(source, "index.html"), join(out, "index.html"));
+        for (const name of ["index.html", ...(bundle.files ?? [])]) copyFileSync(join(source, name), join(out, name));
       }
     },
   },

@@ -6,6 +6,10 @@ import { file_payments_v1_payment_service, PaymentService } from "../gen/payment
 import { file_payments_v1_hosted_page_service, HostedPageService } from "../gen/payments/v1/hosted_page_service_pb.js";
 import { file_payments_v1_sandbox_service, SandboxService } from "../gen/payments/v1/sandbox_service_pb.js";
 import { file_payments_v1_dashboard_service, DashboardService } from "../gen/payments/v1/dashboard_service_pb.js";
+import {
+  file_payments_v1_customer_app_service,
+  CustomerAppService,
+} from "../gen/payments/v1/customer_app_service_pb.js";
 import { file_payments_v1_webhooks } from "../gen/payments/v1/webhooks_pb.js";
 import { file_grpc_health_v1_health } from "../gen/grpc/health/v1/health_pb.js";
 import { file_grpc_reflection_v1_reflection } from "../gen/grpc/reflection/v1/reflection_pb.js";
@@ -51,6 +55,8 @@ import { runLinkApprovalJob } from "./flows/on-session-approval.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
 import { runCsvRowJob } from "./flows/dashboard-csv-row.js";
+import { createCustomerAppService, createCustomerAuthInterceptor } from "./api/customer-app-service.js";
+import { createCustomerAppPages } from "./server/customer-app-pages.js";
 
 export interface RunningService {
   readonly url: string;
@@ -158,6 +164,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const paymentPages = createPages({ mode: config.mode });
   const bankReturn = createBankReturn(ctx);
   const dashboardPages = createDashboardPages({ mode: config.mode });
+  const customerAppPages = createCustomerAppPages({ mode: config.mode });
   const app = createApp({
     logger,
     // Outermost first: idempotency runs after validation, so a rejected request stores nothing.
@@ -166,6 +173,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       createErrorInterceptor(logger, config.accessLogSampleRate),
       createAuthInterceptor(createAuthenticator(ctx)),
       createDashboardAuthInterceptor(ctx),
+      createCustomerAuthInterceptor(ctx),
       createRateLimitInterceptor(config.rateLimit, config.signInRateLimit),
       createValidationInterceptor(),
       createIdempotencyInterceptor(ctx),
@@ -184,13 +192,15 @@ export async function startService(config: Config, options: ServiceOptions = {})
           : createAbsentSandboxService(),
       );
       router.service(DashboardService, createDashboardService(ctx));
+      router.service(CustomerAppService, createCustomerAppService(ctx));
     },
-    services: [PaymentService, HostedPageService, SandboxService, DashboardService],
+    services: [PaymentService, HostedPageService, SandboxService, DashboardService, CustomerAppService],
     registry: registryOf([
       file_payments_v1_payment_service,
       file_payments_v1_hosted_page_service,
       file_payments_v1_sandbox_service,
       file_payments_v1_dashboard_service,
+      file_payments_v1_customer_app_service,
       file_payments_v1_webhooks,
       file_grpc_health_v1_health,
       file_grpc_reflection_v1_reflection,
@@ -201,7 +211,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     hsts: config.hsts,
     metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
     pages: async (req, res) =>
-      (await bankReturn(req, res)) || (await paymentPages(req, res)) || dashboardPages(req, res),
+      (await bankReturn(req, res)) ||
+      (await paymentPages(req, res)) ||
+      (await dashboardPages(req, res)) ||
+      customerAppPages(req, res),
   });
 
   const listener = await listen(app, config);

@@ -84,6 +84,7 @@ export function invalidTriggerFailure(value: string, field: string): PaymentFail
 
 const connectCodeOfRefusal: Readonly<Record<RefusalKind, Code>> = Object.freeze({
   unauthenticated: Code.Unauthenticated,
+  forbidden: Code.PermissionDenied,
   conflict: Code.InvalidArgument,
   in_flight: Code.Aborted,
   not_found: Code.NotFound,
@@ -175,7 +176,7 @@ function refusalToConnectError(refusal: RequestRefusal): ConnectError {
   if (refusal.reason)
     details.push({
       desc: ErrorInfoSchema,
-      value: create(ErrorInfoSchema, { reason: refusal.reason, domain: errorDomain }),
+      value: create(ErrorInfoSchema, { reason: refusal.reason, domain: errorDomain, metadata: { ...refusal.facts } }),
     });
   const metadata: Record<string, string> = {};
   if (refusal.retryAfterSeconds) {

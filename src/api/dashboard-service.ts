@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import QRCode from "qrcode";
 import {
@@ -7,7 +7,11 @@ import {
   CsvBatchSchema,
   DashboardService,
   DashboardUserSchema,
+  ExportChargesRequestSchema,
+  PayerSchema,
   type ApiKey,
+  type ChargeFilter,
+  type Payer,
   type CsvBatch,
   type DashboardUser,
 } from "../../gen/payments/v1/dashboard_service_pb.js";
@@ -32,7 +36,9 @@ import {
 } from "../flows/dashboard-auth.js";
 import {
   chargeDetail,
+  chargesForExport,
   createApiKey,
+  findCustomers,
   customerDetail,
   getWebhookSettings,
   listApiKeys,
@@ -45,13 +51,13 @@ import {
 import {
   confirmCsvBatch,
   csvBatchResult,
+  csvBatchRows,
   getCsvBatch,
   listRecentCsvBatches,
   newCsvBatchChallenge,
   uploadCsvBatch,
   type CsvBatchView,
 } from "../flows/dashboard-csv-batch.js";
-import { searchCustomers } from "../flows/status.js";
 import { contractMandate } from "../flows/mandates.js";
 import { getSupportContact, setSupportContact } from "../flows/merchants.js";
 import { sessionLimits } from "../domain/dashboard-session.js";
@@ -62,8 +68,17 @@ import {
   sessionCookieHeaders,
   type DashboardCookies,
 } from "./dashboard-session.js";
-import { encodeCharge, encodeContract, encodeCustomer } from "./encode.js";
-import { createEventHandlers } from "./payment-events.js";
+import { encodeCharge, encodeContract, encodeCustomer, encodeEvent, encodeStopRequest } from "./encode.js";
+import { auditedContext, callOrigin, createTeamHandlers } from "./dashboard-team.js";
+import { roleEnum } from "../domain/dashboard-role.js";
+import { createEventHandlers, eventQueryOf } from "./payment-events.js";
+import { requireValid } from "./require-valid.js";
+import { searchEvents } from "../flows/events.js";
+import { chargeExportChunk } from "../domain/charge-export.js";
+import { RefundRefusedFailure } from "../domain/refund.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
+import { emailPrefixKey } from "../domain/customer-search.js";
+import type { ChargeSearch, PayerRow } from "../flows/dashboard.js";
 import { createRefundHandlers } from "./payment-refunds.js";
 import { createSandboxService } from "./sandbox-service.js";
 
@@ -102,9 +117,12 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
   const merchantOf = (context: HandlerContext) => dashboardPrincipalOf(context).merchant;
   // The session interceptor also sets the merchant of the call, so these PaymentService and
   // SandboxService handlers serve the dashboard as they serve the API.
-  const refunds = createRefundHandlers(ctx);
+  // Made per call with the flow context of the person calling, so what they change is audited.
+  const refunds = (context: HandlerContext) => createRefundHandlers(auditedContext(ctx, context));
   const events = createEventHandlers(ctx);
-  const sandbox = createSandboxService(ctx) as Required<ReturnType<typeof createSandboxService>>;
+  const sandbox = (context: HandlerContext) =>
+    createSandboxService(auditedContext(ctx, context)) as Required<ReturnType<typeof createSandboxService>>;
+  const audited = (context: HandlerContext) => auditedContext(ctx, context);
   /** Sets the new session's cookies; answers the user and the CSRF token. */
   const sessionStarted = (session: NewSession, context: HandlerContext) => {
     const maxAgeSeconds = Math.floor(sessionLimits.absoluteMs / 1000);
@@ -125,12 +143,15 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
   };
   return {
     async signIn(req, context) {
-      const outcome = await signIn(ctx, { email: req.email, password: req.password });
+      const outcome = await signIn(ctx, { email: req.email, password: req.password }, callOrigin(context));
       if (outcome.totpRequired) return { totpRequired: true, signInToken: outcome.signInToken };
       return sessionStarted(outcome.session, context);
     },
     async completeSignIn(req, context) {
-      return sessionStarted(await completeSignIn(ctx, { signInToken: req.signInToken, code: req.code }), context);
+      return sessionStarted(
+        await completeSignIn(ctx, { signInToken: req.signInToken, code: req.code }, callOrigin(context)),
+        context,
+      );
     },
     async signOut(_req, context) {
       await signOut(ctx, dashboardPrincipalOf(context));
@@ -151,19 +172,23 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       };
     },
     async confirmTotpEnrollment(req, context) {
-      const recoveryCodes = await confirmTotpEnrollment(ctx, dashboardPrincipalOf(context), req.code);
+      const recoveryCodes = await confirmTotpEnrollment(audited(context), dashboardPrincipalOf(context), req.code);
       return { totpEnabled: true, recoveryCodes };
     },
     async verifyStepUp(req, context) {
       return { validUntil: timestampFromDate(await verifyStepUp(ctx, dashboardPrincipalOf(context), req.code)) };
     },
     async setTotpRequirement(req, context) {
-      await setTotpRequirement(ctx, dashboardPrincipalOf(context), req.required);
+      await setTotpRequirement(audited(context), dashboardPrincipalOf(context), req.required);
       return { required: req.required };
     },
     async searchCustomers(req, context) {
-      const page = await searchCustomers(ctx, merchantOf(context), req);
-      return { customers: page.customers.map(encodeCustomer), nextPageToken: page.nextPageToken };
+      const page = await findCustomers(ctx, merchantOf(context), req);
+      return {
+        customers: page.customers.map(encodeCustomer),
+        nextPageToken: page.nextPageToken,
+        payers: page.payers.map(encodePayer),
+      };
     },
     async getCustomerDetail(req, context) {
       const merchant = merchantOf(context);
@@ -176,13 +201,50 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
           ),
         ),
         charges: detail.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)),
+        stopRequests: detail.stopRequests.map(encodeStopRequest),
       };
     },
     async listCharges(req, context) {
-      const page = await listCharges(ctx, merchantOf(context), req);
+      const page = await listCharges(ctx, merchantOf(context), {
+        ...chargeSearchOf(req.customerId, req.filter),
+        pageSize: req.pageSize,
+        pageToken: req.pageToken,
+      });
       return {
         charges: page.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)),
         nextPageToken: page.nextPageToken,
+        payers: page.payers.map(encodePayer),
+      };
+    },
+    async *exportCharges(req, context) {
+      // A server-streaming call passes the validation interceptor by; its rules are checked here.
+      requireValid(ExportChargesRequestSchema, req);
+      const merchant = merchantOf(context);
+      const fileName = `charges-${ctx.clock.now().toISOString().slice(0, 10)}.csv`;
+      let first = true;
+      for await (const page of chargesForExport(ctx, merchant, chargeSearchOf(req.customerId, req.filter))) {
+        yield { fileName: first ? fileName : "", chunk: new TextEncoder().encode(chargeExportChunk(page, first)) };
+        first = false;
+      }
+      if (first) yield { fileName, chunk: new TextEncoder().encode(chargeExportChunk([], true)) };
+    },
+    async listCsvBatchRows(req, context) {
+      const result = await csvBatchRows(ctx, dashboardPrincipalOf(context), req.batchId, req.failedOnly);
+      return {
+        rows: result.rows.map((row) => ({
+          rowNumber: row.rowNumber,
+          customerEmail: row.cells[0] ?? "",
+          customerId: row.cells[1] ?? "",
+          price: row.cells[2] ?? "",
+          description: row.cells[3] ?? "",
+          status: row.status,
+          reason: row.reason,
+          reasonJa: row.reasonJa,
+          chargeId: row.chargeId,
+        })),
+        validCount: result.validCount,
+        invalidCount: result.invalidCount,
+        validAmount: BigInt(result.validAmount),
       };
     },
     async getChargeDetail(req, context) {
@@ -190,31 +252,47 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       return {
         charge: encodeCharge(detail.charge, detail.refunds, detail.refundsTruncated),
         customer: detail.customer && encodeCustomer(detail.customer),
+        payer: detail.payer && encodePayer(detail.payer),
       };
     },
     async refundCharge(req, context) {
       steppedUpMerchant(context);
-      const { refund, charge } = await refunds.refund(req.refund!, context);
-      return { result: { refund, charge } };
+      try {
+        const { refund, charge } = await refunds(context).refund(req.refund!, context);
+        return { result: { refund, charge } };
+      } catch (error) {
+        throw dashboardRefundRefusal(error);
+      }
     },
     async listWebhookEvents(req, context) {
-      const page = await events.listEvents(req.filter ?? create(ListEventsRequestSchema), context);
-      return { events: page.events, nextPageToken: page.nextPageToken };
+      const page = await searchEvents(ctx, merchantOf(context), {
+        ...eventQueryOf(req.filter ?? create(ListEventsRequestSchema)),
+        deliveryStatus: req.deliveryStatus,
+      });
+      return {
+        events: page.events.map(({ event, attempts }) => encodeEvent(event, attempts)),
+        nextPageToken: page.nextPageToken,
+      };
     },
     async redeliverWebhookEvent(req, context) {
       return {
-        event: (await events.redeliverEvent(create(RedeliverEventRequestSchema, { id: req.id }), context)).event,
+        event: (
+          await createEventHandlers(audited(context)).redeliverEvent(
+            create(RedeliverEventRequestSchema, { id: req.id }),
+            context,
+          )
+        ).event,
       };
     },
     async listApiKeys(_req, context) {
       return { keys: (await listApiKeys(ctx, merchantOf(context))).map(encodeApiKey) };
     },
     async createApiKey(_req, context) {
-      const { key, secret } = await createApiKey(ctx, steppedUpMerchant(context));
+      const { key, secret } = await createApiKey(audited(context), steppedUpMerchant(context));
       return { key: encodeApiKey(key), secret };
     },
     async revokeApiKey(req, context) {
-      return { key: encodeApiKey(await revokeOneApiKey(ctx, steppedUpMerchant(context), req.id)) };
+      return { key: encodeApiKey(await revokeOneApiKey(audited(context), steppedUpMerchant(context), req.id)) };
     },
     async getConsignorSettings(_req, context) {
       return { settings: encodeConsignor(await consignorSettings(ctx, merchantOf(context).id)) };
@@ -222,7 +300,7 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     async updateConsignorSettings(req, context) {
       const settings = req.settings!;
       const merchantId = merchantOf(context).id;
-      await updateConsignor(ctx, merchantId, {
+      await updateConsignor(audited(context), merchantId, {
         code: settings.code,
         name: settings.name,
         bankCode: settings.bankCode,
@@ -269,42 +347,49 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     },
     async updateSupportContact(req, context) {
       const contact = req.contact ?? { email: "", phone: "", url: "" };
-      return { contact: await setSupportContact(ctx, merchantOf(context).id, contact) };
+      return { contact: await setSupportContact(audited(context), merchantOf(context).id, contact) };
     },
     async getWebhookSettings(_req, context) {
       return getWebhookSettings(ctx, merchantOf(context));
     },
     async updateWebhookSettings(req, context) {
-      const settings = await updateWebhookSettings(ctx, steppedUpMerchant(context), {
+      const settings = await updateWebhookSettings(audited(context), steppedUpMerchant(context), {
         url: req.url,
         rotateSecret: req.rotateSecret,
       });
       return { url: settings.url, secret: settings.secret };
     },
+    ...createTeamHandlers(ctx, sessionStarted),
     async listSandboxMailbox(req, context) {
       requireSandbox(ctx);
       return {
-        messages: (await sandbox.listMailbox(create(ListMailboxRequestSchema, { email: req.email }), context)).messages,
+        messages: (await sandbox(context).listMailbox(create(ListMailboxRequestSchema, { email: req.email }), context))
+          .messages,
       };
     },
     async getSandboxBankAccount(req, context) {
       requireSandbox(ctx);
       return {
         account: (
-          await sandbox.getBankAccount(create(GetBankAccountRequestSchema, { customerId: req.customerId }), context)
+          await sandbox(context).getBankAccount(
+            create(GetBankAccountRequestSchema, { customerId: req.customerId }),
+            context,
+          )
         ).account,
       };
     },
     async configureSandboxBankAccount(req, context) {
       requireSandbox(ctx);
-      return { account: (await sandbox.configureBankAccount(req.settings!, context)).account };
+      return { account: (await sandbox(context).configureBankAccount(req.settings!, context)).account };
     },
     async setSandboxBankMaintenance(req, context) {
       requireSandbox(ctx);
-      return { underMaintenance: (await sandbox.setBankMaintenance(req.settings!, context)).underMaintenance };
+      return {
+        underMaintenance: (await sandbox(context).setBankMaintenance(req.settings!, context)).underMaintenance,
+      };
     },
     async uploadCsvBatch(req, context) {
-      const uploaded = await uploadCsvBatch(ctx, dashboardPrincipalOf(context), {
+      const uploaded = await uploadCsvBatch(audited(context), dashboardPrincipalOf(context), {
         fileName: req.fileName,
         content: req.content,
       });
@@ -322,7 +407,7 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
       return { challengeId: challenge.id, challengeExpiresAt: timestampFromDate(challenge.expiresAt) };
     },
     async confirmCsvBatch(req, context) {
-      return { batch: encodeBatch(await confirmCsvBatch(ctx, dashboardPrincipalOf(context), req)) };
+      return { batch: encodeBatch(await confirmCsvBatch(audited(context), dashboardPrincipalOf(context), req)) };
     },
     async getCsvBatch(req, context) {
       return { batch: encodeBatch(await getCsvBatch(ctx, dashboardPrincipalOf(context), req.batchId)) };
@@ -339,13 +424,43 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
   };
 }
 
-function encodeUser(principal: DashboardPrincipal): DashboardUser {
+/**
+ * The dashboard shows a refused refund in the user's language, so it gets the rule as an ErrorInfo
+ * reason (REFUND_EXCEEDS_REFUNDABLE, …: docs/guide/dashboard.md#refunds); PaymentService.Refund
+ * keeps the contract's bare messages.
+ */
+function dashboardRefundRefusal(error: unknown): unknown {
+  if (!(error instanceof RefundRefusedFailure)) return error;
+  const reason = `REFUND_${error.refusal.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+  return new RequestRefusal(error.refusal === "notOwned" ? "not_found" : "precondition", error.message, reason);
+}
+
+/** A ListCharges / ExportCharges filter as the flow's search. */
+function chargeSearchOf(customerId: string, filter: ChargeFilter | undefined): ChargeSearch {
+  return {
+    customerId: customerId || undefined,
+    statuses: filter?.statuses,
+    createdFrom: filter?.createdFrom && timestampDate(filter.createdFrom).toISOString(),
+    createdBefore: filter?.createdBefore && timestampDate(filter.createdBefore).toISOString(),
+    minAmount: filter?.minAmount,
+    maxAmount: filter?.maxAmount,
+    customerEmailPrefix: filter?.customerEmail ? emailPrefixKey(filter.customerEmail) : undefined,
+  };
+}
+
+function encodePayer(payer: PayerRow): Payer {
+  return create(PayerSchema, payer);
+}
+
+export function encodeUser(principal: DashboardPrincipal): DashboardUser {
   return create(DashboardUserSchema, {
     email: principal.email,
     merchantId: principal.merchant.id,
     merchantName: principal.merchant.name,
     totpEnabled: principal.totpEnabled,
     merchantRequiresTotp: principal.merchantRequiresTotp,
+    role: roleEnum(principal.role),
+    totpSetupRequired: principal.totpSetupRequired,
   });
 }
 

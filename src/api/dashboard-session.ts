@@ -1,5 +1,7 @@
 import { createContextKey, type HandlerContext, type Interceptor } from "@connectrpc/connect";
+import { roleAllows, roleForbidden } from "../domain/dashboard-role.js";
 import { signedOut, totpEnrollmentRequired } from "../domain/dashboard-session.js";
+import { accessOf } from "./dashboard-access.js";
 import type { DashboardPrincipal } from "../flows/dashboard-auth.js";
 import { merchantKey } from "./request-context.js";
 
@@ -10,10 +12,7 @@ export const dashboardPrincipalKey = createContextKey<DashboardPrincipal | undef
 
 const dashboardService = "payments.v1.DashboardService";
 
-/** The calls without a session: the two steps of signing in. */
-const sessionless = new Set(["SignIn", "CompleteSignIn"]);
-
-/** What a user may do while the merchant requires TOTP and they have not enrolled. */
+/** What a user may do while they must enrol TOTP and have not. */
 const enrolmentOnly = new Set(["GetSession", "SignOut", "BeginTotpEnrollment", "ConfirmTotpEnrollment"]);
 
 /** Cookie names: the `__Host-` prefix (Secure, Path=/, no Domain) when the page is served over TLS. */
@@ -33,20 +32,26 @@ export function dashboardCookies(secure: boolean): DashboardCookies {
  * every call but SignIn and CompleteSignIn, the x-csrf-token header matching the session's token. The page reads
  * the token from a second, script-readable cookie (double submit, checked against the server's
  * copy). The call's merchant is set as for an API-key call, so PaymentService and SandboxService
- * handlers can serve the dashboard too. While the merchant requires TOTP, a user without it may
- * only enrol. Other services pass through.
+ * handlers can serve the dashboard too. The user's role must be at least the one the method
+ * declares in the .proto (docs/guide/dashboard.md#roles); a method that declares none is refused
+ * to everyone. While the merchant requires TOTP, or the user was invited or had their TOTP reset,
+ * a user without it may only enrol. The methods that sign in need no session. Other services pass through.
  */
 export function createDashboardSessionInterceptor(
   authenticate: (sessionToken: string, csrfToken: string) => Promise<DashboardPrincipal>,
   cookies: DashboardCookies,
 ): Interceptor {
   return (next) => async (req) => {
-    if (req.service.typeName !== dashboardService || sessionless.has(req.method.name)) return next(req);
+    if (req.service.typeName !== dashboardService) return next(req);
+    const access = accessOf(req.method);
+    if (access.kind === "sign_in") return next(req);
     const token = readCookie(req.header.get("cookie") ?? "", cookies.session);
     if (!token) throw signedOut();
     const principal = await authenticate(token, req.header.get("x-csrf-token") ?? "");
-    if (principal.merchantRequiresTotp && !principal.totpEnabled && !enrolmentOnly.has(req.method.name))
-      throw totpEnrollmentRequired();
+    if (access.kind !== "role" || !roleAllows(principal.role, access.role))
+      throw roleForbidden(access.kind === "role" ? access.role : undefined);
+    const mustEnrol = (principal.merchantRequiresTotp || principal.totpSetupRequired) && !principal.totpEnabled;
+    if (mustEnrol && !enrolmentOnly.has(req.method.name)) throw totpEnrollmentRequired();
     req.contextValues.set(dashboardPrincipalKey, principal);
     req.contextValues.set(merchantKey, principal.merchant);
     return next(req);
@@ -59,7 +64,8 @@ export function dashboardPrincipalOf(context: HandlerContext): DashboardPrincipa
   return principal;
 }
 
-function readCookie(header: string, name: string): string | undefined {
+/** A cookie's value from a Cookie header. */
+export function readCookie(header: string, name: string): string | undefined {
   for (const part of header.split(";")) {
     const at = part.indexOf("=");
     if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());

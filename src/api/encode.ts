@@ -14,6 +14,8 @@ import {
   EventSchema,
   RefundErrorSchema,
   RefundSchema,
+  StopRequestSchema,
+  type StopRequest,
   type AsyncPaymentRequest,
   type Charge,
   type Contract,
@@ -24,6 +26,7 @@ import {
 import { errorTypeMessages, errorTypeName } from "../domain/payment-failure.js";
 import { genericCodeOf } from "../errors.js";
 import type { MandateRecord } from "../flows/mandates.js";
+import type { StopRequestRecord } from "../domain/stop-request.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import { refundableRemainder, refundedIncludingPending } from "../domain/refund.js";
 import type {
@@ -171,5 +174,15 @@ export function encodeAsyncRequest(request: AsyncRequestRecord): AsyncPaymentReq
     error: failed ? encodeErrorBody(request.errorType, request.errorMessage) : undefined,
     createdAt: timestampFromDate(request.createdAt),
     updatedAt: timestampFromDate(request.updatedAt),
+  });
+}
+
+export function encodeStopRequest(request: StopRequestRecord): StopRequest {
+  return create(StopRequestSchema, {
+    id: request.id,
+    contractId: request.contractId,
+    customerId: request.customerId,
+    reason: request.reason,
+    requestedAt: timestampFromDate(request.requestedAt),
   });
 }

@@ -35,6 +35,7 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
         kyc: req.kyc,
         accountNumber: req.accountNumber,
         bankCode: req.bankCode,
+        accountType: req.accountType,
         initialBalance: req.initialBalance === undefined ? undefined : Number(req.initialBalance),
       });
       return {
@@ -60,7 +61,8 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
       return { account: encodeAccount(account) };
     },
     async getBankAccount(req, context) {
-      return { account: encodeAccount(await getBankAccount(ctx, merchantOf(context).id, req.customerId)) };
+      const { current, accounts } = await getBankAccount(ctx, merchantOf(context).id, req.customerId);
+      return { account: encodeAccount(current), accounts: accounts.map(encodeAccount) };
     },
     async setBankMaintenance(req, context) {
       const underMaintenance = await setBankMaintenance(
@@ -103,10 +105,11 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
   };
 }
 
-function encodeAccount({ account, underMaintenance, ledger }: SimulatedAccount): BankAccount {
+function encodeAccount({ account, summary, underMaintenance, ledger }: SimulatedAccount): BankAccount {
   return create(BankAccountSchema, {
     customerId: account.customer_id,
-    accountNumber: account.account_number,
+    accountNumber: summary.maskedAccountNumber,
+    display: summary.display,
     balance: BigInt(account.balance),
     quota: BigInt(account.quota),
     underMaintenance,

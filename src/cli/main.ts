@@ -20,6 +20,8 @@ import { exportMandates } from "../flows/mandates.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { createDashboardUser } from "../flows/dashboard-auth.js";
+import { removeUserByEmail, resetPasswordByEmail, resetTotpByEmail, usersOfMerchant } from "../flows/team.js";
+import { isRoleName } from "../domain/dashboard-role.js";
 import { reconcile } from "../flows/reconcile.js";
 import { listen } from "./listen.js";
 import { SandboxBank } from "../ports/sandbox-bank.js";
@@ -58,9 +60,18 @@ const usage = `usage: furikomi <command>
       --debit-day charges are debited on that day of the month.
   keys rotate --merchant MERCHANT_ID
       Revokes the merchant's API keys and prints a new one.
-  users create --merchant MERCHANT_ID --email EMAIL [--password P | --password-stdin]
-      Creates a merchant dashboard user (the password also comes from FURIKOMI_PASSWORD);
-      the user enrols TOTP at first sign-in to /dashboard.
+  users add --merchant MERCHANT_ID --email EMAIL [--role owner|admin|operator|viewer]
+         [--password P | --password-stdin]
+      Adds a dashboard user (an owner unless --role says otherwise; "users create" is the same);
+      the password also comes from FURIKOMI_PASSWORD. Owners invite the rest of the team in /dashboard.
+  users list --merchant MERCHANT_ID
+      Lists the merchant's dashboard users with their roles.
+  users reset-password --email EMAIL [--password P | --password-stdin]
+      Sets a user's new password; their sessions end (TOTP stays as it was).
+  users reset-totp --email EMAIL
+      Turns a user's TOTP off (a lost phone); they enrol again at their next sign-in.
+  users remove --email EMAIL
+      Removes a user: their sessions end at once (the merchant must keep an owner).
 
   zengin files list
       Lists the Zengin files sent and received (state, counts, amounts, quarantine reason).
@@ -256,24 +267,26 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     });
     return undefined;
   },
-  "users create": async (args) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        merchant: { type: "string" },
-        email: { type: "string" },
-        password: { type: "string" },
-        "password-stdin": { type: "boolean" },
-      },
-    });
-    if (!values.merchant || !values.email) throw new UsageError("--merchant and --email are required");
-    const password = values["password-stdin"]
-      ? (await readStdin()).replace(/\r?\n$/, "")
-      : (values.password ?? process.env.FURIKOMI_PASSWORD);
-    if (!password) throw new UsageError("give the password with --password, --password-stdin or FURIKOMI_PASSWORD");
-    return withContext((ctx) =>
-      createDashboardUser(ctx, { merchantId: values.merchant!, email: values.email!, password }),
-    );
+  "users add": async (args) => addUser(args),
+  "users create": async (args) => addUser(args),
+  "users list": async (args) => {
+    const { values } = parseArgs({ args, options: { merchant: { type: "string" } } });
+    if (!values.merchant) throw new UsageError("--merchant is required");
+    return withContext((ctx) => usersOfMerchant(ctx, values.merchant!));
+  },
+  "users reset-password": async (args) => {
+    const { values } = parseArgs({ args, options: { email: { type: "string" }, ...passwordOptions } });
+    if (!values.email) throw new UsageError("--email is required");
+    const password = await passwordOf(values);
+    return withContext((ctx) => resetPasswordByEmail(ctx, values.email!, password));
+  },
+  "users reset-totp": async (args) => {
+    const email = emailArgument(args);
+    return withContext((ctx) => resetTotpByEmail(ctx, email));
+  },
+  "users remove": async (args) => {
+    const email = emailArgument(args);
+    return withContext((ctx) => removeUserByEmail(ctx, email));
   },
   backup: async (args) => {
     const { values } = parseArgs({ args, options: { to: { type: "string" } } });
@@ -297,6 +310,37 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
 };
 
 class UsageError extends Error {}
+
+const passwordOptions = { password: { type: "string" }, "password-stdin": { type: "boolean" } } as const;
+
+/** The password from --password, --password-stdin or FURIKOMI_PASSWORD. */
+async function passwordOf(values: { password?: string; "password-stdin"?: boolean }): Promise<string> {
+  const password = values["password-stdin"]
+    ? (await readStdin()).replace(/\r?\n$/, "")
+    : (values.password ?? process.env.FURIKOMI_PASSWORD);
+  if (!password) throw new UsageError("give the password with --password, --password-stdin or FURIKOMI_PASSWORD");
+  return password;
+}
+
+function emailArgument(args: string[]): string {
+  const { values } = parseArgs({ args, options: { email: { type: "string" } } });
+  if (!values.email) throw new UsageError("--email is required");
+  return values.email;
+}
+
+async function addUser(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { merchant: { type: "string" }, email: { type: "string" }, role: { type: "string" }, ...passwordOptions },
+  });
+  if (!values.merchant || !values.email) throw new UsageError("--merchant and --email are required");
+  const role = values.role ?? "owner";
+  if (!isRoleName(role)) throw new UsageError("--role is one of owner, admin, operator, viewer");
+  const password = await passwordOf(values);
+  return withContext((ctx) =>
+    createDashboardUser(ctx, { merchantId: values.merchant!, email: values.email!, password, role }),
+  );
+}
 
 /** The exchange as the server runs it; a quarantine is told on standard error. */
 function cliExchange(ctx: FlowContext) {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { BankAccountType } from "../../gen/payments/v1/enums_pb.js";
-import { accountHash, maskAccountNumber, parseAccount, serialiseAccount, summariseAccount } from "./bank-account.js";
+import {
+  accountIdentity,
+  canonicalAccount,
+  maskAccountNumber,
+  parseAccount,
+  serialiseAccount,
+  summariseAccount,
+} from "./bank-account.js";
 
 const account = {
   bankCode: "0001",
@@ -31,10 +38,9 @@ describe("the account as it leaves the service", () => {
     expect(summariseAccount(plain, { bankName: "", branchName: "" }).display).toBe("9901 001 普通 ****567");
   });
 
-  it("is proven by a hash that changes with every detail and not with the spelling of the type", () => {
-    const hash = accountHash(account);
-    expect(hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(accountHash({ ...account, accountType: BankAccountType.UNSPECIFIED })).toBe(hash);
+  it("is spelled one way for its hash: every detail changes it, the spelling of the type does not", () => {
+    const hash = canonicalAccount(account);
+    expect(canonicalAccount({ ...account, accountType: BankAccountType.UNSPECIFIED })).toBe(hash);
     for (const change of [
       { bankCode: "0005" },
       { branchCode: "211" },
@@ -42,7 +48,18 @@ describe("the account as it leaves the service", () => {
       { accountNumber: "1234568" },
       { accountHolder: "ﾔﾏﾀﾞ ﾊﾅｺ" },
     ])
-      expect(accountHash({ ...account, ...change })).not.toBe(hash);
+      expect(canonicalAccount({ ...account, ...change })).not.toBe(hash);
+  });
+
+  it("is the same account at the bank whatever the holder's spelling, the type or the number's zero padding", () => {
+    const identity = accountIdentity(account);
+    expect(accountIdentity({ ...account, accountNumber: "123456" })).toBe(
+      accountIdentity({ ...account, accountNumber: "0123456" }),
+    );
+    const renamed = { ...account, accountHolder: "ﾍﾞﾂ ﾒｲｷﾞ" };
+    expect(accountIdentity(renamed)).toBe(identity);
+    expect(accountIdentity({ ...account, accountNumber: "1234568" })).not.toBe(identity);
+    expect(accountIdentity({ ...account, branchCode: "211" })).not.toBe(identity);
   });
 
   it("round-trips through its sealed form", () => {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { BankAccountType } from "../../gen/payments/v1/enums_pb.js";
 
 /**
@@ -63,18 +62,28 @@ export function summariseAccount(
 }
 
 /**
- * SHA-256 (hex) of the details, in one fixed spelling: the consent record proves which account
- * was consented to without holding it in clear.
+ * The details in one fixed spelling, for the consent record's hash (keyed: storage/sealed.ts
+ * keyedHash), which proves which account was consented to without holding it in clear.
  */
-export function accountHash(account: BankAccountDetails): string {
-  const canonical = [
+export function canonicalAccount(account: BankAccountDetails): string {
+  return [
     account.bankCode,
     account.branchCode,
     String(effectiveAccountType(account.accountType)),
     account.accountNumber,
     account.accountHolder,
   ].join("|");
-  return createHash("sha256").update(canonical, "utf8").digest("hex");
+}
+
+/**
+ * Which account at the bank this is (bank, branch, 7-digit number; not the holder's spelling or
+ * the type): the one account a customer's approvals share, and the one a Zengin file's record
+ * names. Hashed with a key before it is stored (storage/bank-accounts.ts).
+ */
+export function accountIdentity(
+  account: Pick<BankAccountDetails, "bankCode" | "branchCode" | "accountNumber">,
+): string {
+  return [account.bankCode, account.branchCode, account.accountNumber.padStart(7, "0")].join("|");
 }
 
 /** The details as they are sealed at rest, and back. */

@@ -42,10 +42,11 @@ export type NewChargeInput = Pick<
   | "metadata"
 >;
 
-/** A new charge: PENDING, nothing refunded, no error. */
-export function newPendingCharge(input: NewChargeInput, now: Date): ChargeRecord {
+/** A new charge: PENDING, nothing refunded, no error; its account when already known (off-session: the contract's). */
+export function newPendingCharge(input: NewChargeInput & { bankAccountId?: string | null }, now: Date): ChargeRecord {
   return {
     ...input,
+    bankAccountId: input.bankAccountId ?? null,
     status: ChargeStatus.PENDING,
     errorType: ErrorType.UNSPECIFIED,
     errorMessage: "",
@@ -103,4 +104,9 @@ export function isOneOffCharge(charge: Pick<ChargeRecord, "apiSource" | "contrac
  */
 export function customerIdShown(charge: Pick<ChargeRecord, "apiSource" | "contractId" | "customerId">): string {
   return isOneOffCharge(charge) ? "" : (charge.customerId ?? "");
+}
+
+/** A charge that was debited (partly or fully refunded since included) has a receipt (領収書); a failed or cancelled one has none. */
+export function hasReceipt(status: ChargeStatus): boolean {
+  return status === ChargeStatus.SUCCESS || status === ChargeStatus.REFUNDED;
 }

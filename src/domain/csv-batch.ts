@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
-import { csvRowReasons } from "./csv-row.js";
+import { csvReason, type CsvReason, type CsvReasonFields } from "./csv-row.js";
 import { totpNotEnabled } from "./dashboard-session.js";
 import { isLocked } from "./failure-lock.js";
-import { errorTypeMessages } from "./payment-failure.js";
+import { errorTypeMessages, errorTypeMessagesJa } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
 
 /**
@@ -24,11 +24,15 @@ export type CsvBatchStatus = "uploaded" | "running" | "completed";
 /** Status column of the result CSV. */
 export type CsvRowStatus = "succeeded" | "failed" | "processing";
 
-export const csvChargeReasons = Object.freeze({
-  initiateFailed: "Failed to initiate payment",
-  stillProcessing: "Payment is still processing",
-  keyReused: "idempotency_key was already used for a different payment",
-});
+export const csvChargeReasons: Readonly<Record<"initiateFailed" | "stillProcessing" | "keyReused", CsvReason>> =
+  Object.freeze({
+    initiateFailed: { en: "Failed to initiate payment", ja: "決済を開始できませんでした" },
+    stillProcessing: { en: "Payment is still processing", ja: "決済は処理中です" },
+    keyReused: {
+      en: "idempotency_key was already used for a different payment",
+      ja: "この idempotency_key は別の決済で使われています",
+    },
+  });
 
 /** The TOTP confirmation of a batch (docs/reference/contract.md#limits). */
 export const csvConfirmationLimits = Object.freeze({
@@ -48,6 +52,8 @@ export const csvBatchRefusals = Object.freeze({
       "invalid",
       `${replayed ? "this TOTP code was already used; wait for the next one" : "invalid TOTP code"} (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
       "TOTP_CODE_INVALID",
+      undefined,
+      { attemptsLeft: String(attemptsLeft) },
     ),
   challengeExpired: () =>
     new RequestRefusal(
@@ -106,16 +112,21 @@ export function csvRowIdempotencyKey(contentHash: string, rowNumber: number, giv
 }
 
 /** The Reason of a charge that failed: the ErrorType's default message (docs/reference/contract.md#csv-batch-reasons, group 3). */
-export function chargeFailureReason(errorType: ErrorType): string {
-  if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND) return csvRowReasons.customerIdNotFound;
-  if (errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE) return csvRowReasons.customerInactive;
-  return errorTypeMessages[errorType] ?? errorTypeMessages[ErrorType.PAYMENT_CHARGE_FAILED];
+export function chargeFailureReason(errorType: ErrorType): CsvReason {
+  if (errorType === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND) return csvReason("customerIdNotFound");
+  if (errorType === ErrorType.PAYMENT_CUSTOMER_INACTIVE) return csvReason("customerInactive");
+  const known = errorTypeMessages[errorType] === undefined ? ErrorType.PAYMENT_CHARGE_FAILED : errorType;
+  return { en: errorTypeMessages[known], ja: errorTypeMessagesJa[known] };
 }
 
-export interface CsvRowOutcome {
+/** As a row stores a reason. */
+export function reasonFields(reason: CsvReason): CsvReasonFields {
+  return { reason: reason.en, reasonJa: reason.ja };
+}
+
+/** `reason` is set for failed rows, and "Payment is still processing" for rows not final yet; `reasonJa` likewise. */
+export interface CsvRowOutcome extends CsvReasonFields {
   status: CsvRowStatus;
-  /** Set for failed rows, and "Payment is still processing" for rows not final yet. */
-  reason: string;
 }
 
 /**
@@ -123,28 +134,28 @@ export interface CsvRowOutcome {
  * part (refunds show on the charge).
  */
 export function csvRowOutcome(
-  row: { state: CsvRowState; reason: string },
+  row: { state: CsvRowState } & CsvReasonFields,
   charge: { status: ChargeStatus; errorType: ErrorType } | undefined,
 ): CsvRowOutcome {
   switch (row.state) {
     case "invalid":
     case "failed":
-      return { status: "failed", reason: row.reason };
+      return { status: "failed", reason: row.reason, reasonJa: row.reasonJa || row.reason };
     case "ready":
     case "queued":
-      return { status: "processing", reason: csvChargeReasons.stillProcessing };
+      return { status: "processing", ...reasonFields(csvChargeReasons.stillProcessing) };
     case "submitted":
-      if (!charge) return { status: "processing", reason: csvChargeReasons.stillProcessing };
+      if (!charge) return { status: "processing", ...reasonFields(csvChargeReasons.stillProcessing) };
       if (charge.status === ChargeStatus.FAILURE)
-        return { status: "failed", reason: chargeFailureReason(charge.errorType) };
+        return { status: "failed", ...reasonFields(chargeFailureReason(charge.errorType)) };
       if (
         charge.status === ChargeStatus.SUCCESS ||
         charge.status === ChargeStatus.REFUNDED ||
         charge.status === ChargeStatus.CANCELLED
       ) {
-        return { status: "succeeded", reason: "" };
+        return { status: "succeeded", reason: "", reasonJa: "" };
       }
-      return { status: "processing", reason: csvChargeReasons.stillProcessing };
+      return { status: "processing", ...reasonFields(csvChargeReasons.stillProcessing) };
   }
 }
 

@@ -2,15 +2,9 @@ import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { RequestRefusal } from "./request-refusal.js";
 
-/** docs/reference/contract.md#limits — the columns of a CSV batch, in this order; idempotency_key may be left out. */
-export const csvColumns = Object.freeze([
-  "customer_email",
-  "customer_id",
-  "price",
-  "description",
-  "metadata",
-  "idempotency_key",
-] as const);
+import { csvColumns } from "./csv-columns.js";
+
+export { csvColumns };
 
 /** docs/reference/contract.md#limits — at most 300 rows per batch. */
 export const maxCsvRows = 300;

@@ -12,8 +12,8 @@ export function neutraliseCell(cell: string): string {
 }
 
 /**
- * The result CSV: the header and every input row as uploaded, plus `status` and `Reason`
- * (docs/guide/csv-batches.md). Every cell holding a CR, LF, quote or comma is quoted. A row with
+ * The result CSV: the header and every input row as uploaded, plus `status`, `Reason` (the spec's
+ * English text) and `理由` (the same in Japanese) (docs/guide/csv-batches.md#the-result-file). Every cell holding a CR, LF, quote or comma is quoted. A row with
  * too few cells is padded and one with too many is
  * cut to the header's width, so the two columns line up. UTF-8 with a BOM, CRLF: what Excel opens
  * as UTF-8.
@@ -24,11 +24,12 @@ export function resultCsv(
 ): string {
   const width = header.length;
   const records = [
-    [...header, "status", "Reason"],
+    [...header, "status", "Reason", "理由"],
     ...rows.map(({ cells, outcome }) => [
       ...Array.from({ length: width }, (_, i) => cells[i] ?? ""),
       outcome.status,
       outcome.reason,
+      outcome.reasonJa,
     ]),
   ];
   return (

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkCsvRow, checkCsvRows, csvRowReasons, parseCsvMetadata, rowsSharingCustomer } from "./csv-row.js";
+import {
+  checkCsvRow,
+  checkCsvRows,
+  csvRowReasons,
+  csvRowReasonsJa,
+  parseCsvMetadata,
+  rowsSharingCustomer,
+} from "./csv-row.js";
 
 const row = (
   overrides: Partial<Record<"email" | "id" | "price" | "description" | "metadata" | "key", string>> = {},
@@ -131,7 +138,23 @@ describe("checkCsvRows", () => {
     expect(first).toEqual({
       valid: false,
       reason: `${csvRowReasons.priceOutOfBounds}; ${csvRowReasons.idempotencyKeyDuplicate}`,
+      reasonJa: `${csvRowReasonsJa.priceOutOfBounds}。${csvRowReasonsJa.idempotencyKeyDuplicate}`,
     });
+  });
+
+  it("has every reason in Japanese too", () => {
+    const [invalid] = checkCsvRows([row({ email: "", price: "1.5", metadata: "a=1;a=2" })], 6);
+    expect(invalid).toEqual({
+      valid: false,
+      reason: [
+        csvRowReasons.emailRequired,
+        csvRowReasons.priceNotInteger,
+        csvRowReasons.metadataDuplicateKey("a"),
+      ].join("; "),
+      reasonJa:
+        "customer_email が空です。price は円単位の整数(数字のみ)で書いてください。metadata のキー「a」が重複しています",
+    });
+    expect(Object.keys(csvRowReasonsJa)).toEqual(Object.keys(csvRowReasons));
   });
 });
 

@@ -51,6 +51,58 @@ export const csvRowReasons = Object.freeze({
   customerInactive: "Customer is not active",
 });
 
+/** The same reasons in Japanese, for the dashboard and the result's 理由 column. */
+export const csvRowReasonsJa: ReasonTable = Object.freeze({
+  columnCount: (expected: number, found: number) => `列の数が違います(${expected}列のはずが${found}列)`,
+  emailRequired: "customer_email が空です",
+  emailInvalid: "customer_email がメールアドレスの形式ではありません",
+  customerIdPrefix: "customer_id は cus- で始まるか、空にしてください",
+  priceNotInteger: "price は円単位の整数(数字のみ)で書いてください",
+  priceOutOfBounds: `price は${csvRowLimits.minPrice}円以上${csvRowLimits.maxPrice.toLocaleString("ja-JP")}円以下にしてください`,
+  descriptionRequired: "description が空です",
+  descriptionTooLong: `description は${csvRowLimits.maxDescription}文字以内にしてください`,
+  metadataFormat: "metadata は key=value を ; で区切って書いてください",
+  metadataEmptyKey: "metadata に空のキーがあります",
+  metadataEquals: "metadata のキーか値に = が含まれています",
+  metadataDuplicateKey: (key: string) => `metadata のキー「${key}」が重複しています`,
+  metadataTooLarge: `metadata はキー${csvRowLimits.maxMetadataKeys}個まで、キー${csvRowLimits.maxMetadataKey}文字・値${csvRowLimits.maxMetadataValue}文字までです`,
+  idempotencyKeyPattern: "idempotency_key に使えるのは英数字と - _ . : で、255文字までです",
+  idempotencyKeyDuplicate: "同じ idempotency_key が複数の行にあります",
+  sameAccount: "同じ顧客の行が複数あります(1回のバッチで請求できるのは顧客ごとに1回です)",
+  customerIdNotFound: "顧客IDが見つかりません",
+  emailNotLinked: "このメールアドレスに紐づく顧客がいません",
+  customerInactive: "顧客が有効ではありません",
+});
+
+/** A reason in both languages: the result's Reason (English, as the spec writes it) and 理由. */
+export interface CsvReason {
+  en: string;
+  ja: string;
+}
+
+type ReasonKey = keyof typeof csvRowReasons;
+/** csvRowReasons' shape, any text. */
+type ReasonTable = {
+  readonly [K in ReasonKey]: (typeof csvRowReasons)[K] extends (...args: infer A) => string
+    ? (...args: A) => string
+    : string;
+};
+type ReasonArgs<K extends ReasonKey> = (typeof csvRowReasons)[K] extends (...args: infer A) => string ? A : [];
+
+/** csvRowReasons[key] (called with `args` when it takes any) in both languages. */
+export function csvReason<K extends ReasonKey>(key: K, ...args: ReasonArgs<K>): CsvReason {
+  const text = (table: ReasonTable) => {
+    const entry = table[key] as string | ((...a: unknown[]) => string);
+    return typeof entry === "function" ? entry(...args) : entry;
+  };
+  return { en: text(csvRowReasons), ja: text(csvRowReasonsJa) };
+}
+
+/** Several reasons of one row, in the order found. */
+export function joinReasons(reasons: readonly CsvReason[]): CsvReason {
+  return { en: reasons.map((r) => r.en).join("; "), ja: reasons.map((r) => r.ja).join("。") };
+}
+
 /** A row that passed validation: what its charge is made of. */
 export interface ValidCsvRow {
   email: string;
@@ -62,20 +114,31 @@ export interface ValidCsvRow {
   idempotencyKey: string | undefined;
 }
 
-export type CsvRowCheck = { valid: true; row: ValidCsvRow } | { valid: false; reason: string };
+export type CsvRowCheck = { valid: true; row: ValidCsvRow } | ({ valid: false } & CsvReasonFields);
+
+/** A reason as a row carries it: `reason` in English, `reasonJa` in Japanese. */
+export interface CsvReasonFields {
+  reason: string;
+  reasonJa: string;
+}
+
+function invalid(reasons: readonly CsvReason[]): { valid: false } & CsvReasonFields {
+  const { en, ja } = joinReasons(reasons);
+  return { valid: false, reason: en, reasonJa: ja };
+}
 
 /** Parses the metadata cell, or says what is wrong with it. */
-export function parseCsvMetadata(cell: string): { metadata: Record<string, string> } | { problem: string } {
+export function parseCsvMetadata(cell: string): { metadata: Record<string, string> } | { problem: CsvReason } {
   const metadata: Record<string, string> = {};
   for (const pair of cell.split(";")) {
     if (pair.trim() === "") continue;
     const at = pair.indexOf("=");
-    if (at < 0) return { problem: csvRowReasons.metadataFormat };
+    if (at < 0) return { problem: csvReason("metadataFormat") };
     const key = pair.slice(0, at).trim();
     const value = pair.slice(at + 1).trim();
-    if (key === "") return { problem: csvRowReasons.metadataEmptyKey };
-    if (value.includes("=")) return { problem: csvRowReasons.metadataEquals };
-    if (Object.hasOwn(metadata, key)) return { problem: csvRowReasons.metadataDuplicateKey(key) };
+    if (key === "") return { problem: csvReason("metadataEmptyKey") };
+    if (value.includes("=")) return { problem: csvReason("metadataEquals") };
+    if (Object.hasOwn(metadata, key)) return { problem: csvReason("metadataDuplicateKey", key) };
     metadata[key] = value;
   }
   const keys = Object.keys(metadata);
@@ -84,43 +147,41 @@ export function parseCsvMetadata(cell: string): { metadata: Record<string, strin
     keys.some((k) => k.length > csvRowLimits.maxMetadataKey) ||
     Object.values(metadata).some((v) => v.length > csvRowLimits.maxMetadataValue)
   ) {
-    return { problem: csvRowReasons.metadataTooLarge };
+    return { problem: csvReason("metadataTooLarge") };
   }
   return { metadata };
 }
 
 /** One row on its own (every rule that needs no other row). */
 export function checkCsvRow(cells: string[], columnCount: number): CsvRowCheck {
-  if (cells.length !== columnCount)
-    return { valid: false, reason: csvRowReasons.columnCount(columnCount, cells.length) };
+  if (cells.length !== columnCount) return invalid([csvReason("columnCount", columnCount, cells.length)]);
   const [emailCell, customerIdCell, priceCell, descriptionCell, metadataCell, idempotencyKeyCell = ""] = cells;
-  const problems: string[] = [];
+  const problems: CsvReason[] = [];
 
   const email = emailCell.trim();
-  if (email === "") problems.push(csvRowReasons.emailRequired);
-  else if (email.length > csvRowLimits.maxEmail || !emailPattern.test(email)) problems.push(csvRowReasons.emailInvalid);
+  if (email === "") problems.push(csvReason("emailRequired"));
+  else if (email.length > csvRowLimits.maxEmail || !emailPattern.test(email)) problems.push(csvReason("emailInvalid"));
 
   const customerId = customerIdCell.trim();
-  if (customerId !== "" && !/^cus-\S{1,60}$/.test(customerId)) problems.push(csvRowReasons.customerIdPrefix);
+  if (customerId !== "" && !/^cus-\S{1,60}$/.test(customerId)) problems.push(csvReason("customerIdPrefix"));
 
   const priceText = priceCell.trim();
   const price = Number(priceText);
-  if (!/^[0-9]+$/.test(priceText)) problems.push(csvRowReasons.priceNotInteger);
-  else if (price < csvRowLimits.minPrice || price > csvRowLimits.maxPrice)
-    problems.push(csvRowReasons.priceOutOfBounds);
+  if (!/^[0-9]+$/.test(priceText)) problems.push(csvReason("priceNotInteger"));
+  else if (price < csvRowLimits.minPrice || price > csvRowLimits.maxPrice) problems.push(csvReason("priceOutOfBounds"));
 
   const description = descriptionCell.trim();
-  if (description === "") problems.push(csvRowReasons.descriptionRequired);
-  else if ([...description].length > csvRowLimits.maxDescription) problems.push(csvRowReasons.descriptionTooLong);
+  if (description === "") problems.push(csvReason("descriptionRequired"));
+  else if ([...description].length > csvRowLimits.maxDescription) problems.push(csvReason("descriptionTooLong"));
 
   const parsedMetadata = parseCsvMetadata(metadataCell);
   if ("problem" in parsedMetadata) problems.push(parsedMetadata.problem);
 
   const idempotencyKey = idempotencyKeyCell.trim();
   if (idempotencyKey !== "" && !csvIdempotencyKeyPattern.test(idempotencyKey))
-    problems.push(csvRowReasons.idempotencyKeyPattern);
+    problems.push(csvReason("idempotencyKeyPattern"));
 
-  if (problems.length > 0 || "problem" in parsedMetadata) return { valid: false, reason: problems.join("; ") };
+  if (problems.length > 0 || "problem" in parsedMetadata) return invalid(problems);
   return {
     valid: true,
     row: {
@@ -141,17 +202,15 @@ export function checkCsvRow(cells: string[], columnCount: number): CsvRowCheck {
  */
 export function checkCsvRows(rows: string[][], columnCount: number): CsvRowCheck[] {
   const checks = rows.map((cells) => checkCsvRow(cells, columnCount));
-  const problems = checks.map((check) => (check.valid ? [] : [check.reason]));
+  const problems = checks.map((check): CsvReason[] => (check.valid ? [] : [{ en: check.reason, ja: check.reasonJa }]));
   const keyOf = (cells: string[]) => (cells.length === columnCount ? (cells[5] ?? "").trim() : "");
-  flagGroups(rows.map(keyOf), problems, csvRowReasons.idempotencyKeyDuplicate);
+  flagGroups(rows.map(keyOf), problems, csvReason("idempotencyKeyDuplicate"));
   flagGroups(
     rows.map((cells) => (cells.length === columnCount ? accountKey(cells) : "")),
     problems,
-    csvRowReasons.sameAccount,
+    csvReason("sameAccount"),
   );
-  return checks.map((check, i) =>
-    problems[i].length === 0 ? check : { valid: false, reason: problems[i].join("; ") },
-  );
+  return checks.map((check, i) => (problems[i].length === 0 ? check : invalid(problems[i])));
 }
 
 /** The customer a row names before resolution: its customer_id, or else its e-mail; "" when neither is usable. */
@@ -163,7 +222,7 @@ function accountKey(cells: string[]): string {
 }
 
 /** Adds `reason` to every row whose non-empty key another row shares. */
-function flagGroups(keys: string[], problems: string[][], reason: string): void {
+function flagGroups(keys: string[], problems: CsvReason[][], reason: CsvReason): void {
   const counts = new Map<string, number>();
   for (const key of keys) if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
   keys.forEach((key, i) => {

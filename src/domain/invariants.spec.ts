@@ -8,6 +8,8 @@ function charge(overrides: Partial<ChargeFacts> = {}): ChargeFacts {
   return {
     id: "trx-1",
     customerId: "cus-1",
+    contractId: "con-1",
+    bankAccountId: "bac-1",
     requestId: "pwf-1",
     onSessionId: null,
     apiSource: ApiSource.OFF_SESSION_ASYNC,
@@ -30,8 +32,8 @@ function consistent(): MoneySnapshot {
     ],
     asyncRequests: [{ id: "pwf-1", chargeId: "trx-1", status: AsyncStatus.SUCCEEDED }],
     ledger: [
-      { reference: "trx-1", customerId: "cus-1", amount: -1_000 },
-      { reference: "rfd-1", customerId: "cus-1", amount: 300 },
+      { reference: "trx-1", accountId: "bac-1", amount: -1_000 },
+      { reference: "rfd-1", accountId: "bac-1", amount: 300 },
     ],
     events: [
       { chargeId: "trx-1", type: EventType.CHARGE_SUCCESS },
@@ -39,6 +41,7 @@ function consistent(): MoneySnapshot {
     ],
     pendingJobs: [{ kind: "refund-settlement", refId: "rfd-2" }],
     links: [],
+    contracts: [{ id: "con-1", bankAccountId: "bac-1" }],
   };
 }
 
@@ -70,7 +73,7 @@ describe("money invariants", () => {
         refunds: [],
         asyncRequests: [{ id: "pwf-1", chargeId: "trx-1", status: AsyncStatus.FAILED }],
         events: [{ chargeId: "trx-1", type: EventType.CHARGE_FAIL }],
-        ledger: [{ reference: "trx-1", customerId: "cus-1", amount: -1_000 }],
+        ledger: [{ reference: "trx-1", accountId: "bac-1", amount: -1_000 }],
       }),
       ["trx-1 debit-matches-charge"],
     ],
@@ -100,7 +103,7 @@ describe("money invariants", () => {
         refunds: [
           { id: "rfd-1", chargeId: "trx-1", amount: 1_000, status: RefundStatus.SUCCEEDED, cancellation: true },
         ],
-        ledger: [{ reference: "trx-1", customerId: "cus-1", amount: -1_000 }],
+        ledger: [{ reference: "trx-1", accountId: "bac-1", amount: -1_000 }],
         events: [
           { chargeId: "trx-1", type: EventType.CHARGE_SUCCESS },
           { chargeId: "trx-1", type: EventType.REFUND_SUCCEEDED },
@@ -109,9 +112,26 @@ describe("money invariants", () => {
       ["trx-1 debit-matches-charge", "trx-1 debit-matches-charge"],
     ],
     [
-      "a debit from another customer's account",
-      (s) => ({ ...s, ledger: [{ reference: "trx-1", customerId: "cus-2", amount: -1_000 }, s.ledger[1]] }),
+      "a debit from another account than the charge's",
+      (s) => ({ ...s, ledger: [{ reference: "trx-1", accountId: "bac-2", amount: -1_000 }, s.ledger[1]] }),
       ["trx-1 debit-to-charge-account"],
+    ],
+    [
+      "a charge and its debit on another account than its contract was approved with",
+      (s) => ({
+        ...s,
+        charges: [charge({ bankAccountId: "bac-2" })],
+        ledger: [
+          { reference: "trx-1", accountId: "bac-2", amount: -1_000 },
+          { reference: "rfd-1", accountId: "bac-2", amount: 300 },
+        ],
+      }),
+      ["trx-1 debit-to-charge-account"],
+    ],
+    [
+      "a refund credited to another account than the charge was paid from",
+      (s) => ({ ...s, ledger: [s.ledger[0], { reference: "rfd-1", accountId: "bac-2", amount: 300 }] }),
+      ["rfd-1 credit-to-charge-account"],
     ],
     [
       "a pending off-session charge with no job",

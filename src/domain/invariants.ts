@@ -25,12 +25,15 @@ export type InvariantRule =
   | "async-agrees-with-charge"
   | "one-event-per-outcome"
   | "debit-to-charge-account"
+  | "credit-to-charge-account"
   | "not-stranded";
 
 export type ChargeFacts = Pick<
   ChargeRecord,
   | "id"
   | "customerId"
+  | "contractId"
+  | "bankAccountId"
   | "requestId"
   | "onSessionId"
   | "apiSource"
@@ -45,7 +48,10 @@ export interface MoneySnapshot {
   charges: readonly ChargeFacts[];
   refunds: readonly { id: string; chargeId: string; amount: number; status: RefundStatus; cancellation: boolean }[];
   asyncRequests: readonly { id: string; chargeId: string; status: AsyncStatus }[];
-  ledger: readonly { reference: string; customerId: string; amount: number }[];
+  /** Bookings, each on one account (bank_accounts.id). */
+  ledger: readonly { reference: string; accountId: string; amount: number }[];
+  /** The account each contract was approved with (null: not approved yet). */
+  contracts: readonly { id: string; bankAccountId: string | null }[];
   /** Outbox rows about charges, by type. */
   events: readonly { chargeId: string; type: EventType }[];
   /** Jobs still to run: kind and reference. */
@@ -191,13 +197,28 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
       });
   }
 
+  const contractAccounts = new Map(snapshot.contracts.map((contract) => [contract.id, contract.bankAccountId]));
+  const refundsById = new Map(snapshot.refunds.map((refund) => [refund.id, refund]));
   for (const row of snapshot.ledger) {
     const charge = chargesById.get(row.reference);
-    if (charge && row.amount < 0 && charge.customerId !== row.customerId)
+    if (charge && row.amount < 0) {
+      // The charge's account, and for a charge under a contract the account the contract was approved with.
+      const contractAccount = charge.contractId ? contractAccounts.get(charge.contractId) : undefined;
+      const expected = [charge.bankAccountId, ...(contractAccount ? [contractAccount] : [])];
+      if (expected.some((accountId) => accountId !== row.accountId))
+        found.push({
+          subject: row.reference,
+          rule: "debit-to-charge-account",
+          detail: `debited from account ${row.accountId}, the charge's is ${charge.bankAccountId ?? "none"}${contractAccount ? ` and its contract's ${contractAccount}` : ""}`,
+        });
+    }
+    const refund = refundsById.get(row.reference);
+    const refunded = refund && chargesById.get(refund.chargeId);
+    if (refunded && row.amount > 0 && refunded.bankAccountId !== row.accountId)
       found.push({
         subject: row.reference,
-        rule: "debit-to-charge-account",
-        detail: `debited from ${row.customerId}'s account, the charge is ${charge.customerId ?? "nobody"}'s`,
+        rule: "credit-to-charge-account",
+        detail: `credited to account ${row.accountId}, the charge ${refunded.id} was paid from ${refunded.bankAccountId ?? "none"}`,
       });
   }
   return found;

@@ -41,3 +41,10 @@ export function jstDayStart(at: Date): Date {
 export function jstMonthStart(at: Date): Date {
   return jstInstant(`${jstDateOf(at).slice(0, 7)}-01`);
 }
+
+/** The instants that bound a JST month "YYYY-MM": [from, to). */
+export function jstMonthRange(month: string): { from: Date; to: Date } {
+  const [year, mon] = month.split("-").map(Number);
+  const next = mon === 12 ? `${year + 1}-01` : `${year}-${String(mon + 1).padStart(2, "0")}`;
+  return { from: jstInstant(`${month}-01`), to: jstInstant(`${next}-01`) };
+}

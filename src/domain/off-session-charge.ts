@@ -26,6 +26,8 @@ export function newOffSessionCharge(
   input: Omit<NewChargeInput, "onSessionId" | "customerId"> & {
     customerId: string;
     apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC;
+    /** The account its contract was approved with (null when it cannot start). */
+    bankAccountId: string | null;
   },
   now: Date,
 ): ChargeRecord {

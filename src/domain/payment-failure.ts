@@ -38,6 +38,21 @@ export const errorTypeMessages: Readonly<Record<ErrorType, string>> = Object.fre
   [ErrorType.PAYMENT_CUSTOMER_INACTIVE]: "Customer is not active. Issue a new payment link for them to complete.",
 });
 
+/** The same messages in Japanese: what the dashboard and the result CSV's 理由 column show. */
+export const errorTypeMessagesJa: Readonly<Record<ErrorType, string>> = Object.freeze({
+  [ErrorType.UNSPECIFIED]: "決済に失敗しました。サポートにお問い合わせください。",
+  [ErrorType.PAYMENT_VALIDATION_FAILED]: "決済の内容が正しくありません。入力内容を確認してください。",
+  [ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]: "決済ゲートウェイが現在利用できません",
+  [ErrorType.PAYMENT_GATEWAY_FAILED]: "決済ゲートウェイが依頼を拒否しました",
+  [ErrorType.PAYMENT_CHARGE_FAILED]: "決済に失敗しました。サポートにお問い合わせください。",
+  [ErrorType.PAYMENT_CHARGE_REJECTED]: "顧客の本人確認が完了していません",
+  [ErrorType.PAYMENT_CHARGE_OVER_LIMIT]: "決済金額が上限を超えています",
+  [ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS]: "口座の残高が不足しています",
+  [ErrorType.PAYMENT_LINK_EXPIRED]: "支払いリンクの有効期限が切れています",
+  [ErrorType.PAYMENT_CUSTOMER_NOT_FOUND]: "顧客IDが見つかりません",
+  [ErrorType.PAYMENT_CUSTOMER_INACTIVE]: "顧客が有効ではありません。新しい支払いリンクを発行してください。",
+});
+
 /** The catalogued name of an ErrorType, e.g. ERROR_TYPE_PAYMENT_CHARGE_FAILED. */
 export function errorTypeName(errorType: ErrorType): CataloguedCode {
   return `ERROR_TYPE_${ErrorType[errorType]}` as CataloguedCode;

@@ -36,6 +36,8 @@ export interface ContractRecord {
   metadata: Metadata;
   createdAt: Date;
   updatedAt: Date;
+  /** The bank account the contract was approved with (set when its approval is claimed): its off-session charges debit it. */
+  bankAccountId: string | null;
 }
 
 export interface ChargeRecord {
@@ -57,6 +59,11 @@ export interface ChargeRecord {
   succeededAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * The bank account the charge is paid from (and its refunds go back to): its contract's, or the
+   * one approved on its link; set when the charge starts (off-session) or its approval is claimed.
+   */
+  bankAccountId: string | null;
 }
 
 export interface RefundRecord {

@@ -37,6 +37,7 @@ function charge(overrides: Partial<ChargeRecord> = {}): ChargeRecord {
     succeededAt,
     createdAt: succeededAt,
     updatedAt: succeededAt,
+    bankAccountId: null,
     ...overrides,
   };
 }

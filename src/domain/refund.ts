@@ -22,8 +22,15 @@ export const refundRefusalMessages = Object.freeze({
 
 export type RefundRefusal = keyof typeof refundRefusalMessages;
 
+/** A refused refund; `refusal` names the rule for clients that show it in their own words (the dashboard). */
+export class RefundRefusedFailure extends PaymentFailure {
+  constructor(readonly refusal: RefundRefusal) {
+    super(PaymentErrorCode.INTERNAL, refundRefusalMessages[refusal]);
+  }
+}
+
 export function refundRefused(reason: RefundRefusal): PaymentFailure {
-  return new PaymentFailure(PaymentErrorCode.INTERNAL, refundRefusalMessages[reason]);
+  return new RefundRefusedFailure(reason);
 }
 
 /** An unknown charge and another merchant's charge are refused alike (no existence oracle). */

@@ -1,6 +1,7 @@
 /** Refusals that are not payment errors: the protocol status is all a client needs. */
 export type RefusalKind =
   | "unauthenticated"
+  | "forbidden"
   | "conflict"
   | "in_flight"
   | "not_found"
@@ -16,6 +17,8 @@ export class RequestRefusal extends Error {
     readonly reason?: string,
     /** For rate_limited: when to try again (the Retry-After header and a google.rpc.RetryInfo detail). */
     readonly retryAfterSeconds?: number,
+    /** Facts a client may show (the ErrorInfo's metadata), e.g. attemptsLeft. */
+    readonly facts?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = "RequestRefusal";

@@ -13,6 +13,7 @@ import {
   contractEventContent,
   refundFailedContent,
   refundSucceededContent,
+  stopRequestedContent,
 } from "./webhook-content.js";
 
 /**
@@ -41,6 +42,7 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     succeededAt: now,
     createdAt: now,
     updatedAt: now,
+    bankAccountId: null,
   };
   const failed: ChargeRecord = {
     ...charge,
@@ -62,6 +64,16 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     createdAt: now,
     updatedAt: now,
   };
+  const contract: ContractRecord = {
+    id: charge.contractId!,
+    merchantId,
+    customerId,
+    status: ContractStatus.ACTIVATED,
+    metadata: { test: "true" },
+    createdAt: now,
+    updatedAt: now,
+    bankAccountId: null,
+  };
   switch (type) {
     case EventType.CHARGE_FAIL:
     case EventType.TEST_CHARGE_FAIL:
@@ -80,18 +92,14 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
         { ...refund, status: RefundStatus.FAILED, errorMessage: "the bank refused the transfer back (test event)" },
         merchantName,
       );
-    case EventType.CONTRACT_ACTIVATED: {
-      const contract: ContractRecord = {
-        id: charge.contractId!,
-        merchantId,
-        customerId,
-        status: ContractStatus.ACTIVATED,
-        metadata: { test: "true" },
-        createdAt: now,
-        updatedAt: now,
-      };
+    case EventType.CONTRACT_ACTIVATED:
       return contractEventContent(contract, merchantName);
-    }
+    case EventType.CONTRACT_STOP_REQUESTED:
+      return stopRequestedContent(
+        { id: newId("stp"), merchantId, customerId, contractId: contract.id, reason: "test event", requestedAt: now },
+        contract,
+        merchantName,
+      );
     default:
       return chargeEventContent(charge, merchantName);
   }

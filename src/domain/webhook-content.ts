@@ -4,12 +4,14 @@ import { ChargeStatus, ContractStatus } from "../../gen/payments/v1/enums_pb.js"
 import {
   ChargeEventContentSchema,
   ContractEventContentSchema,
+  ContractStopRequestedContentSchema,
   RefundFailedContentSchema,
   RefundSucceededContentSchema,
 } from "../../gen/payments/v1/webhooks_pb.js";
 import { errorTypeMessages } from "./payment-failure.js";
 import { refundableRemainder, refundedIncludingPending } from "./refund.js";
 import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
+import type { StopRequestRecord } from "./stop-request.js";
 
 // Webhook bodies use the proto field names (snake_case), as docs/reference/contract.md#webhooks shows them.
 const asWebhookJson = { useProtoFieldName: true, alwaysEmitImplicit: true } as const;
@@ -107,6 +109,27 @@ export function refundSucceededContent(charge: ChargeRecord, refund: RefundRecor
       createdAt: refund.createdAt.toISOString(),
       settledAt: settledAt.toISOString(),
       cancellation: refund.cancellation,
+    }),
+    asWebhookJson,
+  ) as object;
+}
+
+/** Content of EVENT_TYPE_CONTRACT_STOP_REQUESTED (docs/reference/events.md#contract-stop-requested). */
+export function stopRequestedContent(
+  request: StopRequestRecord,
+  contract: ContractRecord,
+  merchantName: string,
+): object {
+  return toJson(
+    ContractStopRequestedContentSchema,
+    create(ContractStopRequestedContentSchema, {
+      stopRequestId: request.id,
+      tokenId: contract.id,
+      customer: contract.customerId,
+      contractStatus: `CONTRACT_STATUS_${ContractStatus[contract.status]}`,
+      merchantName,
+      reason: request.reason,
+      requestedAt: request.requestedAt.toISOString(),
     }),
     asWebhookJson,
   ) as object;

@@ -1,4 +1,4 @@
-import { decodeFields, decodeRecords, encodeFields, encodeRecords, type Layout, monthDayOf } from "./zengin-record.js";
+import { decodeFields, encodeFields, encodeRecords, type Layout, openRecords } from "./zengin-record.js";
 
 /**
  * The Zengin account-debit file (預金口座振替, 種別コード 91): the request we send for one
@@ -104,36 +104,56 @@ export interface DebitTotals {
   readonly failedAmount: number;
 }
 
-/** The trailer's totals; a request file has no results yet, so its 振替済/不能 fields are zero. */
-export function debitTotals(records: readonly DebitRecord[], answered: boolean): DebitTotals {
-  const sum = (list: readonly DebitRecord[]) => list.reduce((total, record) => total + record.amount, 0);
-  const debited = answered ? records.filter((record) => record.resultCode === 0) : [];
-  const failed = answered ? records.filter((record) => record.resultCode !== 0) : [];
+/** The trailer's totals, added up record by record; a request file has no results yet, so its 振替済/不能 fields are zero. */
+export function debitTally(answered: boolean) {
+  const totals = { count: 0, total: 0, debitedCount: 0, debitedAmount: 0, failedCount: 0, failedAmount: 0 };
   return {
-    count: records.length,
-    total: sum(records),
-    debitedCount: debited.length,
-    debitedAmount: sum(debited),
-    failedCount: failed.length,
-    failedAmount: sum(failed),
+    add(record: DebitRecord): void {
+      totals.count++;
+      totals.total += record.amount;
+      if (!answered) return;
+      if (record.resultCode === 0) {
+        totals.debitedCount++;
+        totals.debitedAmount += record.amount;
+      } else {
+        totals.failedCount++;
+        totals.failedAmount += record.amount;
+      }
+    },
+    totals: (): DebitTotals => ({ ...totals }),
   };
 }
 
-/** The date as a header carries it, from "YYYY-MM-DD". */
-export const debitDateField = monthDayOf;
+export function debitTotals(records: readonly DebitRecord[], answered: boolean): DebitTotals {
+  const tally = debitTally(answered);
+  for (const record of records) tally.add(record);
+  return tally.totals();
+}
 
 /** The file's bytes: header, data records, trailer, end, each 120 bytes + CR LF in Shift_JIS. */
 export function encodeDebitFile(file: DebitFile, answered = false): Buffer {
   return encodeRecords([
-    encodeFields(debitHeaderLayout, consignorFields(file.consignor, 91, file.debitDate)),
+    debitHeaderRecord(file.consignor, file.debitDate),
     ...file.records.map((record) => encodeDebitRecord(record)),
-    encodeFields(debitTrailerLayout, { dataType: 8, ...debitTotals(file.records, answered) }),
-    encodeFields(endLayout, { dataType: 9 }),
+    debitTrailerRecord(debitTotals(file.records, answered)),
+    endRecord(),
   ]);
+}
+
+export function debitHeaderRecord(consignor: Consignor, debitDate: string): string {
+  return encodeFields(debitHeaderLayout, consignorFields(consignor, 91, debitDate));
 }
 
 export function encodeDebitRecord(record: DebitRecord): string {
   return encodeFields(debitDataLayout, { dataType: 2, ...record });
+}
+
+export function debitTrailerRecord(totals: DebitTotals): string {
+  return encodeFields(debitTrailerLayout, { dataType: 8, ...totals });
+}
+
+export function endRecord(): string {
+  return encodeFields(endLayout, { dataType: 9 });
 }
 
 export function consignorFields(consignor: Consignor, kind: number, date: string): Record<string, string | number> {
@@ -155,47 +175,74 @@ export function consignorFields(consignor: Consignor, kind: number, date: string
 
 export type Decoded<T> = { ok: true; file: T } | { ok: false; reason: string };
 
+/** A data record's values, or why it does not fit its layout. */
+export type DecodedRecord<R> = { ok: true; record: R } | { ok: false; reason: string };
+
+/**
+ * A result (or request) file whose structure was checked, its data records decoded one at a
+ * time: the import reads 100,000 of them a batch at a time (docs/operations/zengin.md#the-cycle).
+ */
+export interface OpenedFile<R> {
+  /** The header's 委託者 (振込依頼人 in a transfer file). */
+  readonly consignor: Consignor;
+  /** MMDD: 引落日 (振込指定日). */
+  readonly date: string;
+  readonly count: number;
+  record(index: number): DecodedRecord<R>;
+  /** Adds the records up as they are read; then why the trailer does not match them, or undefined. */
+  tally(): { add(record: R): void; mismatch(): string | undefined };
+}
+
 /**
  * A header, data records, a trailer and an end record, in that order and nothing after; the
- * values of each by its layout.
+ * values of the header and trailer by their layouts, each data record's when asked for.
  */
-export function splitFile(
+export function openFile(
   bytes: Uint8Array,
   layouts: { header: Layout; data: Layout; trailer: Layout },
   kind: string,
 ):
-  | { ok: true; header: Record<string, string>; data: Record<string, string>[]; trailer: Record<string, string> }
   | {
-      ok: false;
-      reason: string;
-    } {
-  const decoded = decodeRecords(bytes);
-  if (!decoded.ok) return decoded;
-  const records = decoded.records;
-  if (records.length < 3)
-    return { ok: false, reason: "the file is truncated: it needs a header, a trailer and an end" };
-  const typeOf = (index: number) => records[index][0];
-  if (typeOf(0) !== "1") return { ok: false, reason: "record 1 is not a header (データ区分 1)" };
-  const last = records.length - 1;
-  if (typeOf(last) !== "9") return { ok: false, reason: "the file is truncated: its last record is not an end (9)" };
-  if (typeOf(last - 1) !== "8") return { ok: false, reason: `record ${last} is not a trailer (データ区分 8)` };
+      ok: true;
+      header: Record<string, string>;
+      count: number;
+      data(index: number): DecodedRecord<Record<string, string>>;
+      trailer: Record<string, string>;
+    }
+  | { ok: false; reason: string } {
+  const opened = openRecords(bytes);
+  if (!opened.ok) return opened;
+  const records = opened.records;
+  if (records.count < 3) return { ok: false, reason: "the file is truncated: it needs a header, a trailer and an end" };
+  if (records.dataType(0) !== "1") return { ok: false, reason: "record 1 is not a header (データ区分 1)" };
+  const last = records.count - 1;
+  if (records.dataType(last) !== "9")
+    return { ok: false, reason: "the file is truncated: its last record is not an end (9)" };
+  if (records.dataType(last - 1) !== "8")
+    return { ok: false, reason: `record ${last} is not a trailer (データ区分 8)` };
   for (let index = 1; index < last - 1; index++)
-    if (typeOf(index) !== "2") return { ok: false, reason: `record ${index + 1} is not a data record (データ区分 2)` };
-  const header = decodeFields(layouts.header, records[0]);
+    if (records.dataType(index) !== "2")
+      return { ok: false, reason: `record ${index + 1} is not a data record (データ区分 2)` };
+  const header = decodeFields(layouts.header, records.record(0));
   if (!header.ok) return { ok: false, reason: `header: ${header.reason}` };
   if (header.values.kind !== kind)
     return { ok: false, reason: `the header's 種別コード is ${header.values.kind}, not ${kind}` };
-  const data: Record<string, string>[] = [];
-  for (let index = 1; index < last - 1; index++) {
-    const record = decodeFields(layouts.data, records[index]);
-    if (!record.ok) return { ok: false, reason: `record ${index + 1}: ${record.reason}` };
-    data.push(record.values);
-  }
-  const trailer = decodeFields(layouts.trailer, records[last - 1]);
+  const trailer = decodeFields(layouts.trailer, records.record(last - 1));
   if (!trailer.ok) return { ok: false, reason: `trailer: ${trailer.reason}` };
-  const end = decodeFields(endLayout, records[last]);
+  const end = decodeFields(endLayout, records.record(last));
   if (!end.ok) return { ok: false, reason: `end: ${end.reason}` };
-  return { ok: true, header: header.values, data, trailer: trailer.values };
+  return {
+    ok: true,
+    header: header.values,
+    count: records.count - 3,
+    data(index) {
+      const record = decodeFields(layouts.data, records.record(index + 1));
+      return record.ok
+        ? { ok: true, record: record.values }
+        : { ok: false, reason: `record ${index + 2}: ${record.reason}` };
+    },
+    trailer: trailer.values,
+  };
 }
 
 export function consignorOf(header: Record<string, string>): Consignor {
@@ -211,18 +258,42 @@ export function consignorOf(header: Record<string, string>): Consignor {
   };
 }
 
-/**
- * Reads a request (`answered` false) or result file whole. Refused: anything `splitFile` refuses, and a trailer
- * whose counts and amounts differ from its records (and, in a result, from their results).
- */
-export function decodeDebitFile(bytes: Uint8Array, answered: boolean): Decoded<DebitFile> {
-  const split = splitFile(
+/** A request (`answered` false) or result file, opened; its trailer compared with its records as they are read. */
+export function openDebitFile(bytes: Uint8Array, answered: boolean): Decoded<OpenedFile<DebitRecord>> {
+  const opened = openFile(
     bytes,
     { header: debitHeaderLayout, data: debitDataLayout, trailer: debitTrailerLayout },
     "91",
   );
-  if (!split.ok) return split;
-  const records: DebitRecord[] = split.data.map((values) => ({
+  if (!opened.ok) return opened;
+  return {
+    ok: true,
+    file: {
+      consignor: consignorOf(opened.header),
+      date: opened.header.debitDate,
+      count: opened.count,
+      record(index) {
+        const decoded = opened.data(index);
+        return decoded.ok ? { ok: true, record: debitRecordOf(decoded.record) } : decoded;
+      },
+      tally() {
+        const tally = debitTally(answered);
+        return {
+          add: tally.add,
+          mismatch() {
+            for (const [name, value] of Object.entries(tally.totals()))
+              if (Number(opened.trailer[name]) !== value)
+                return `the trailer's ${name} is ${Number(opened.trailer[name])}, the records make ${value}`;
+            return undefined;
+          },
+        };
+      },
+    },
+  };
+}
+
+function debitRecordOf(values: Record<string, string>): DebitRecord {
+  return {
     bankCode: values.bankCode,
     bankName: values.bankName,
     branchCode: values.branchCode,
@@ -234,48 +305,32 @@ export function decodeDebitFile(bytes: Uint8Array, answered: boolean): Decoded<D
     newCode: Number(values.newCode),
     customerNumber: values.customerNumber,
     resultCode: Number(values.resultCode),
-  }));
-  const expected = debitTotals(records, answered);
-  for (const [name, value] of Object.entries(expected)) {
-    if (Number(split.trailer[name]) !== value)
-      return {
-        ok: false,
-        reason: `the trailer's ${name} is ${Number(split.trailer[name])}, the records make ${value}`,
-      };
-  }
-  return { ok: true, file: { consignor: consignorOf(split.header), debitDate: split.header.debitDate, records } };
+  };
 }
 
-/** The 振替結果コード a bank may answer. */
-export const debitResultCodes: readonly number[] = [0, 1, 2, 3, 4, 8, 9];
+/** Every record of an opened file, or the first reason it is refused (the trailer's included). */
+export function readWhole<R>(file: OpenedFile<R>): { ok: true; records: R[] } | { ok: false; reason: string } {
+  const records: R[] = [];
+  const tally = file.tally();
+  for (let index = 0; index < file.count; index++) {
+    const decoded = file.record(index);
+    if (!decoded.ok) return decoded;
+    tally.add(decoded.record);
+    records.push(decoded.record);
+  }
+  const mismatch = tally.mismatch();
+  return mismatch ? { ok: false, reason: mismatch } : { ok: true, records };
+}
 
 /**
- * Checks a decoded result file against the request we sent: the same consignor and debit date,
- * every record we sent answered once (customer number, amount, account), no record we did not
- * send, and known result codes. The reason, or undefined when it can be applied.
+ * Reads a request (`answered` false) or result file whole (the CLI, the simulated bank). Refused:
+ * anything `openFile` refuses, a record that does not fit the layout, and a trailer whose counts
+ * and amounts differ from its records (and, in a result, from their results).
  */
-export function resultMismatch(sent: DebitFile, result: DebitFile): string | undefined {
-  if (result.consignor.code !== sent.consignor.code)
-    return `委託者コード ${result.consignor.code} is not ${sent.consignor.code}`;
-  if (result.debitDate !== sent.debitDate) return `the debit date ${result.debitDate} is not ${sent.debitDate}`;
-  const requested = new Map(sent.records.map((record) => [record.customerNumber, record]));
-  const seen = new Set<string>();
-  for (const record of result.records) {
-    const ours = requested.get(record.customerNumber);
-    if (!ours) return `customer number ${record.customerNumber} was not in the request`;
-    if (seen.has(record.customerNumber)) return `customer number ${record.customerNumber} is answered twice`;
-    seen.add(record.customerNumber);
-    if (record.amount !== ours.amount)
-      return `customer number ${record.customerNumber}: amount ${record.amount} is not ${ours.amount}`;
-    if (
-      record.bankCode !== ours.bankCode ||
-      record.branchCode !== ours.branchCode ||
-      record.accountNumber !== ours.accountNumber
-    )
-      return `customer number ${record.customerNumber}: the account is not the one requested`;
-    if (!debitResultCodes.includes(record.resultCode))
-      return `customer number ${record.customerNumber}: 振替結果コード ${record.resultCode} is unknown`;
-  }
-  if (seen.size !== requested.size) return `${requested.size - seen.size} requested debits are not answered`;
-  return undefined;
+export function decodeDebitFile(bytes: Uint8Array, answered: boolean): Decoded<DebitFile> {
+  const opened = openDebitFile(bytes, answered);
+  if (!opened.ok) return opened;
+  const read = readWhole(opened.file);
+  if (!read.ok) return read;
+  return { ok: true, file: { consignor: opened.file.consignor, debitDate: opened.file.date, records: read.records } };
 }

@@ -86,12 +86,22 @@ function byteOf(code: number): number {
   throw new ZenginEncodingError(`U+${code.toString(16)} is not in JIS X 0201`);
 }
 
+/** A file's records, each decoded only when asked for: a result file of 100,000 debits is never all strings at once. */
+export interface RecordFile {
+  readonly count: number;
+  /** The record's text (half-width katakana as U+FF61–U+FF9F). */
+  record(index: number): string;
+  /** Its first character, the データ区分. */
+  dataType(index: number): string;
+}
+
 /**
  * The records of a file: 120-byte records each followed by CR LF, or (as banks also accept)
  * with no separator at all. A byte outside JIS X 0201 (a Shift_JIS double-byte character, a
- * control character), a short record or a lone CR or LF is the reason the file is refused.
+ * control character), a short record or a lone CR or LF is the reason the file is refused. The
+ * whole file is checked here, byte by byte, without decoding it.
  */
-export function decodeRecords(bytes: Uint8Array): { ok: true; records: string[] } | { ok: false; reason: string } {
+export function openRecords(bytes: Uint8Array): { ok: true; records: RecordFile } | { ok: false; reason: string } {
   if (bytes.length === 0) return { ok: false, reason: "the file is empty" };
   const separated = bytes.includes(0x0d) || bytes.includes(0x0a);
   const stride = separated ? recordLength + 2 : recordLength;
@@ -100,25 +110,38 @@ export function decodeRecords(bytes: Uint8Array): { ok: true; records: string[] 
       ok: false,
       reason: `the file is ${bytes.length} bytes, not a whole number of ${recordLength}-byte records${separated ? " each followed by CR LF" : ""}`,
     };
-  const records: string[] = [];
-  for (let start = 0; start < bytes.length; start += stride) {
-    const number = records.length + 1;
+  const count = bytes.length / stride;
+  for (let number = 1, start = 0; start < bytes.length; number++, start += stride) {
     if (separated && (bytes[start + recordLength] !== 0x0d || bytes[start + recordLength + 1] !== 0x0a))
       return { ok: false, reason: `record ${number} is not 120 bytes followed by CR LF` };
-    let record = "";
     for (let i = start; i < start + recordLength; i++) {
       const byte = bytes[i];
-      if (byte >= 0x20 && byte <= 0x7e) record += String.fromCharCode(byte);
-      else if (byte >= 0xa1 && byte <= 0xdf) record += String.fromCharCode(byte - 0xa1 + 0xff61);
-      else
+      if ((byte < 0x20 || byte > 0x7e) && (byte < 0xa1 || byte > 0xdf))
         return {
           ok: false,
           reason: `record ${number} byte ${i - start + 1} (0x${byte.toString(16).padStart(2, "0")}) is not a JIS X 0201 character`,
         };
     }
-    records.push(record);
   }
-  return { ok: true, records };
+  const at = (index: number) => index * stride;
+  return {
+    ok: true,
+    records: {
+      count,
+      dataType: (index) => String.fromCharCode(bytes[at(index)]),
+      record: (index) => textOf(bytes, at(index)),
+    },
+  };
+}
+
+/** 120 checked bytes as text: ASCII as it is, 0xA1–0xDF as half-width katakana. */
+function textOf(bytes: Uint8Array, start: number): string {
+  let record = "";
+  for (let i = start; i < start + recordLength; i++) {
+    const byte = bytes[i];
+    record += String.fromCharCode(byte < 0x80 ? byte : byte - 0xa1 + 0xff61);
+  }
+  return record;
 }
 
 /** "YYYY-MM-DD" → "MMDD", as the headers carry a date. */

@@ -4,8 +4,10 @@ import {
   consignorOf,
   type Decoded,
   debitHeaderLayout,
-  endLayout,
-  splitFile,
+  endRecord,
+  type OpenedFile,
+  openFile,
+  readWhole,
 } from "./zengin-debit-file.js";
 import { encodeFields, encodeRecords, type Layout } from "./zengin-record.js";
 
@@ -74,82 +76,106 @@ export interface TransferFile {
 const telegraphic = 7;
 
 export function encodeTransferFile(file: TransferFile): Buffer {
-  const total = file.records.reduce((sum, record) => sum + record.amount, 0);
   return encodeRecords([
-    encodeFields(debitHeaderLayout, consignorFields(file.requester, 21, file.transferDate)),
-    ...file.records.map((record) =>
-      encodeFields(transferDataLayout, {
-        dataType: 2,
-        ...record,
-        clearingHouse: 0,
-        newCode: 0,
-        customerCode1: record.customerNumber.slice(0, 10),
-        customerCode2: record.customerNumber.slice(10),
-        transferType: telegraphic,
-        ediMark: "",
-        resultCode: record.resultCode === undefined ? "" : String(record.resultCode),
-      }),
+    transferHeaderRecord(file.requester, file.transferDate),
+    ...file.records.map(encodeTransferRecord),
+    transferTrailerRecord(
+      file.records.length,
+      file.records.reduce((sum, record) => sum + record.amount, 0),
     ),
-    encodeFields(transferTrailerLayout, { dataType: 8, count: file.records.length, total }),
-    encodeFields(endLayout, { dataType: 9 }),
+    endRecord(),
   ]);
 }
 
-export function decodeTransferFile(bytes: Uint8Array): Decoded<TransferFile> {
-  const split = splitFile(
+export function transferHeaderRecord(requester: Consignor, transferDate: string): string {
+  return encodeFields(debitHeaderLayout, consignorFields(requester, 21, transferDate));
+}
+
+export function encodeTransferRecord(record: TransferRecord): string {
+  return encodeFields(transferDataLayout, {
+    dataType: 2,
+    ...record,
+    clearingHouse: 0,
+    newCode: 0,
+    customerCode1: record.customerNumber.slice(0, 10),
+    customerCode2: record.customerNumber.slice(10),
+    transferType: telegraphic,
+    ediMark: "",
+    resultCode: record.resultCode === undefined ? "" : String(record.resultCode),
+  });
+}
+
+export function transferTrailerRecord(count: number, total: number): string {
+  return encodeFields(transferTrailerLayout, { dataType: 8, count, total });
+}
+
+/** A request or answer, opened; its trailer compared with its records as they are read. */
+export function openTransferFile(bytes: Uint8Array): Decoded<OpenedFile<TransferRecord>> {
+  const opened = openFile(
     bytes,
     { header: debitHeaderLayout, data: transferDataLayout, trailer: transferTrailerLayout },
     "21",
   );
-  if (!split.ok) return split;
-  const records: TransferRecord[] = [];
-  for (const values of split.data) {
-    if (!/^\d?$/.test(values.resultCode))
-      return {
-        ok: false,
-        reason: `customer code ${values.customerCode1}${values.customerCode2}: result is not a digit`,
-      };
-    records.push({
-      bankCode: values.bankCode,
-      bankName: values.bankName,
-      branchCode: values.branchCode,
-      branchName: values.branchName,
-      accountType: Number(values.accountType),
-      accountNumber: values.accountNumber,
-      payee: values.payee,
-      amount: Number(values.amount),
-      customerNumber: values.customerCode1 + values.customerCode2,
-      resultCode: values.resultCode === "" ? undefined : Number(values.resultCode),
-    });
-  }
-  const total = records.reduce((sum, record) => sum + record.amount, 0);
-  if (Number(split.trailer.count) !== records.length)
-    return {
-      ok: false,
-      reason: `the trailer's count is ${Number(split.trailer.count)}, the file has ${records.length}`,
-    };
-  if (Number(split.trailer.total) !== total)
-    return { ok: false, reason: `the trailer's total is ${Number(split.trailer.total)}, the records make ${total}` };
-  return { ok: true, file: { requester: consignorOf(split.header), transferDate: split.header.debitDate, records } };
+  if (!opened.ok) return opened;
+  return {
+    ok: true,
+    file: {
+      consignor: consignorOf(opened.header),
+      date: opened.header.debitDate,
+      count: opened.count,
+      record(index) {
+        const decoded = opened.data(index);
+        if (!decoded.ok) return decoded;
+        const values = decoded.record;
+        if (!/^\d?$/.test(values.resultCode))
+          return {
+            ok: false,
+            reason: `customer code ${values.customerCode1}${values.customerCode2}: result is not a digit`,
+          };
+        return {
+          ok: true,
+          record: {
+            bankCode: values.bankCode,
+            bankName: values.bankName,
+            branchCode: values.branchCode,
+            branchName: values.branchName,
+            accountType: Number(values.accountType),
+            accountNumber: values.accountNumber,
+            payee: values.payee,
+            amount: Number(values.amount),
+            customerNumber: values.customerCode1 + values.customerCode2,
+            resultCode: values.resultCode === "" ? undefined : Number(values.resultCode),
+          },
+        };
+      },
+      tally() {
+        let count = 0;
+        let total = 0;
+        return {
+          add(record: TransferRecord) {
+            count++;
+            total += record.amount;
+          },
+          mismatch() {
+            if (Number(opened.trailer.count) !== count)
+              return `the trailer's count is ${Number(opened.trailer.count)}, the file has ${count}`;
+            if (Number(opened.trailer.total) !== total)
+              return `the trailer's total is ${Number(opened.trailer.total)}, the records make ${total}`;
+            return undefined;
+          },
+        };
+      },
+    },
+  };
 }
 
-/** As `resultMismatch` for debits: the answer to the transfers we sent, each once, each with a result. */
-export function transferResultMismatch(sent: TransferFile, result: TransferFile): string | undefined {
-  if (result.requester.code !== sent.requester.code)
-    return `振込依頼人コード ${result.requester.code} is not ${sent.requester.code}`;
-  if (result.transferDate !== sent.transferDate)
-    return `the transfer date ${result.transferDate} is not ${sent.transferDate}`;
-  const requested = new Map(sent.records.map((record) => [record.customerNumber, record]));
-  const seen = new Set<string>();
-  for (const record of result.records) {
-    const ours = requested.get(record.customerNumber);
-    if (!ours) return `customer code ${record.customerNumber} was not in the request`;
-    if (seen.has(record.customerNumber)) return `customer code ${record.customerNumber} is answered twice`;
-    seen.add(record.customerNumber);
-    if (record.amount !== ours.amount || record.accountNumber !== ours.accountNumber)
-      return `customer code ${record.customerNumber}: amount or account is not the one requested`;
-    if (record.resultCode === undefined) return `customer code ${record.customerNumber} has no result`;
-  }
-  if (seen.size !== requested.size) return `${requested.size - seen.size} requested transfers are not answered`;
-  return undefined;
+export function decodeTransferFile(bytes: Uint8Array): Decoded<TransferFile> {
+  const opened = openTransferFile(bytes);
+  if (!opened.ok) return opened;
+  const read = readWhole(opened.file);
+  if (!read.ok) return read;
+  return {
+    ok: true,
+    file: { requester: opened.file.consignor, transferDate: opened.file.date, records: read.records },
+  };
 }

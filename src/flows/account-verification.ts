@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { BankVerificationFailure, MandateVerification } from "../../gen/payments/v1/enums_pb.js";
 import {
-  accountHash,
+  canonicalAccount,
   parseAccount,
   serialiseAccount,
   summariseAccount,
@@ -24,7 +24,7 @@ import {
 } from "../storage/account-verifications.js";
 import { savePendingBankAccount } from "../storage/bank-accounts.js";
 import { findPaymentLinkByToken, lockPaymentLink, markPaymentLinkStep } from "../storage/payment-links.js";
-import { unseal } from "../storage/sealed.js";
+import { keyedHash, unseal } from "../storage/sealed.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
 
@@ -110,7 +110,7 @@ export async function chooseAccount(
       stateHash: hashState(state),
       returnUrl,
       account: serialiseAccount(account),
-      accountHash: accountHash(account),
+      accountHash: keyedHash(canonicalAccount(account)),
       summary,
       status: start.kind === "redirect" ? "pending" : "verified",
       failure: BankVerificationFailure.UNSPECIFIED,
@@ -136,14 +136,7 @@ export async function chooseAccount(
  * only when the payment is approved (flows/payment-link-transition.ts).
  */
 async function linkAccount(trx: Tx, link: PaymentLinkRecord, account: BankAccountDetails, now: Date): Promise<void> {
-  await savePendingBankAccount(trx, {
-    link_id: link.id,
-    bank_code: account.bankCode,
-    branch_code: account.branchCode,
-    account_number: account.accountNumber,
-    account_holder: account.accountHolder,
-    linked_at: now.toISOString(),
-  });
+  await savePendingBankAccount(trx, { linkId: link.id, details: account, linkedAt: now });
   await markPaymentLinkStep(trx, link.id, "bank_linked", now);
 }
 

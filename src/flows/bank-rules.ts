@@ -3,7 +3,7 @@ import { bankCalendar, type BankCalendar } from "../domain/bank-calendar.js";
 import type { BankRules } from "../domain/bank-cutoff.js";
 import { japaneseNationalHolidays } from "../ports/national-holidays.js";
 import { bankProfileOf } from "../domain/bank-profile.js";
-import { bankCodeOfCustomer } from "../storage/bank-accounts.js";
+import { bankCodeOfAccount } from "../storage/bank-accounts.js";
 import type { Tx } from "../storage/transactor.js";
 
 const calendars = new WeakMap<Config, BankCalendar>();
@@ -16,8 +16,8 @@ export function calendarOf(config: Config): BankCalendar {
   return calendar;
 }
 
-/** The rules of the bank a customer's account is at (the default bank when none is linked). */
-export async function bankRulesOfCustomer(db: Tx, config: Config, customerId: string | null): Promise<BankRules> {
-  const bankCode = customerId ? await bankCodeOfCustomer(db, customerId) : undefined;
+/** The rules of the bank an account is at (a charge's: the default bank when it has none). */
+export async function bankRulesOfAccount(db: Tx, config: Config, accountId: string | null): Promise<BankRules> {
+  const bankCode = accountId ? await bankCodeOfAccount(db, accountId) : undefined;
   return { profile: bankProfileOf(bankCode), calendar: calendarOf(config) };
 }

@@ -1,8 +1,6 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { normalizeEmail } from "../domain/customer.js";
 import {
-  csrfTokenMatches,
-  extendedIdleExpiry,
   hashCsrfToken,
   hashRecoveryCode,
   isRecoveryCode,
@@ -16,7 +14,6 @@ import {
   newCsrfToken,
   newSessionTimes,
   newSessionToken,
-  sessionIsLive,
   signedOut,
   signInLimits,
 } from "../domain/dashboard-session.js";
@@ -48,7 +45,12 @@ import {
 import { findMerchant } from "../storage/merchants.js";
 import { deleteStaleAttemptRuns, lockAttemptRun, saveAttemptRun } from "../storage/sign-in-attempts.js";
 import { isUniqueViolation, type Tx } from "../storage/transactor.js";
+import { checkCookieSession } from "./cookie-session.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { recordAudit } from "./audit.js";
+import { commandLine, type AuditActor } from "../domain/audit.js";
+import type { RoleName } from "../domain/dashboard-role.js";
+import { userExists } from "../domain/invitation.js";
 
 /** The signed-in dashboard user of a call (set by the dashboard session interceptor). */
 export interface DashboardPrincipal {
@@ -63,6 +65,16 @@ export interface DashboardPrincipal {
   readonly csrfToken: string;
   /** Hash of the session cookie, to end this session. */
   readonly sessionHash: string;
+  /** owner | admin | operator | viewer (docs/guide/dashboard.md#roles). */
+  readonly role: string;
+  /** Invited, or their TOTP was reset: the user enrols TOTP before anything else. */
+  readonly totpSetupRequired: boolean;
+}
+
+/** Where a call came from, for the audit log. */
+export interface CallOrigin {
+  readonly clientAddress: string;
+  readonly userAgent: string;
 }
 
 /** A new session, or (for a user with TOTP) the token of the sign-in's second step. */
@@ -74,45 +86,78 @@ export interface NewSession {
   absoluteExpiresAt: Date;
 }
 
-/** `furikomi users create`: a dashboard user of a merchant, password hashed with scrypt. */
+/**
+ * `furikomi users add`: a dashboard user of a merchant (an owner unless told), password hashed
+ * with scrypt. For operators and recovery; people invite each other in the dashboard.
+ */
 export async function createDashboardUser(
   ctx: FlowContext,
-  input: { merchantId: string; email: string; password: string },
-): Promise<{ user_id: string; merchant_id: string; email: string }> {
+  input: { merchantId: string; email: string; password: string; role?: RoleName },
+): Promise<{ user_id: string; merchant_id: string; email: string; role: RoleName }> {
   const email = input.email.trim();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new RequestRefusal("invalid", `${input.email} is not an e-mail address`);
   const problem = passwordProblem(input.password);
   if (problem) throw new RequestRefusal("invalid", problem);
   if (!(await findMerchant(ctx.tx.db, input.merchantId)))
     throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${input.merchantId} not found`);
-  const passwordHash = await hashPassword(input.password);
-  const now = ctx.clock.now().toISOString();
-  const id = newId("usr");
+  const role = input.role ?? "owner";
+  const user = newUserRow({
+    merchantId: input.merchantId,
+    email,
+    passwordHash: await hashPassword(input.password),
+    role,
+    now: ctx.clock.now(),
+  });
   try {
-    await ctx.tx.write((trx) =>
-      insertDashboardUser(trx, {
-        id,
-        merchant_id: input.merchantId,
-        email,
-        email_normalized: normalizeEmail(email),
-        password_hash: passwordHash,
-        failed_sign_ins: 0,
-        sign_in_locked_until: null,
-        totp_secret: "",
-        totp_enabled: 0,
-        totp_last_step: 0,
-        totp_failures: 0,
-        totp_locked_until: null,
-        created_at: now,
-        updated_at: now,
-      }),
-    );
+    await ctx.tx.write(async (trx) => {
+      await insertDashboardUser(trx, user);
+      await recordAudit(
+        ctx,
+        trx,
+        { merchantId: input.merchantId, ...commandLine },
+        {
+          action: "user.add",
+          target: user.id,
+          details: { email, role },
+        },
+      );
+    });
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw new RequestRefusal("conflict", `a dashboard user with e-mail ${email} already exists`);
+    if (isUniqueViolation(error)) throw userExists(email);
     throw error;
   }
-  return { user_id: id, merchant_id: input.merchantId, email };
+  return { user_id: user.id, merchant_id: input.merchantId, email, role };
+}
+
+/** A new user's row: no TOTP yet. */
+export function newUserRow(input: {
+  merchantId: string;
+  email: string;
+  passwordHash: string;
+  role: RoleName;
+  now: Date;
+  totpSetupRequired?: boolean;
+}): DashboardUserRow {
+  const now = input.now.toISOString();
+  return {
+    id: newId("usr"),
+    merchant_id: input.merchantId,
+    email: input.email,
+    email_normalized: normalizeEmail(input.email),
+    password_hash: input.passwordHash,
+    failed_sign_ins: 0,
+    sign_in_locked_until: null,
+    totp_secret: "",
+    totp_enabled: 0,
+    totp_last_step: 0,
+    totp_failures: 0,
+    totp_locked_until: null,
+    created_at: now,
+    updated_at: now,
+    role: input.role,
+    totp_setup_required: input.totpSetupRequired ? 1 : 0,
+    removed_at: null,
+  };
 }
 
 const wrongCredentials = () => new RequestRefusal("unauthenticated", "wrong e-mail or password", "SIGN_IN_FAILED");
@@ -125,18 +170,25 @@ const wrongCredentials = () => new RequestRefusal("unauthenticated", "wrong e-ma
  * without TOTP gets a session (its token goes in the cookie, its hash and its CSRF token's hash in
  * the database); a user with TOTP gets a token for the second step (CompleteSignIn).
  */
-export async function signIn(ctx: FlowContext, input: { email: string; password: string }): Promise<SignInOutcome> {
+export async function signIn(
+  ctx: FlowContext,
+  input: { email: string; password: string },
+  origin: CallOrigin,
+): Promise<SignInOutcome> {
   const now = ctx.clock.now();
   const attemptKey = `email:${normalizeEmail(input.email)}`;
-  const lockedUntil = await reserve(ctx, attemptKey, now, signInLimits);
+  const { lockedUntil } = await reserve(ctx, attemptKey, now, signInLimits);
   if (lockedUntil) throw lockedOut("too many wrong passwords: sign-in is locked", lockedUntil, now, "SIGN_IN_LOCKED");
   const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
   const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyPasswordHash()));
-  if (!user || !matches) throw wrongCredentials();
+  if (!user || !matches) {
+    if (user) await auditFailedSignIn(ctx, user, origin, "password");
+    throw wrongCredentials();
+  }
   if (user.totp_enabled !== 1) {
     return {
       totpRequired: false,
-      session: await startSession(ctx, user, now, null, (trx) => release(ctx, trx, attemptKey, signInLimits)),
+      session: await startSession(ctx, user, now, null, origin, (trx) => release(ctx, trx, attemptKey, signInLimits)),
     };
   }
   const signInToken = newSessionToken();
@@ -160,22 +212,27 @@ export async function signIn(ctx: FlowContext, input: { email: string; password:
 export async function completeSignIn(
   ctx: FlowContext,
   input: { signInToken: string; code: string },
+  origin: CallOrigin,
 ): Promise<NewSession> {
   const now = ctx.clock.now();
   const challengeHash = hashSessionToken(input.signInToken);
   const pending = await findSignInChallenge(ctx.tx.db, challengeHash);
   if (!pending || now >= new Date(pending.expires_at)) throw signInAgain();
   const attemptKey = `totp:${pending.user_id}`;
-  const lockedUntil = await reserve(ctx, attemptKey, now, totpAttemptLimits);
+  const { lockedUntil, attemptsLeft } = await reserve(ctx, attemptKey, now, totpAttemptLimits);
   if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
-  const user = await ctx.tx.write(async (trx) => {
+  const checked = await ctx.tx.write(async (trx) => {
     const found = await lockDashboardUser(ctx.tx, trx, pending.user_id);
-    if (!found || !(await acceptSecondFactor(trx, found, input.code, now))) return undefined;
+    if (!found) throw signInAgain();
+    if (!(await acceptSecondFactor(trx, found, input.code, now))) return { user: found, accepted: false };
     if (!(await takeSignInChallenge(ctx.tx, trx, challengeHash))) throw signInAgain();
-    return found;
+    return { user: found, accepted: true };
   });
-  if (!user) throw wrongCode();
-  return startSession(ctx, user, now, now, (trx) => release(ctx, trx, attemptKey, totpAttemptLimits));
+  if (!checked.accepted) {
+    await auditFailedSignIn(ctx, checked.user, origin, "totp");
+    throw wrongCode(attemptsLeft);
+  }
+  return startSession(ctx, checked.user, now, now, origin, (trx) => release(ctx, trx, attemptKey, totpAttemptLimits));
 }
 
 /**
@@ -186,7 +243,7 @@ export async function verifyStepUp(ctx: FlowContext, principal: DashboardPrincip
   const now = ctx.clock.now();
   if (!principal.totpEnabled) throw totpNotEnabled();
   const attemptKey = `totp:${principal.userId}`;
-  const lockedUntil = await reserve(ctx, attemptKey, now, totpAttemptLimits);
+  const { lockedUntil, attemptsLeft } = await reserve(ctx, attemptKey, now, totpAttemptLimits);
   if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
   const accepted = await ctx.tx.write(async (trx) => {
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
@@ -195,7 +252,7 @@ export async function verifyStepUp(ctx: FlowContext, principal: DashboardPrincip
     await setSessionTotpVerified(trx, principal.sessionHash, now.toISOString());
     return true;
   });
-  if (!accepted) throw wrongCode();
+  if (!accepted) throw wrongCode(attemptsLeft);
   return new Date(now.getTime() + secondStepMs);
 }
 
@@ -212,7 +269,27 @@ export async function setTotpRequirement(
 ): Promise<void> {
   if (!principal.totpEnabled) throw totpNotEnabled();
   requireStepUp(ctx, principal);
-  await ctx.tx.write((trx) => setMerchantTotpRequired(trx, principal.merchant.id, required));
+  await ctx.tx.write(async (trx) => {
+    await setMerchantTotpRequired(trx, principal.merchant.id, required);
+    await ctx.audit?.(trx, { action: "totp_requirement.update", target: principal.merchant.id, details: { required } });
+  });
+}
+
+/** A sensitive call of an owner's (the team): TOTP enrolled, and a code from the last 5 minutes. */
+export function requireTotpStepUp(ctx: FlowContext, principal: DashboardPrincipal): void {
+  if (!principal.totpEnabled) throw totpNotEnabled();
+  requireStepUp(ctx, principal);
+}
+
+/** A wrong password or code for a known user, in the log of the user's merchant (its own transaction: nothing else changed). */
+async function auditFailedSignIn(ctx: FlowContext, user: DashboardUserRow, origin: CallOrigin, step: string) {
+  await ctx.tx.write((trx) =>
+    recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in.failed", target: user.id, details: { step } }),
+  );
+}
+
+function actorOf(user: DashboardUserRow, origin: CallOrigin): AuditActor {
+  return { merchantId: user.merchant_id, userId: user.id, email: user.email, ...origin };
 }
 
 /**
@@ -228,12 +305,16 @@ async function acceptSecondFactor(trx: Tx, user: DashboardUserRow, code: string,
   return true;
 }
 
-/** A new session for `user`, written with `alsoWrite` (which gives back the attempt). */
-async function startSession(
+/**
+ * A new session for `user`, written with `alsoWrite` (which gives back the attempt, or creates the
+ * invited user) and the audit log's sign_in entry.
+ */
+export async function startSession(
   ctx: FlowContext,
   user: DashboardUserRow,
   now: Date,
   totpVerifiedAt: Date | null,
+  origin: CallOrigin,
   alsoWrite: (trx: Tx) => Promise<void>,
 ): Promise<NewSession> {
   const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
@@ -254,6 +335,7 @@ async function startSession(
       absolute_expires_at: times.absoluteExpiresAt.toISOString(),
       totp_verified_at: totpVerifiedAt?.toISOString() ?? null,
     });
+    await recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in", target: user.id });
   });
   return {
     sessionToken,
@@ -267,13 +349,23 @@ async function startSession(
       totpVerifiedAt,
       csrfToken,
       sessionHash,
+      role: user.role,
+      totpSetupRequired: user.totp_setup_required === 1,
     },
   };
 }
 
 const signInAgain = () =>
   new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", "SIGN_IN_EXPIRED");
-const wrongCode = () => new RequestRefusal("invalid", "invalid TOTP or recovery code", "TOTP_CODE_INVALID");
+/** A wrong code, saying how many more are checked before the 15-minute lock (ErrorInfo metadata attemptsLeft). */
+const wrongCode = (attemptsLeft: number) =>
+  new RequestRefusal(
+    "invalid",
+    `invalid TOTP or recovery code (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
+    "TOTP_CODE_INVALID",
+    undefined,
+    { attemptsLeft: String(attemptsLeft) },
+  );
 
 const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
   new RequestRefusal(
@@ -292,14 +384,15 @@ async function reserve(
   key: string,
   now: Date,
   limits: { max: number; lockMs: number },
-): Promise<Date | null> {
+): Promise<{ lockedUntil: Date | null; attemptsLeft: number }> {
   return ctx.tx.write(async (trx) => {
     await deleteStaleAttemptRuns(trx, new Date(now.getTime() - limits.lockMs).toISOString(), now.toISOString());
     const run = await lockAttemptRun(ctx.tx, trx, key, now.toISOString());
     const next = reserveAttempt(run, now, limits);
-    if (!next) return run.lockedUntil;
+    if (!next) return { lockedUntil: run.lockedUntil, attemptsLeft: 0 };
     await saveAttemptRun(trx, key, next);
-    return null;
+    // Counted already: if this attempt fails, this many more are checked before the lock.
+    return { lockedUntil: null, attemptsLeft: Math.max(0, limits.max - next.failures) };
   });
 }
 
@@ -319,22 +412,10 @@ export async function authenticateSession(
   csrfToken: string,
 ): Promise<DashboardPrincipal> {
   const sessionHash = hashSessionToken(sessionToken);
-  const session = await findDashboardSession(ctx.tx.db, sessionHash);
-  if (!session) throw signedOut();
-  const now = ctx.clock.now();
-  const times = {
-    idleExpiresAt: new Date(session.idle_expires_at),
-    absoluteExpiresAt: new Date(session.absolute_expires_at),
-  };
-  if (!sessionIsLive(times, now)) {
-    await ctx.tx.write((trx) => deleteDashboardSession(trx, sessionHash));
-    throw signedOut();
-  }
-  if (!csrfTokenMatches(session.csrf_hash, csrfToken)) {
-    throw new RequestRefusal("unauthenticated", "missing or wrong x-csrf-token header", "CSRF_TOKEN_INVALID");
-  }
-  const extended = extendedIdleExpiry(times, now);
-  if (extended) await ctx.tx.write((trx) => setSessionIdleExpiry(trx, sessionHash, extended.toISOString()));
+  const session = await checkCookieSession(ctx, await findDashboardSession(ctx.tx.db, sessionHash), csrfToken, {
+    delete: (trx) => deleteDashboardSession(trx, sessionHash),
+    extendIdle: (trx, until) => setSessionIdleExpiry(trx, sessionHash, until),
+  });
   return {
     userId: session.user_id,
     email: session.email,
@@ -345,6 +426,8 @@ export async function authenticateSession(
     // Only its hash is stored: the token is the one the page sent, which matched.
     csrfToken,
     sessionHash,
+    role: session.role,
+    totpSetupRequired: session.totp_setup_required === 1,
   };
 }
 
@@ -398,8 +481,10 @@ export async function confirmTotpEnrollment(
       totp_enabled: 1,
       totp_last_step: verdict.step,
       totp_failures: 0,
+      totp_setup_required: 0,
       updated_at: now.toISOString(),
     });
+    await ctx.audit?.(trx, { action: "totp.enrol", target: user.id });
     await replaceRecoveryCodes(trx, user.id, recoveryCodes.map(hashRecoveryCode), now.toISOString());
     await setSessionTotpVerified(trx, principal.sessionHash, now.toISOString());
   });

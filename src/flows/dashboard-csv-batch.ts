@@ -13,7 +13,7 @@ import {
 import { readCsvUpload } from "../domain/csv-file.js";
 import { afterFailure, isLocked } from "../domain/failure-lock.js";
 import { resultCsv } from "../domain/csv-result.js";
-import { checkCsvRows, csvRowReasons, rowsSharingCustomer } from "../domain/csv-row.js";
+import { checkCsvRows, csvReason, rowsSharingCustomer, type CsvReason } from "../domain/csv-row.js";
 import { normalizeEmail } from "../domain/customer.js";
 import { newId } from "../domain/ids.js";
 import { offSessionRefusal } from "../domain/off-session-eligibility.js";
@@ -96,6 +96,7 @@ export async function uploadCsvBatch(
           cells_json: JSON.stringify(cells),
           state: check.valid ? "ready" : "invalid",
           reason: check.valid ? "" : check.reason,
+          reason_ja: check.valid ? "" : check.reasonJa,
           customer_id: null,
           idempotency_key: check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "",
           charge_id: null,
@@ -104,6 +105,11 @@ export async function uploadCsvBatch(
       }),
     );
     await insertChallenge(trx, principal, batch, challenge, now);
+    await ctx.audit?.(trx, {
+      action: "csv_batch.upload",
+      target: batch.id,
+      details: { file_name: batch.file_name, rows: batch.row_count },
+    });
   });
   return {
     batch: await getCsvBatch(ctx, principal, batch.id),
@@ -210,6 +216,11 @@ export async function confirmCsvBatch(
     await updateTotpChallenge(trx, challenge!.id, { used_at: now.toISOString() });
     await markCsvBatchConfirmed(trx, batch!.id, now.toISOString());
     await resolveAndQueueRows(trx, batch!, now);
+    await ctx.audit?.(trx, {
+      action: "csv_batch.confirm",
+      target: batch!.id,
+      details: { file_name: batch!.file_name, rows: batch!.row_count },
+    });
     return undefined;
   });
   if (refusal) throw refusal;
@@ -238,7 +249,7 @@ async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Prom
   const activatedContract = new Map((await activatedContractsOf(trx, [...byId.keys()])).map((c) => [c.customerId, c]));
 
   const resolved: Array<{ index: number; customerId: string }> = [];
-  const failures = new Map<number, string>();
+  const failures = new Map<number, CsvReason>();
   wanted.forEach((w, index) => {
     const customer: CustomerRecord | undefined = w.customerId ? byId.get(w.customerId) : byEmail.get(w.email);
     const refusal = offSessionRefusal({
@@ -247,11 +258,11 @@ async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Prom
       forceKyc: false,
     });
     if (refusal === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND)
-      failures.set(index, w.customerId ? csvRowReasons.customerIdNotFound : csvRowReasons.emailNotLinked);
-    else if (refusal !== undefined) failures.set(index, csvRowReasons.customerInactive);
+      failures.set(index, csvReason(w.customerId ? "customerIdNotFound" : "emailNotLinked"));
+    else if (refusal !== undefined) failures.set(index, csvReason("customerInactive"));
     else if (customer) resolved.push({ index, customerId: customer.id });
   });
-  for (const index of rowsSharingCustomer(resolved)) failures.set(index, csvRowReasons.sameAccount);
+  for (const index of rowsSharingCustomer(resolved)) failures.set(index, csvReason("sameAccount"));
   const customerOfRow = new Map(resolved.map((r) => [r.index, r.customerId]));
 
   const updatedAt = now.toISOString();
@@ -261,7 +272,8 @@ async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Prom
     const state: CsvRowState = failure ? "failed" : "queued";
     await updateCsvRow(trx, batch.id, row.row_number, {
       state,
-      reason: failure ?? "",
+      reason: failure?.en ?? "",
+      reason_ja: failure?.ja ?? "",
       customer_id: customerId,
       updated_at: updatedAt,
     });
@@ -309,15 +321,62 @@ export async function csvBatchResult(
   return { fileName: `${baseName}-result.csv`, content: resultCsv(JSON.parse(batch.header_json), rows) };
 }
 
+export interface CsvBatchRowView {
+  rowNumber: number;
+  cells: string[];
+  /** "valid" before confirmation, then the result's status. */
+  status: "valid" | CsvRowOutcome["status"];
+  reason: string;
+  reasonJa: string;
+  chargeId: string;
+}
+
+/**
+ * A batch's rows with their reasons in both languages, and what will be (or was) charged: the
+ * rows not failed and the sum of their prices (docs/guide/csv-batches.md#before-confirmation).
+ */
+export async function csvBatchRows(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  batchId: string,
+  failedOnly: boolean,
+): Promise<{ rows: CsvBatchRowView[]; validCount: number; invalidCount: number; validAmount: number }> {
+  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
+  if (!batch) throw csvBatchRefusals.batchNotFound();
+  const { rows, stored } = await batchWithRows(ctx, batch);
+  const views = rows.map(({ cells, outcome }, i): CsvBatchRowView => {
+    const waiting = batch.status === "uploaded" && outcome.status === "processing";
+    return {
+      rowNumber: stored[i].row_number,
+      cells,
+      status: waiting ? "valid" : outcome.status,
+      reason: waiting ? "" : outcome.reason,
+      reasonJa: waiting ? "" : outcome.reasonJa,
+      chargeId: stored[i].charge_id ?? "",
+    };
+  });
+  const valid = views.filter((row) => row.status !== "failed");
+  return {
+    rows: failedOnly ? views.filter((row) => row.status === "failed") : views,
+    validCount: valid.length,
+    invalidCount: views.length - valid.length,
+    validAmount: valid.reduce((sum, row) => sum + Number(row.cells[2]?.trim() || 0), 0),
+  };
+}
+
 async function batchWithRows(
   ctx: FlowContext,
   batch: CsvBatchRow,
-): Promise<{ view: CsvBatchView; rows: Array<{ cells: string[]; outcome: CsvRowOutcome }> }> {
+): Promise<{
+  view: CsvBatchView;
+  rows: Array<{ cells: string[]; outcome: CsvRowOutcome }>;
+  stored: Awaited<ReturnType<typeof csvRowsWithCharges>>;
+}> {
   const stored = await csvRowsWithCharges(ctx.tx.db, batch.id);
   const rows = stored.map((row) => ({
     cells: JSON.parse(row.cells_json) as string[],
     outcome: csvRowOutcome(
-      row,
+      { state: row.state, reason: row.reason, reasonJa: row.reason_ja },
       row.charge_status === null
         ? undefined
         : { status: row.charge_status, errorType: row.charge_error_type ?? ErrorType.UNSPECIFIED },
@@ -334,6 +393,7 @@ async function batchWithRows(
   );
   return {
     rows,
+    stored,
     view: {
       ...progress,
       id: batch.id,

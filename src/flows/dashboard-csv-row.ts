@@ -9,9 +9,8 @@ import {
   PaymentService,
 } from "../../gen/payments/v1/payment_service_pb.js";
 import { chargeFailureReason, csvChargeReasons } from "../domain/csv-batch.js";
-import { checkCsvRow } from "../domain/csv-row.js";
+import { checkCsvRow, type CsvReason } from "../domain/csv-row.js";
 import { requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
-import { errorTypeMessages } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { storedErrorAnswer, toConnectError } from "../errors.js";
 import type { JobOutcome } from "../storage/jobs.js";
@@ -67,13 +66,13 @@ export async function runCsvRowJob(ctx: FlowContext, ref: string, attempt: numbe
       row.row_number,
       "chargeId" in started
         ? { state: "submitted", charge_id: started.chargeId, updated_at: updatedAt }
-        : { state: "failed", reason: started.reason, updated_at: updatedAt },
+        : { state: "failed", reason: started.reason.en, reason_ja: started.reason.ja, updated_at: updatedAt },
     ),
   );
   return { done: true };
 }
 
-type StartedCharge = { chargeId: string } | { reason: string };
+type StartedCharge = { chargeId: string } | { reason: CsvReason };
 
 const asyncMethod = `${PaymentService.typeName}/${PaymentService.method.createOffSessionPaymentAsync.name}`;
 const jsonOptions = { alwaysEmitImplicit: true } as const;
@@ -138,11 +137,11 @@ function storedAnswer(record: IdempotencyRecord): StartedCharge {
  * A charge that failed as a request (a sandbox triggerError answers so): the default message of
  * its ErrorType; a validation refusal reads as an invalid payment request.
  */
-function reasonOfError(error: ConnectError): string {
+function reasonOfError(error: ConnectError): CsvReason {
   const code = error.findDetails(ErrorInfoSchema).find((info) => info.reason.startsWith("ERROR_TYPE_"))?.reason;
   const errorType = code ? ErrorType[code.slice("ERROR_TYPE_".length) as keyof typeof ErrorType] : undefined;
   if (errorType !== undefined) return chargeFailureReason(errorType);
   return error.code === Code.InvalidArgument
-    ? errorTypeMessages[ErrorType.PAYMENT_VALIDATION_FAILED]
+    ? chargeFailureReason(ErrorType.PAYMENT_VALIDATION_FAILED)
     : csvChargeReasons.initiateFailed;
 }

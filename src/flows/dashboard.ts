@@ -1,7 +1,8 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { hashApiKey, newApiKey, newWebhookSecret } from "../domain/api-key.js";
 import { newId } from "../domain/ids.js";
-import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
+import { emailPrefixKey, kanaKey, nameKey } from "../domain/customer-search.js";
+import { decodePageToken, encodePageToken, pageSize, type Cursor } from "../domain/page-token.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
@@ -13,11 +14,22 @@ import {
   revokeApiKey,
   setWebhookSecret,
 } from "../storage/dashboard-queries.js";
+import {
+  payersOf,
+  searchChargesOfMerchant,
+  searchCustomersOfMerchant,
+  type ChargeSearch,
+  type PayerRow,
+} from "../storage/dashboard-search.js";
 import { findMerchant, insertApiKey } from "../storage/merchants.js";
 import { findCustomer } from "../storage/status-queries.js";
+import { stopRequestsOfCustomer } from "../storage/stop-requests.js";
+import type { StopRequestRecord } from "../domain/stop-request.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { setWebhookUrl } from "./merchants.js";
 import { getCharge, getCustomer } from "./status.js";
+
+export type { ChargeSearch, PayerRow };
 
 /** The dashboard's reads and settings beyond what PaymentService already offers (docs/guide/dashboard.md). */
 
@@ -26,38 +38,116 @@ export interface ChargeWithRefunds {
   refunds: RefundRecord[];
 }
 
-/** A customer's page: statuses, contracts, and every charge (triggered test errors included) with its refunds. */
+/**
+ * A customer's page: statuses, contracts, every charge (triggered test errors included) with its
+ * refunds, and the stop requests the customer made in the customer app.
+ */
 export async function customerDetail(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   customerId: string,
-): Promise<{ customer: CustomerRecord; contracts: ContractRecord[]; charges: ChargeWithRefunds[] }> {
+): Promise<{
+  customer: CustomerRecord;
+  contracts: ContractRecord[];
+  charges: ChargeWithRefunds[];
+  stopRequests: StopRequestRecord[];
+}> {
   const customer = await getCustomer(ctx, merchant, customerId);
-  const [contracts, charges] = await Promise.all([
+  const [contracts, charges, stopRequests] = await Promise.all([
     contractsOfCustomer(ctx.tx.db, merchant.id, customer.id),
     listChargesOfMerchant(ctx.tx.db, merchant.id, { customerId: customer.id, limit: 500 }),
+    stopRequestsOfCustomer(ctx.tx.db, merchant.id, customer.id),
   ]);
-  return { customer, contracts, charges: await withRefunds(ctx, charges) };
+  return { customer, contracts, charges: await withRefunds(ctx, charges), stopRequests };
 }
 
+/** The merchant's charges, newest first, filtered (docs/guide/dashboard.md#finding-things), with their payers. */
 export async function listCharges(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
-  query: { customerId: string; pageSize: number; pageToken: string },
-): Promise<{ charges: ChargeWithRefunds[]; nextPageToken: string }> {
+  query: ChargeSearch & { pageSize: number; pageToken: string },
+): Promise<{ charges: ChargeWithRefunds[]; payers: PayerRow[]; nextPageToken: string }> {
   const limit = pageSize(query.pageSize);
-  const rows = await listChargesOfMerchant(ctx.tx.db, merchant.id, {
-    customerId: query.customerId || undefined,
+  const rows = await searchChargesOfMerchant(ctx.tx.db, merchant.id, {
+    ...query,
     limit: limit + 1,
     after: decodePageToken(query.pageToken),
   });
   const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
   return {
     charges: await withRefunds(ctx, page),
-    nextPageToken:
-      rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "",
+    payers: await payersOfCharges(ctx, merchant, page),
+    nextPageToken: rows.length > limit ? cursorAfter(page) : "",
   };
+}
+
+function cursorAfter(page: ReadonlyArray<{ createdAt: Date; id: string }>): string {
+  const last = page[page.length - 1];
+  return last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "";
+}
+
+function payersOfCharges(ctx: FlowContext, merchant: MerchantPrincipal, charges: ChargeRecord[]): Promise<PayerRow[]> {
+  return payersOf(
+    ctx.tx.db,
+    merchant.id,
+    charges.flatMap((c) => (c.customerId ? [c.customerId] : [])),
+  );
+}
+
+/**
+ * Customers by the start of their e-mail and by part of their name or kana (either matches),
+ * newest first, with their payers (docs/guide/dashboard.md#finding-things).
+ */
+export async function findCustomers(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  query: { email: string; name: string; pageSize: number; pageToken: string },
+): Promise<{ customers: CustomerRecord[]; payers: PayerRow[]; nextPageToken: string }> {
+  const limit = pageSize(query.pageSize);
+  const name = query.name.trim();
+  const rows = await searchCustomersOfMerchant(ctx.tx.db, merchant.id, {
+    emailPrefix: emailPrefixKey(query.email) || undefined,
+    name: name ? nameKey(name) : undefined,
+    kana: name ? kanaKey(name) || undefined : undefined,
+    limit: limit + 1,
+    after: decodePageToken(query.pageToken),
+  });
+  const page = rows.slice(0, limit);
+  const payers = await payersOf(
+    ctx.tx.db,
+    merchant.id,
+    page.map((c) => c.id),
+  );
+  const byId = new Map(payers.map((p) => [p.customerId, p]));
+  return {
+    customers: page,
+    payers: page.map((c) => byId.get(c.id)!).filter(Boolean),
+    nextPageToken: rows.length > limit ? cursorAfter(page) : "",
+  };
+}
+
+/** How many charges an export reads at a time. */
+const exportPageSize = 500;
+
+/**
+ * Every charge the filter keeps, newest first, read in keyset pages so that an export of any size
+ * holds one page in memory: each page with its payers.
+ */
+export async function* chargesForExport(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  search: ChargeSearch,
+): AsyncGenerator<Array<{ charge: ChargeRecord; payer: PayerRow | undefined }>> {
+  let after: Cursor | undefined;
+  for (;;) {
+    const page = await searchChargesOfMerchant(ctx.tx.db, merchant.id, { ...search, limit: exportPageSize, after });
+    if (page.length === 0) return;
+    const payers = new Map((await payersOfCharges(ctx, merchant, page)).map((p) => [p.customerId, p]));
+    yield page.map((charge) => ({ charge, payer: charge.customerId ? payers.get(charge.customerId) : undefined }));
+    if (page.length < exportPageSize) return;
+    const last = page[page.length - 1];
+    after = { createdAt: last.createdAt.toISOString(), id: last.id };
+  }
 }
 
 /** A charge with its most recent refunds (as GetCharge carries them), and its customer when it has one. */
@@ -65,10 +155,13 @@ export async function chargeDetail(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   chargeId: string,
-): Promise<ChargeWithRefunds & { refundsTruncated: boolean; customer: CustomerRecord | undefined }> {
+): Promise<
+  ChargeWithRefunds & { refundsTruncated: boolean; customer: CustomerRecord | undefined; payer: PayerRow | undefined }
+> {
   const { charge, refunds, refundsTruncated } = await getCharge(ctx, merchant, chargeId);
   const customer = charge.customerId ? await findCustomer(ctx.tx.db, merchant.id, charge.customerId) : undefined;
-  return { charge, refunds, refundsTruncated, customer };
+  const [payer] = await payersOfCharges(ctx, merchant, [charge]);
+  return { charge, refunds, refundsTruncated, customer, payer };
 }
 
 async function withRefunds(ctx: FlowContext, charges: ChargeRecord[]): Promise<ChargeWithRefunds[]> {
@@ -107,15 +200,16 @@ export async function createApiKey(
   const now = ctx.clock.now();
   const secret = newApiKey(ctx.config.mode);
   const key = { id: newId("key"), prefix: secret.slice(0, 12), createdAt: now, revokedAt: null };
-  await ctx.tx.write((trx) =>
-    insertApiKey(trx, {
+  await ctx.tx.write(async (trx) => {
+    await insertApiKey(trx, {
       id: key.id,
       merchant_id: merchant.id,
       key_hash: hashApiKey(secret),
       prefix: key.prefix,
       created_at: now.toISOString(),
-    }),
-  );
+    });
+    await ctx.audit?.(trx, { action: "api_key.create", target: key.id, details: { prefix: key.prefix } });
+  });
   return { key, secret };
 }
 
@@ -125,7 +219,10 @@ export async function revokeOneApiKey(
   merchant: MerchantPrincipal,
   keyId: string,
 ): Promise<ApiKeyView> {
-  await ctx.tx.write((trx) => revokeApiKey(trx, merchant.id, keyId, ctx.clock.now().toISOString()));
+  await ctx.tx.write(async (trx) => {
+    await revokeApiKey(trx, merchant.id, keyId, ctx.clock.now().toISOString());
+    await ctx.audit?.(trx, { action: "api_key.revoke", target: keyId });
+  });
   const key = (await listApiKeys(ctx, merchant)).find((k) => k.id === keyId);
   if (!key) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `API key ${keyId} not found`);
   return key;
@@ -156,7 +253,11 @@ export async function updateWebhookSettings(
   change: { url: string; rotateSecret: boolean },
 ): Promise<WebhookSettings> {
   await setWebhookUrl(ctx, merchant.id, change.url.trim());
-  if (change.rotateSecret) await ctx.tx.write((trx) => setWebhookSecret(trx, merchant.id, newWebhookSecret()));
+  if (change.rotateSecret)
+    await ctx.tx.write(async (trx) => {
+      await setWebhookSecret(trx, merchant.id, newWebhookSecret());
+      await ctx.audit?.(trx, { action: "webhook.update", target: merchant.id, details: { rotated_secret: true } });
+    });
   return getWebhookSettings(ctx, merchant);
 }
 

@@ -58,7 +58,11 @@ export async function redeliverEvent(
   id: string,
 ): Promise<EventWithAttempts> {
   const now = ctx.clock.now().toISOString();
-  const found = await ctx.tx.write((trx) => requeueEvent(trx, merchant.id, id, now));
+  const found = await ctx.tx.write(async (trx) => {
+    const requeued = await requeueEvent(trx, merchant.id, id, now);
+    if (requeued) await ctx.audit?.(trx, { action: "webhook.redeliver", target: id });
+    return requeued;
+  });
   if (!found) throw notFound(id);
   ctx.wake("events");
   return getEvent(ctx, merchant, id);

@@ -1,10 +1,11 @@
 import type { Config } from "../config.js";
+import type { AuditChange } from "../domain/audit.js";
 import type { BankGateway } from "../ports/bank-gateway.js";
 import type { BusinessMetrics } from "../ports/business-metrics.js";
 import type { Clock } from "../ports/clock.js";
 import type { BankRedirectVerifier, MandateVerifier } from "../ports/mandate-verifier.js";
 import type { Notifier } from "../ports/notifier.js";
-import type { Transactor } from "../storage/transactor.js";
+import type { Transactor, Tx } from "../storage/transactor.js";
 import type { WakeTopic } from "../storage/wake-channel.js";
 
 /** What every flow is given: storage, the clock, the configuration, and the worker doorbell. */
@@ -23,6 +24,11 @@ export interface FlowContext {
   readonly notifier: Notifier;
   /** Business metrics (charges, jobs); absent in one-shot tools. */
   readonly metrics?: BusinessMetrics;
+  /**
+   * Set for a person's dashboard call (flows/audit.ts): a flow that changes something calls it in
+   * the transaction of the change. Absent for API-key calls, jobs and the command line.
+   */
+  readonly audit?: (trx: Tx, change: AuditChange) => Promise<void>;
   /** Rings a worker so committed work starts now rather than at the next poll. */
   wake(topic: WakeTopic): void;
 }

@@ -50,7 +50,8 @@ import { RequestRefusal } from "../domain/request-refusal.js";
 import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
 import { bankMaster } from "../ports/bank-master.js";
 import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
-import { findBankAccount } from "../storage/bank-accounts.js";
+import { findBankAccountById } from "../storage/bank-accounts.js";
+import { findContractById } from "../storage/contracts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
 import { deleteOneTimeCode, insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
@@ -179,17 +180,12 @@ async function accountOfLink(ctx: FlowContext, link: PaymentLinkRecord): Promise
   if (workflowNeedsBankLink(link.workflow)) return (await findVerifiedAccountOfLink(ctx.tx.db, link.id))?.summary;
   const mandate = link.contractId ? await contractMandate(ctx, link.merchantId, link.contractId) : undefined;
   if (mandate) return mandate.summary;
-  // A contract set up before mandates were recorded: the simulated bank's account (ordinary).
-  const account = await findBankAccount(ctx.tx.db, link.merchantId, link.customerId);
+  // A contract set up before mandates were recorded: the account it was approved with.
+  const contract = link.contractId ? await findContractById(ctx.tx.db, link.contractId) : undefined;
+  const account = contract?.bankAccountId ? await findBankAccountById(ctx.tx.db, contract.bankAccountId) : undefined;
   if (!account) return undefined;
-  const details = {
-    bankCode: account.bank_code,
-    branchCode: account.branch_code,
-    accountType: BankAccountType.ORDINARY,
-    accountNumber: account.account_number,
-    accountHolder: account.account_holder,
-  };
-  return summariseAccount(details, directoryNames(ctx, account.bank_code, account.branch_code));
+  const { details } = account;
+  return summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode));
 }
 
 function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): HostedRefusal {

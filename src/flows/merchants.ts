@@ -85,6 +85,7 @@ export async function setWebhookUrl(
   const found = await ctx.tx.write(async (trx) => {
     if (!(await updateWebhookUrl(trx, merchantId, url))) return false;
     await resumeDeliveries(trx, merchantId, ctx.clock.now());
+    await ctx.audit?.(trx, { action: "webhook.update", target: merchantId, details: { url } });
     return true;
   });
   if (!found) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
@@ -159,8 +160,11 @@ export async function setSupportContact(
   contact: SupportContact,
 ): Promise<SupportContact> {
   const checked = requireSupportContact(contact);
-  if (!(await updateSupportContact(ctx.tx.db, merchantId, checked)))
-    throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+  await ctx.tx.write(async (trx) => {
+    if (!(await updateSupportContact(trx, merchantId, checked)))
+      throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+    await ctx.audit?.(trx, { action: "support_contact.update", target: merchantId, details: { ...checked } });
+  });
   return checked;
 }
 
@@ -223,6 +227,7 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     if (holder && holder.merchant_id !== merchantId)
       throw refuse("consignor-code", `${row.code} is already another merchant's consignor code`);
     await saveConsignor(trx, row);
+    await ctx.audit?.(trx, { action: "consignor.update", target: merchantId, details: { code: row.code } });
   });
   return row;
 }

@@ -253,6 +253,8 @@ async function startCharge(
       merchantId: merchant.id,
       customerId: input.customerId,
       contractId: activatedContract?.id ?? null,
+      // The account the contract was approved with: it stays this charge's, whatever is linked later.
+      bankAccountId: activatedContract?.bankAccountId ?? null,
       requestId: source.requestId,
       apiSource: source.apiSource,
       amount: input.price,
@@ -287,7 +289,7 @@ function idsOf(charge: ChargeRecord): Record<string, string> {
 function debit(ctx: FlowContext, charge: ChargeRecord) {
   return ctx.bank.debit({
     merchantId: charge.merchantId,
-    customerId: charge.customerId ?? "",
+    accountId: charge.bankAccountId ?? "",
     amount: charge.amount,
     reference: charge.id,
     at: ctx.clock.now(),

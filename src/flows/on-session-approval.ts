@@ -82,7 +82,8 @@ async function executePayment(ctx: FlowContext, payment: OnSessionPayment): Prom
   if (!payment.charge) return { ok: true };
   const answer = await ctx.bank.debit({
     merchantId: payment.link.merchantId,
-    customerId: payment.link.customerId,
+    // Set when the approval was claimed: the account approved on this link, or the contract's.
+    accountId: payment.charge.bankAccountId ?? "",
     amount: payment.charge.amount,
     reference: payment.charge.id,
     at: ctx.clock.now(),

@@ -127,6 +127,8 @@ async function createInOneTransaction(
         metadata: customer.metadata,
         createdAt: now,
         updatedAt: now,
+        // Set when its approval is claimed, to the account the link's bank step chose.
+        bankAccountId: null,
       };
       await insertContract(trx, contract);
     } else if (workflow === PaymentWorkflow.CHARGE) {

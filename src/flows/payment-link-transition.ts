@@ -5,15 +5,23 @@ import {
   outcomeOfLink,
   redirectUrlFor,
   type LinkOutcome,
+  workflowCreatesContract,
+  workflowNeedsBankLink,
   type LinkState,
   type PaymentLinkRecord,
 } from "../domain/payment-link.js";
 import { chargeEventContent, contractEventContent } from "../domain/webhook-content.js";
-import { lockCharge, saveChargeStatus } from "../storage/charges.js";
-import { findActivatedContracts, findContractById, lockContract, saveContractStatus } from "../storage/contracts.js";
+import { lockCharge, saveChargeAccount, saveChargeStatus } from "../storage/charges.js";
+import {
+  findActivatedContracts,
+  findContractById,
+  lockContract,
+  saveContractAccount,
+  saveContractStatus,
+} from "../storage/contracts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
-import { findPendingBankAccount, upsertBankAccount } from "../storage/bank-accounts.js";
+import { findPendingBankAccount, openBankAccount } from "../storage/bank-accounts.js";
 import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
 import { findPaymentLinkById, lockPaymentLink, transitionPaymentLink } from "../storage/payment-links.js";
 import { findCharge } from "../storage/status-queries.js";
@@ -83,7 +91,7 @@ async function applyChanges(
   if (changes.charge) await saveChargeStatus(trx, changes.charge);
   if (changes.contract) await saveContractStatus(trx, changes.contract);
   if (changes.customer) await saveCustomer(trx, changes.customer);
-  await applyLinkedAccount(trx, payment, changes, now);
+  await applyApprovedAccount(trx, payment, changes, now);
   if (changes.contract?.status === ContractStatus.ACTIVATED) {
     // One activated contract per customer: the newer one replaces the older (a re-linked account).
     for (const older of await findActivatedContracts(trx, changes.contract.customerId)) {
@@ -115,35 +123,41 @@ async function applyChanges(
 }
 
 /**
- * The account given on the link's bank step becomes the customer's account only as the payment
- * goes ahead: at the claim of the approval (the debit needs it) when no other contract of the
- * customer is active, else only in the transaction that activates the link's own contract (which
- * replaces the older one). An abandoned, expired or failed link, and a one-off payment by a
- * customer with an active contract, leave the active contract's account as it is.
+ * The account the payment goes ahead with, fixed as its approval is claimed (→ approving): the
+ * account given on the link's bank step becomes one of the customer's accounts (the same account
+ * approved before is found again) and the charge's and the link's own new contract's; a link
+ * without a bank step (a charge on an active contract) pays from that contract's account. Nothing
+ * else changes: the customer's other contracts keep the accounts they were approved with, and an
+ * abandoned, expired or failed link opens no account.
  */
-async function applyLinkedAccount(
+async function applyApprovedAccount(
   trx: Tx,
   payment: OnSessionPayment,
   changes: OnSessionChanges,
   now: Date,
 ): Promise<void> {
-  const activating = changes.contract?.status === ContractStatus.ACTIVATED;
-  if (changes.linkState !== "approving" && !activating) return;
-  const pending = await findPendingBankAccount(trx, payment.link.id);
-  if (!pending) return;
-  if (!activating) {
-    const active = await findActivatedContracts(trx, payment.customer.id);
-    if (active.some((contract) => contract.id !== payment.link.contractId)) return;
-  }
-  await upsertBankAccount(trx, {
-    customer_id: payment.customer.id,
-    merchant_id: payment.link.merchantId,
-    bank_code: pending.bank_code,
-    branch_code: pending.branch_code,
-    account_number: pending.account_number,
-    account_holder: pending.account_holder,
+  if (changes.linkState !== "approving") return;
+  const ownContract = workflowCreatesContract(payment.link.workflow) ? payment.contract : undefined;
+  const accountId = workflowNeedsBankLink(payment.link.workflow)
+    ? await openLinkedAccount(trx, payment, now)
+    : (payment.contract?.bankAccountId ?? null);
+  if (!accountId) return;
+  if (payment.charge && payment.charge.bankAccountId !== accountId)
+    await saveChargeAccount(trx, payment.charge.id, accountId);
+  if (ownContract && ownContract.bankAccountId !== accountId) await saveContractAccount(trx, ownContract.id, accountId);
+}
+
+/** The account given on the link's bank step, as one of the customer's accounts (opened with the sandbox's balance). */
+async function openLinkedAccount(trx: Tx, payment: OnSessionPayment, now: Date): Promise<string | null> {
+  const details = await findPendingBankAccount(trx, payment.link.id);
+  if (!details) return null;
+  return openBankAccount(trx, {
+    merchantId: payment.link.merchantId,
+    customerId: payment.customer.id,
+    details,
     balance: defaultSandboxBalance,
-    created_at: now.toISOString(),
+    now,
+    adoptUnused: true,
   });
 }
 

@@ -36,7 +36,7 @@ import {
   saveRefundOutcome,
 } from "../storage/refunds.js";
 import type { Tx } from "../storage/transactor.js";
-import { bankRulesOfCustomer } from "./bank-rules.js";
+import { bankRulesOfAccount } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
 import { recordEvent } from "../storage/events.js";
@@ -89,7 +89,13 @@ export async function refundCharge(
       (await cancelItem(trx, "zengin_debits", charge.id, now.toISOString()));
     const decision: RefundDecision = cancelledBeforeFile
       ? { kind: "cancellation", amount: charge.amount }
-      : decideRefund(charge, input.amount, now, await bankRulesOfCustomer(trx, ctx.config, charge.customerId), !zengin);
+      : decideRefund(
+          charge,
+          input.amount,
+          now,
+          await bankRulesOfAccount(trx, ctx.config, charge.bankAccountId),
+          !zengin,
+        );
     const refund = newRefund({
       id: newId("rfd"),
       charge,
@@ -115,6 +121,11 @@ export async function refundCharge(
       await enqueueJob(trx, { kind: "refund-settlement", refId: refund.id, runAt: decision.settleAfter, now });
     }
     await bindIdempotentResource(trx, idempotency, refund.id);
+    await ctx.audit?.(trx, {
+      action: "refund.create",
+      target: charge.id,
+      details: { refund_id: refund.id, amount: refund.amount, reason: input.reason ?? "" },
+    });
     return { refund, charge: next };
   });
   // A transfer's settlement job is due later (the runner polls for it); a cancellation's event is due now.
@@ -233,10 +244,11 @@ async function askBank(
     sandboxForcesRefundFailure(refund.metadata)
   )
     return { ok: false, rootCause: sandboxRefundFailureMessage };
-  if (!charge.customerId) return { ok: false, rootCause: "the charge has no customer bank account to refund to" };
+  // Back to the account the charge was paid from, whichever account the customer uses now.
+  if (!charge.bankAccountId) return { ok: false, rootCause: "the charge has no bank account to refund to" };
   const result = await ctx.bank.refund({
     merchantId: charge.merchantId,
-    customerId: charge.customerId,
+    accountId: charge.bankAccountId,
     amount: refund.amount,
     reference: refund.id,
     at: ctx.clock.now(),

@@ -18,13 +18,28 @@ import {
   type PaymentLinkRecord,
 } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { findBankAccount, ledgerOf, updateBankAccountSettings, upsertBankAccount } from "../storage/bank-accounts.js";
+import {
+  findBankAccountsOfCustomer,
+  findCurrentBankAccount,
+  findPendingBankAccount,
+  ledgerOfAccount,
+  openBankAccount,
+  setBankAccountBalance,
+  updateBankAccountSettings,
+  type BankAccountRecord,
+  type LedgerEntry,
+} from "../storage/bank-accounts.js";
+import {
+  effectiveAccountType,
+  summariseAccount,
+  type BankAccountDetails,
+  type BankAccountSummaryView,
+} from "../domain/bank-account.js";
 import { findContractById } from "../storage/contracts.js";
 import { findCustomerById } from "../storage/customers.js";
 import { listMailbox, type MailboxMessageRow } from "../storage/mailbox.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.js";
-import type { BankAccountTable, BankLedgerTable } from "../storage/schema.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { FlowContext } from "./flow-context.js";
 import {
@@ -37,7 +52,7 @@ import {
   verifyTwoFactorCode,
   type HostedRefusal,
 } from "./hosted-page.js";
-import { completeBankReturn } from "./account-verification.js";
+import { completeBankReturn, directoryNames } from "./account-verification.js";
 import { decideKyc } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
 
@@ -66,22 +81,35 @@ function underMaintenanceAt(flag: number, until: string | null, now: Date): bool
 }
 
 export interface SimulatedAccount {
-  account: BankAccountTable;
+  account: BankAccountRecord;
+  /** The account masked (みずほ銀行 渋谷支店 普通 ****567): the only form that leaves the service. */
+  summary: BankAccountSummaryView;
   underMaintenance: boolean;
-  ledger: Omit<BankLedgerTable, "id">[];
+  ledger: LedgerEntry[];
 }
 
+/** The customer's accounts at the simulated bank: the current one (its active contract's, else the last approved) and all. */
 export async function getBankAccount(
   ctx: FlowContext,
   merchantId: string,
   customerId: string,
-): Promise<SimulatedAccount> {
-  const account = await findBankAccount(ctx.tx.db, merchantId, customerId);
-  if (!account) throw notFound(`bank account of ${customerId}`);
+): Promise<{ current: SimulatedAccount; accounts: SimulatedAccount[] }> {
+  const current = await findCurrentBankAccount(ctx.tx.db, merchantId, customerId);
+  if (!current) throw notFound(`bank account of ${customerId}`);
+  const accounts = await findBankAccountsOfCustomer(ctx.tx.db, merchantId, customerId);
+  return {
+    current: await simulatedAccount(ctx, current),
+    accounts: await Promise.all(accounts.map((account) => simulatedAccount(ctx, account))),
+  };
+}
+
+async function simulatedAccount(ctx: FlowContext, account: BankAccountRecord): Promise<SimulatedAccount> {
+  const { details } = account;
   return {
     account,
+    summary: summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode)),
     underMaintenance: underMaintenanceAt(account.under_maintenance, account.maintenance_until, ctx.clock.now()),
-    ledger: await ledgerOf(ctx.tx.db, customerId),
+    ledger: await ledgerOfAccount(ctx.tx.db, account.id),
   };
 }
 
@@ -94,7 +122,7 @@ export interface BankAccountSettings {
   maintenanceUntil?: Date;
 }
 
-/** Sets a customer's simulated account; opens one (¥1,000,000) when the customer has none yet. */
+/** Sets every simulated account of a customer; opens one (¥1,000,000) when the customer has none yet. */
 export async function configureBankAccount(
   ctx: FlowContext,
   merchantId: string,
@@ -104,16 +132,14 @@ export async function configureBankAccount(
   const customer = await findCustomer(ctx.tx.db, merchantId, customerId);
   if (!customer) throw notFound(`customer ${customerId}`);
   await ctx.tx.write(async (trx) => {
-    const now = ctx.clock.now();
-    if (!(await findBankAccount(trx, merchantId, customerId))) {
-      await upsertBankAccount(trx, {
-        ...simulatedAccountDetails(customer.katakanaLastName),
-        customer_id: customerId,
-        merchant_id: merchantId,
+    if ((await findBankAccountsOfCustomer(trx, merchantId, customerId)).length === 0)
+      await openBankAccount(trx, {
+        merchantId,
+        customerId,
+        details: simulatedAccountDetails(customer.katakanaLastName),
         balance: 1_000_000,
-        created_at: now.toISOString(),
+        now: ctx.clock.now(),
       });
-    }
     const maintenance =
       settings.maintenanceUntil !== undefined
         ? { under_maintenance: 1, maintenance_until: settings.maintenanceUntil.toISOString() }
@@ -127,20 +153,61 @@ export async function configureBankAccount(
       ...(settings.latencyMs !== undefined ? { latency_ms: settings.latencyMs } : {}),
       ...maintenance,
     });
+    await ctx.audit?.(trx, { action: "sandbox.bank_account", target: customerId, details: { ...settings } });
   });
-  return getBankAccount(ctx, merchantId, customerId);
+  return (await getBankAccount(ctx, merchantId, customerId)).current;
 }
 
 /** Details of an account opened by the sandbox itself (not through the page). */
-function simulatedAccountDetails(
-  holder: string,
-): Pick<BankAccountTable, "bank_code" | "branch_code" | "account_number" | "account_holder"> {
+function simulatedAccountDetails(holder: string, bankCode = "0001"): BankAccountDetails {
   return {
-    bank_code: "0001",
-    branch_code: "001",
-    account_number: randomInt(0, 10_000_000).toString().padStart(7, "0"),
-    account_holder: holder || "テスト",
+    bankCode,
+    branchCode: "001",
+    accountType: BankAccountType.ORDINARY,
+    accountNumber: randomInt(0, 10_000_000).toString().padStart(7, "0"),
+    accountHolder: holder || "テスト",
   };
+}
+
+/**
+ * CompletePayment's account: the one asked for, else the customer's current account at that bank
+ * (so a payment by a known customer debits the account it already has), else a fresh one.
+ */
+async function accountToLink(
+  ctx: FlowContext,
+  link: PaymentLinkRecord,
+  options: CompletePaymentOptions,
+): Promise<BankAccountDetails> {
+  const current = (await findCurrentBankAccount(ctx.tx.db, link.merchantId, link.customerId))?.details;
+  const bankCode = options.bankCode || current?.bankCode || "0001";
+  const base =
+    !options.accountNumber && current?.bankCode === bankCode
+      ? current
+      : {
+          ...simulatedAccountDetails("テスト タロウ", bankCode),
+          ...(options.accountNumber && { accountNumber: options.accountNumber }),
+        };
+  // Another 預金種目 is another account (its type is part of what the bank debits).
+  return options.accountType ? { ...base, accountType: effectiveAccountType(options.accountType) } : base;
+}
+
+/**
+ * CompletePayment's initial_balance: the account the link chose, opened now with that balance (or
+ * given it, when the customer approved it before), so the approval debits it.
+ */
+async function setLinkedAccountBalance(ctx: FlowContext, link: PaymentLinkRecord, balance: number): Promise<void> {
+  await ctx.tx.write(async (trx) => {
+    const details = await findPendingBankAccount(trx, link.id);
+    if (!details) return;
+    const account = {
+      merchantId: link.merchantId,
+      customerId: link.customerId,
+      details,
+      balance,
+      now: ctx.clock.now(),
+    };
+    await setBankAccountBalance(trx, await openBankAccount(trx, account), balance);
+  });
 }
 
 /** The merchant's whole simulated bank under maintenance (until a time), or back. */
@@ -150,13 +217,18 @@ export async function setBankMaintenance(
   underMaintenance: boolean,
   until: Date | undefined,
 ): Promise<boolean> {
-  await ctx.tx.write((trx) =>
-    saveBankSettings(trx, {
+  await ctx.tx.write(async (trx) => {
+    await saveBankSettings(trx, {
       merchant_id: merchantId,
       under_maintenance: underMaintenance ? 1 : 0,
       maintenance_until: underMaintenance && until ? until.toISOString() : null,
-    }),
-  );
+    });
+    await ctx.audit?.(trx, {
+      action: "sandbox.bank_maintenance",
+      target: merchantId,
+      details: { under_maintenance: underMaintenance, until: until?.toISOString() ?? "" },
+    });
+  });
   const settings = await findBankSettings(ctx.tx.db, merchantId);
   return settings ? underMaintenanceAt(settings.under_maintenance, settings.maintenance_until, ctx.clock.now()) : false;
 }
@@ -193,6 +265,8 @@ export interface CompletePaymentOptions {
   accountNumber: string;
   /** Empty: 0001, the default simulated bank. */
   bankCode?: string;
+  /** Unspecified: ordinary (普通). */
+  accountType?: BankAccountType;
   initialBalance: number | undefined;
 }
 
@@ -245,16 +319,9 @@ export async function completePayment(
   if (!session.completed) {
     if (!session.twoFactorVerified) await passTwoFactor(ctx, link);
     if (session.needsBankLink && !session.bankLinked) {
-      const chosen = await linkBankAccount(ctx, link.token, {
-        bankCode: options.bankCode || "0001",
-        branchCode: "001",
-        accountType: BankAccountType.ORDINARY,
-        accountNumber: options.accountNumber || simulatedAccountDetails("").account_number,
-        accountHolder: "テスト タロウ",
-      });
+      const chosen = await linkBankAccount(ctx, link.token, await accountToLink(ctx, link, options));
       if (chosen.redirectUrl) await passBankVerification(ctx, link, chosen.redirectUrl);
-      if (options.initialBalance !== undefined)
-        await configureBankAccount(ctx, merchantId, link.customerId, { balance: options.initialBalance });
+      if (options.initialBalance !== undefined) await setLinkedAccountBalance(ctx, link, options.initialBalance);
     }
     if (session.needsKyc) await passKyc(ctx, link, session.kycSubmitted, options.kyc);
     if (!options.approve) return answer({});

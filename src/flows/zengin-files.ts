@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { AsyncStatus, ChargeStatus, ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { type AsyncRequestRecord, isAsyncRequestFinal, transitionAsyncRequest } from "../domain/async-request.js";
 import { transitionCharge } from "../domain/charge.js";
@@ -12,20 +12,25 @@ import { calendarOf } from "./bank-rules.js";
 import { transitionContract } from "../domain/contract.js";
 import {
   type Consignor,
-  type DebitFile,
   type DebitRecord,
+  debitHeaderRecord,
+  debitTrailerRecord,
   decodeDebitFile,
-  encodeDebitFile,
-  resultMismatch,
+  encodeDebitRecord,
+  endRecord,
+  type OpenedFile,
+  openDebitFile,
 } from "../domain/zengin-debit-file.js";
-import { monthDayOf } from "../domain/zengin-record.js";
+import { encodeRecords, monthDayOf } from "../domain/zengin-record.js";
+import { type AnsweredRecord, type RequestedRecord, ResultCheck } from "../domain/zengin-result-check.js";
 import { zenginFailureMessage, zenginResultOfCode } from "../domain/zengin-result.js";
 import { debitDateOf, fileCutoffOf, resultDeadlineOf } from "../domain/zengin-schedule.js";
 import {
   decodeTransferFile,
-  encodeTransferFile,
-  type TransferFile,
-  transferResultMismatch,
+  encodeTransferRecord,
+  openTransferFile,
+  transferHeaderRecord,
+  transferTrailerRecord,
 } from "../domain/zengin-transfer-file.js";
 import { timetableOf } from "../ports/zengin-bank.js";
 import { answerRequestFiles } from "../ports/zengin-simulated-bank.js";
@@ -33,11 +38,10 @@ import { createZenginTransport, keepLocally, readZenginFile, type ZenginTranspor
 import { basename } from "node:path";
 import { lockContract, saveContractStatus } from "../storage/contracts.js";
 import { findRefund } from "../storage/refunds.js";
-import type { ZenginConsignorTable, ZenginFileTable, ZenginItemTable } from "../storage/schema.js";
+import type { ZenginConsignorTable, ZenginFileTable } from "../storage/schema.js";
 import type { Tx } from "../storage/transactor.js";
 import {
   answerItems,
-  asyncRequestsOfFile,
   chargesOfFile,
   fileTotals,
   findConsignor,
@@ -47,13 +51,17 @@ import {
   fileItems,
   filesInState,
   insertFile,
-  itemsOfFile,
+  itemAccountKeys,
+  itemsByCustomerNumber,
+  itemsOfFilePage,
   listFiles,
   lockFile,
   rescheduleItems,
+  saveResultCodes,
   saveSimulatedResultMinutes,
   scheduledGroups,
   updateFile,
+  type ZenginItem,
   type ZenginItemKind,
 } from "../storage/zengin.js";
 import type { FlowContext } from "./flow-context.js";
@@ -151,10 +159,14 @@ async function writeDueFiles(ctx: FlowContext, exchange: ZenginExchange): Promis
   }
   // Files recorded but not yet sent, this turn's and any a crash left: written again, same bytes.
   for (const file of await filesInState(ctx.tx.db, "out", "writing")) {
-    const bytes = await requestBytes(ctx.tx.db, file);
-    await exchange.transport.send(file.name, bytes);
+    const hash = createHash("sha256");
+    await exchange.transport.send(file.name, hashed(requestChunks(ctx.tx.db, file), hash));
     await ctx.tx.write((trx) =>
-      updateFile(trx, file.id, { state: "sent", sha256: sha256Of(bytes), updated_at: ctx.clock.now().toISOString() }),
+      updateFile(trx, file.id, {
+        state: "sent",
+        sha256: hash.digest("hex"),
+        updated_at: ctx.clock.now().toISOString(),
+      }),
     );
     written.push(file.name);
   }
@@ -174,22 +186,46 @@ function sha256Of(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** The request file's bytes, from what is recorded: the same every time it is asked for. */
-async function requestBytes(db: Tx, file: ZenginFileTable): Promise<Buffer> {
-  const sent = await sentFileOf(db, file);
-  return "consignor" in sent ? encodeDebitFile(sent) : encodeTransferFile(sent);
+/** Items read and encoded at a time when a request file is written. */
+const pageSize = 2000;
+
+/**
+ * The request file's bytes, from what is recorded, a page of items at a time: the same every
+ * time it is asked for, and never the whole file's records in memory at once.
+ */
+async function* requestChunks(db: Tx, file: ZenginFileTable): AsyncGenerator<Buffer> {
+  const consignor = JSON.parse(file.consignor_json) as Consignor;
+  const date = monthDayOf(file.date);
+  const debits = file.kind === "91";
+  yield encodeRecords([debits ? debitHeaderRecord(consignor, date) : transferHeaderRecord(consignor, date)]);
+  let after = "";
+  for (;;) {
+    const page = await itemsOfFilePage(db, kinds[file.kind], file.id, after, pageSize);
+    if (page.length === 0) break;
+    yield encodeRecords(
+      page.map((item) =>
+        debits
+          ? encodeDebitRecord(debitRecordOf(item))
+          : encodeTransferRecord({ ...debitRecordOf(item), payee: item.account.accountHolder, resultCode: undefined }),
+      ),
+    );
+    after = page[page.length - 1].customer_number ?? "";
+  }
+  const count = file.record_count;
+  const total = Number(file.total_amount);
+  yield encodeRecords([
+    debits ? debitTrailerRecord({ ...noResults, count, total }) : transferTrailerRecord(count, total),
+    endRecord(),
+  ]);
 }
 
-async function sentFileOf(db: Tx, file: ZenginFileTable): Promise<DebitFile | TransferFile> {
-  const consignor = JSON.parse(file.consignor_json) as Consignor;
-  const items = await itemsOfFile(db, kinds[file.kind], file.id);
-  if (file.kind === "91")
-    return { consignor, debitDate: monthDayOf(file.date), records: items.map((item) => debitRecordOf(item)) };
-  return {
-    requester: consignor,
-    transferDate: monthDayOf(file.date),
-    records: items.map((item) => ({ ...debitRecordOf(item), payee: item.holder, resultCode: undefined })),
-  };
+const noResults = { debitedCount: 0, debitedAmount: 0, failedCount: 0, failedAmount: 0 };
+
+async function* hashed(chunks: AsyncIterable<Buffer>, hash: Hash): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    yield chunk;
+  }
 }
 
 function consignorOf(row: ZenginConsignorTable): Consignor {
@@ -205,15 +241,15 @@ function consignorOf(row: ZenginConsignorTable): Consignor {
   };
 }
 
-function debitRecordOf(item: ZenginItemTable): DebitRecord {
+function debitRecordOf(item: ZenginItem): DebitRecord {
   return {
-    bankCode: item.bank_code,
+    bankCode: item.account.bankCode,
     bankName: "",
-    branchCode: item.branch_code,
+    branchCode: item.account.branchCode,
     branchName: "",
-    accountType: item.account_type,
-    accountNumber: item.account_number,
-    holder: item.holder,
+    accountType: item.account.accountType,
+    accountNumber: item.account.accountNumber,
+    holder: item.account.accountHolder,
     amount: Number(item.amount),
     newCode: item.new_code,
     customerNumber: item.customer_number ?? "",
@@ -275,12 +311,12 @@ export async function importResultFile(
     ? await ctx.tx.write(async (trx) => {
         const sent = await lockFile(ctx.tx, trx, checked.sent.id);
         if (sent?.state !== "sent") return `the results of ${checked.sent.name} were already imported`;
-        const totals = await applyResults(ctx, trx, checked.sent, checked.results, now);
+        const totals = await applyResults(ctx, trx, sent, checked.file, now);
         await updateFile(trx, sent.id, { state: "answered", updated_at: now.toISOString(), ...totals });
         await insertFile(trx, {
           ...incoming("archived", "", sent.merchant_id, sent.kind, sent.date, sent.id),
           ...totals,
-          record_count: checked.results.length,
+          record_count: totals.done_count + totals.failed_count,
           total_amount: totals.done_amount + totals.failed_amount,
         });
         return undefined;
@@ -304,36 +340,31 @@ export async function importResultFile(
   return { ok: false, reason: applied };
 }
 
-/** One answered record, checked against the request (so its amount is the one we asked for). */
-interface FileResult {
-  customerNumber: string;
-  resultCode: number;
-  amount: number;
-}
+/** A result file of either kind, opened: its records are read a batch at a time. */
+type ResultFile = OpenedFile<AnsweredRecord>;
 
 /** A file that can be applied, or why not (with the merchant and the sent file when they are known). */
 type Checked =
-  | { ok: true; sent: ZenginFileTable; merchantId: string; results: FileResult[] }
+  | { ok: true; sent: ZenginFileTable; merchantId: string; file: ResultFile }
   | { ok: false; reason: string; merchantId?: string; sent?: ZenginFileTable };
 
-/** Decodes the file and matches it to the request file we sent (docs/operations/zengin.md, "The cycle"). */
+/** Records of a result file looked up, checked and applied at a time. */
+const batchSize = 1000;
+
+/** Decodes the file and matches it to the request file we sent (docs/operations/zengin.md#the-cycle). */
 async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
   const kind = bytes.subarray(1, 3).toString("latin1");
   if (kind !== "91" && kind !== "21") return { ok: false, reason: `not a 種別 91 or 21 file (header "${kind}")` };
-  const decoded = kind === "91" ? decodeDebitFile(bytes, true) : decodeTransferFile(bytes);
-  if (!decoded.ok) return decoded;
-  const file = decoded.file;
-  const header =
-    "consignor" in file
-      ? { code: file.consignor.code, date: file.debitDate }
-      : { code: file.requester.code, date: file.transferDate };
-  const consignor = await findConsignorByCode(db, header.code);
-  if (!consignor) return { ok: false, reason: `no merchant has the consignor code ${header.code}` };
-  const sent = await findSentFile(db, consignor.merchant_id, kind, header.date);
+  const opened = kind === "91" ? openDebitFile(bytes, true) : openTransferFile(bytes);
+  if (!opened.ok) return opened;
+  const file = opened.file;
+  const consignor = await findConsignorByCode(db, file.consignor.code);
+  if (!consignor) return { ok: false, reason: `no merchant has the consignor code ${file.consignor.code}` };
+  const sent = await findSentFile(db, consignor.merchant_id, kind, file.date);
   if (!sent)
     return {
       ok: false,
-      reason: `we sent no 種別 ${kind} file for consignor ${header.code} dated ${header.date}`,
+      reason: `we sent no 種別 ${kind} file for consignor ${file.consignor.code} dated ${file.date}`,
       merchantId: consignor.merchant_id,
     };
   if (sent.state === "answered")
@@ -343,92 +374,155 @@ async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
       merchantId: sent.merchant_id,
       sent,
     };
-  const ours = await sentFileOf(db, sent);
-  const mismatch =
-    "consignor" in file
-      ? resultMismatch(ours as DebitFile, file)
-      : transferResultMismatch(ours as TransferFile, file as TransferFile);
+  const mismatch = await mismatchOf(db, sent, file);
   if (mismatch) return { ok: false, reason: mismatch, merchantId: sent.merchant_id, sent };
-  return {
-    ok: true,
-    sent,
-    merchantId: sent.merchant_id,
-    results: file.records.map((record) => ({
-      customerNumber: record.customerNumber,
-      resultCode: record.resultCode ?? 0,
-      amount: record.amount,
-    })),
-  };
-}
-
-/** Settles every charge or refund of the file; returns the file's totals. */
-async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileTable, results: FileResult[], now: Date) {
-  const table = kinds[sent.kind];
-  const totals = { done_count: 0, done_amount: 0, failed_count: 0, failed_amount: 0 };
-  const failures = new Map<number, string[]>();
-  for (const { customerNumber, resultCode, amount } of results) {
-    if (resultCode === 0) {
-      totals.done_count++;
-      totals.done_amount += amount;
-    } else {
-      totals.failed_count++;
-      totals.failed_amount += amount;
-      const numbers = failures.get(resultCode) ?? [];
-      numbers.push(customerNumber);
-      failures.set(resultCode, numbers);
-    }
-  }
-  if (table === "zengin_debits") await settleDebits(ctx, trx, sent, results, now);
-  else {
-    const items = new Map((await itemsOfFile(trx, table, sent.id)).map((item) => [item.customer_number, item]));
-    for (const { customerNumber, resultCode } of results) {
-      const refund = await findRefund(trx, items.get(customerNumber)?.reference ?? "");
-      const result = zenginResultOfCode(resultCode);
-      if (refund)
-        await recordRefundVerdict(
-          ctx,
-          trx,
-          refund,
-          result
-            ? {
-                ok: false,
-                rootCause: `the bank could not make the transfer (Zengin result ${result.code}: ${result.meaning}, ${result.japanese})`,
-              }
-            : { ok: true },
-          now,
-        );
-    }
-  }
-  await answerItems(trx, table, sent.id, failures, now.toISOString());
-  return totals;
+  return { ok: true, sent, merchantId: sent.merchant_id, file };
 }
 
 /**
- * The charges of a debit file settled together, as off-session.ts settles one (charge, its
- * async request, its event), in a few statements per thousand charges: a file holds up to
+ * Reads the whole file once, a batch at a time: each record decoded, looked up among the items
+ * of the file we sent by its customer number (an index), checked, and added to the totals the
+ * trailer must equal. Nothing is kept but the totals and which records were answered.
+ */
+async function mismatchOf(db: Tx, sent: ZenginFileTable, file: ResultFile): Promise<string | undefined> {
+  // Each answer's account compared by its keyed hash: the items' accounts stay sealed.
+  const check = new ResultCheck(sent.kind === "91" ? "91" : "21", sent.record_count, itemAccountKeys);
+  const tally = file.tally();
+  for (const batch of batchesOf(file)) {
+    if (!batch.ok) return batch.reason;
+    const numbers = batch.records.map((record) => record.customerNumber);
+    const items = await itemsByCustomerNumber(db, kinds[sent.kind], sent.id, numbers);
+    const ours = new Map(items.map((item) => [item.customer_number, requestedOf(item)]));
+    for (const record of batch.records) {
+      const reason = check.record(ours.get(record.customerNumber), record);
+      if (reason) return reason;
+      tally.add(record);
+    }
+  }
+  return tally.mismatch() ?? check.finish();
+}
+
+function requestedOf(item: Awaited<ReturnType<typeof itemsByCustomerNumber>>[number]): RequestedRecord {
+  return {
+    customerNumber: item.customer_number ?? "",
+    accountKey: item.account_key,
+    amount: Number(item.amount),
+  };
+}
+
+/** The file's data records, `batchSize` at a time, or the reason one cannot be decoded. */
+function* batchesOf<R>(file: OpenedFile<R>): Generator<{ ok: true; records: R[] } | { ok: false; reason: string }> {
+  for (let start = 0; start < file.count; start += batchSize) {
+    const records: R[] = [];
+    for (let index = start; index < Math.min(start + batchSize, file.count); index++) {
+      const decoded = file.record(index);
+      if (!decoded.ok) {
+        yield decoded;
+        return;
+      }
+      records.push(decoded.record);
+    }
+    yield { ok: true, records };
+  }
+}
+
+/** Settles every charge or refund of the checked file, a batch at a time; returns the file's totals. */
+async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileTable, file: ResultFile, now: Date) {
+  const table = kinds[sent.kind];
+  const totals = { done_count: 0, done_amount: 0, failed_count: 0, failed_amount: 0 };
+  const merchantName = (await findMerchant(trx, sent.merchant_id))?.name ?? "";
+  await answerItems(trx, table, sent.id, now.toISOString());
+  for (const batch of batchesOf(file)) {
+    if (!batch.ok) throw new Error(`${sent.name}: ${batch.reason}, after it was checked`);
+    const failures = new Map<number, string[]>();
+    for (const { customerNumber, resultCode, amount } of batch.records) {
+      if (!resultCode) {
+        totals.done_count++;
+        totals.done_amount += amount;
+      } else {
+        totals.failed_count++;
+        totals.failed_amount += amount;
+        const numbers = failures.get(resultCode) ?? [];
+        numbers.push(customerNumber);
+        failures.set(resultCode, numbers);
+      }
+    }
+    await saveResultCodes(trx, table, sent.id, failures);
+    if (table === "zengin_debits") await settleDebits(ctx, trx, sent.id, batch.records, merchantName, now);
+    else await settleTransfers(ctx, trx, sent.id, batch.records, now);
+  }
+  return totals;
+}
+
+/** Each refund of a batch of a transfer file settles or fails (refund.ts). */
+async function settleTransfers(
+  ctx: FlowContext,
+  trx: Tx,
+  fileId: string,
+  records: readonly AnsweredRecord[],
+  now: Date,
+): Promise<void> {
+  const items = new Map(
+    (
+      await itemsByCustomerNumber(
+        trx,
+        "zengin_transfers",
+        fileId,
+        records.map((record) => record.customerNumber),
+      )
+    ).map((item) => [item.customer_number, item]),
+  );
+  for (const { customerNumber, resultCode } of records) {
+    const refund = await findRefund(trx, items.get(customerNumber)?.reference ?? "");
+    const result = zenginResultOfCode(resultCode ?? 0);
+    if (refund)
+      await recordRefundVerdict(
+        ctx,
+        trx,
+        refund,
+        result
+          ? {
+              ok: false,
+              rootCause: `the bank could not make the transfer (Zengin result ${result.code}: ${result.meaning}, ${result.japanese})`,
+            }
+          : { ok: true },
+        now,
+      );
+  }
+}
+
+/**
+ * The charges of a batch of a debit file settled together, as off-session.ts settles one
+ * (charge, its async request, its event), in a few statements per batch: a file holds up to
  * hundreds of thousands. Results 3 and 4 also deactivate the contract.
  */
 async function settleDebits(
   ctx: FlowContext,
   trx: Tx,
-  sent: ZenginFileTable,
-  results: FileResult[],
+  fileId: string,
+  records: readonly AnsweredRecord[],
+  merchantName: string,
   now: Date,
 ): Promise<void> {
-  const charges = new Map((await chargesOfFile(trx, sent.id)).map((row) => [row.customerNumber, row.charge]));
-  const requests = new Map((await asyncRequestsOfFile(trx, sent.id)).map((request) => [request.chargeId, request]));
-  const merchantName = (await findMerchant(trx, sent.merchant_id))?.name ?? "";
+  const charges = new Map(
+    (
+      await chargesOfFile(
+        trx,
+        fileId,
+        records.map((record) => record.customerNumber),
+      )
+    ).map((row) => [row.customerNumber, row]),
+  );
   const settledCharges: ChargeRecord[] = [];
   const settledRequests: AsyncRequestRecord[] = [];
   const deactivate: string[] = [];
-  for (const { customerNumber, resultCode } of results) {
-    const charge = charges.get(customerNumber);
-    if (charge?.status !== ChargeStatus.PENDING) continue;
-    const result = zenginResultOfCode(resultCode);
+  for (const { customerNumber, resultCode } of records) {
+    const found = charges.get(customerNumber);
+    if (found?.charge.status !== ChargeStatus.PENDING) continue;
+    const { charge, request } = found;
+    const result = zenginResultOfCode(resultCode ?? 0);
     const failure = result && { errorType: result.errorType, message: zenginFailureMessage(result) };
-    const next = transitionCharge(charge, failure ? ChargeStatus.FAILURE : ChargeStatus.SUCCESS, now, failure);
-    settledCharges.push(next);
-    const request = requests.get(charge.id);
+    settledCharges.push(transitionCharge(charge, failure ? ChargeStatus.FAILURE : ChargeStatus.SUCCESS, now, failure));
     if (request && !isAsyncRequestFinal(request.status)) {
       const running =
         request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);

@@ -16,26 +16,27 @@ export type BankResult =
 export type ImmediateBankResult = Exclude<BankResult, { scheduled: true }>;
 
 /**
+ * A debit or a refund: on which account (bank_accounts.id: the charge's, docs/reference/invariants.md),
+ * how much, under which reference.
+ */
+export interface BankRequest {
+  merchantId: string;
+  accountId: string;
+  amount: number;
+  reference: string;
+  at: Date;
+}
+
+/**
  * The bank behind the gateway. `reference` is the bank-side idempotency key (the trx-* id for a
  * debit, the rfd-* id for a refund): the same reference is never booked twice, so a retry or a
- * crash between the call and our commit cannot debit twice. Called outside database
+ * crash between the call and our commit cannot debit twice. A debit takes the account the charge
+ * is paid from, a refund credits the account its charge was paid from. Called outside database
  * transactions (it may be slow).
  */
 export interface BankGateway {
-  debit(request: {
-    merchantId: string;
-    customerId: string;
-    amount: number;
-    reference: string;
-    at: Date;
-  }): Promise<BankResult>;
-  refund(request: {
-    merchantId: string;
-    customerId: string;
-    amount: number;
-    reference: string;
-    at: Date;
-  }): Promise<BankResult>;
+  debit(request: BankRequest): Promise<BankResult>;
+  refund(request: BankRequest): Promise<BankResult>;
   /**
    * Reverses what was booked under `reference`, inside the caller's transaction (the one that
    * records the outcome it must match): a debit cancelled the same day (the customer is whole

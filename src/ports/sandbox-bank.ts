@@ -11,25 +11,25 @@ import {
 import {
   bookLedgerEntry,
   debitTotalsOf,
-  findBankAccountOfCustomer,
+  findBankAccountById,
   findBankAnswer,
   findBankSettings,
   insertBankAnswer,
-  lockBankAccountOfCustomer,
+  lockBankAccount,
   reverseLedgerEntry,
+  type BankAccountRecord,
   type StoredBankAnswer,
 } from "../storage/bank-accounts.js";
-import type { BankAccountTable } from "../storage/schema.js";
 import { isUniqueViolation, type Transactor, type Tx } from "../storage/transactor.js";
-import type { BankGateway, ImmediateBankResult } from "./bank-gateway.js";
+import type { BankGateway, BankRequest, ImmediateBankResult } from "./bank-gateway.js";
 
 /** Balance of a freshly linked simulated account, in yen. */
 export const defaultSandboxBalance = 1_000_000;
 
 /**
- * The sandbox bank: per-customer accounts with a balance, a per-payment quota (OVER_LIMIT), a
- * maintenance window (GATEWAY_UNAVAILABLE, retryable), a rejecting switch (GATEWAY_FAILED) and a
- * latency, plus a bank-wide maintenance switch per merchant, and the rules of Japanese banks by
+ * The sandbox bank: each account a customer approved (storage/bank-accounts.ts) with a balance, a
+ * per-payment quota (OVER_LIMIT), a maintenance window (GATEWAY_UNAVAILABLE, retryable), a
+ * rejecting switch (GATEWAY_FAILED) and a latency, plus a bank-wide maintenance switch per merchant, and the rules of Japanese banks by
  * bank code (domain/bank-profile.ts: maintenance windows, Zengin results, limits). Every booking
  * is a ledger row keyed by its reference, and every final answer (booked or refused) is kept per
  * reference, so one reference gets one answer however often and by whomever it is asked.
@@ -37,34 +37,16 @@ export const defaultSandboxBalance = 1_000_000;
 export class SandboxBank implements BankGateway {
   constructor(private readonly tx: Transactor) {}
 
-  async debit(request: {
-    merchantId: string;
-    customerId: string;
-    amount: number;
-    reference: string;
-    at: Date;
-  }): Promise<ImmediateBankResult> {
+  async debit(request: BankRequest): Promise<ImmediateBankResult> {
     return this.#book({ ...request, signedAmount: -request.amount });
   }
 
-  async refund(request: {
-    merchantId: string;
-    customerId: string;
-    amount: number;
-    reference: string;
-    at: Date;
-  }): Promise<ImmediateBankResult> {
+  async refund(request: BankRequest): Promise<ImmediateBankResult> {
     return this.#book({ ...request, signedAmount: request.amount });
   }
 
-  async #book(request: {
-    merchantId: string;
-    customerId: string;
-    signedAmount: number;
-    reference: string;
-    at: Date;
-  }): Promise<ImmediateBankResult> {
-    const account = await findBankAccountOfCustomer(this.tx.db, request.customerId);
+  async #book(request: Omit<BankRequest, "amount"> & { signedAmount: number }): Promise<ImmediateBankResult> {
+    const account = await findBankAccountById(this.tx.db, request.accountId);
     if (account && account.latency_ms > 0) await new Promise((resolve) => setTimeout(resolve, account.latency_ms));
     const at = request.at.toISOString();
     try {
@@ -87,13 +69,13 @@ export class SandboxBank implements BankGateway {
   /** Inside the booking transaction: refuses, or books the amount on the ledger. */
   async #decide(
     trx: Tx,
-    request: { merchantId: string; customerId: string; signedAmount: number; reference: string; at: Date },
+    request: Omit<BankRequest, "amount"> & { signedAmount: number },
     at: string,
   ): Promise<ImmediateBankResult> {
     const bank = await findBankSettings(trx, request.merchantId);
     if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
       return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
-    const current = await lockBankAccountOfCustomer(this.tx, trx, request.customerId);
+    const current = await lockBankAccount(this.tx, trx, request.accountId);
     if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
     if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
       return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
@@ -107,7 +89,8 @@ export class SandboxBank implements BankGateway {
         return refusal(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, false);
     }
     await bookLedgerEntry(trx, {
-      customerId: request.customerId,
+      accountId: current.id,
+      customerId: current.customer_id,
       reference: request.reference,
       signedAmount: request.signedAmount,
       balanceAfter: current.balance + request.signedAmount,
@@ -134,11 +117,11 @@ function asResult(answer: StoredBankAnswer): ImmediateBankResult {
  * debited so far (the running totals on the account's row, not a sum over its ledger).
  */
 function japaneseBankRefusal(
-  account: BankAccountTable,
+  account: BankAccountRecord,
   request: { signedAmount: number; at: Date },
 ): BankRefusal | undefined {
-  const profile = bankProfileOf(account.bank_code);
-  const refusal = bankRuleRefusal(profile, account.account_number, request);
+  const profile = bankProfileOf(account.details.bankCode);
+  const refusal = bankRuleRefusal(profile, account.details.accountNumber, request);
   if (refusal || request.signedAmount >= 0) return refusal;
   return limitRefusal(profile, -request.signedAmount, debitedSoFar(debitTotalsOf(account), request.at));
 }

@@ -1,14 +1,15 @@
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import type { Config } from "../config.js";
 import { bankCalendar } from "../domain/bank-calendar.js";
+import { effectiveAccountType } from "../domain/bank-account.js";
 import { japaneseNationalHolidays } from "./national-holidays.js";
 import { normaliseBankKana } from "../domain/kana.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
-import { findBankAccount } from "../storage/bank-accounts.js";
+import { findBankAccountById } from "../storage/bank-accounts.js";
 import type { Transactor } from "../storage/transactor.js";
 import { findConsignor, findItem, hasEarlierDebit, insertItem, type ZenginItemKind } from "../storage/zengin.js";
-import type { BankGateway, BankResult } from "./bank-gateway.js";
+import type { BankGateway, BankRequest, BankResult } from "./bank-gateway.js";
 
 /**
  * The Zengin file exchange as the bank gateway (BANK_CONNECTOR=zengin): a debit or a refund is
@@ -32,26 +33,24 @@ export class ZenginBank implements BankGateway {
    */
   async reverseBooking(): Promise<void> {}
 
-  debit(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }) {
+  debit(request: BankRequest) {
     return this.#schedule("zengin_debits", request);
   }
 
-  refund(request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date }) {
+  refund(request: BankRequest) {
     return this.#schedule("zengin_transfers", request);
   }
 
-  async #schedule(
-    table: ZenginItemKind,
-    request: { merchantId: string; customerId: string; amount: number; reference: string; at: Date },
-  ): Promise<BankResult> {
+  async #schedule(table: ZenginItemKind, request: BankRequest): Promise<BankResult> {
     const db = this.tx.db;
     if (await findItem(db, table, request.reference)) return { ok: false, scheduled: true };
     const consignor = await findConsignor(db, request.merchantId);
     if (!consignor) return refusal("the merchant has no Zengin consignor settings (merchants update --consignor-…)");
-    const account = await findBankAccount(db, request.merchantId, request.customerId);
+    // The charge's account: the one its contract was approved with, or its link approved.
+    const account = (await findBankAccountById(db, request.accountId))?.details;
     if (!account) return refusal("no bank account linked");
     // Linking keeps the holder in the bank's half-width form; older rows are normalised here.
-    const holder = normaliseBankKana(account.account_holder);
+    const holder = normaliseBankKana(account.accountHolder);
     if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
     const debit = table === "zengin_debits";
     // 新規コード 1: the first debit under this account's mandate registers it at the bank.
@@ -72,12 +71,15 @@ export class ZenginBank implements BankGateway {
         customer_number: null,
         amount: request.amount,
         new_code: debit && !earlier ? 1 : 0,
-        bank_code: account.bank_code,
-        branch_code: account.branch_code,
-        // Accounts linked today are ordinary (普通) accounts.
-        account_type: 1,
-        account_number: account.account_number.padStart(7, "0"),
-        holder: holder.value,
+        // Sealed as the file will carry it (storage/zengin.ts). BankAccountType's numbers are the
+        // Zengin 預金種目 codes (1 普通, 2 当座, 4 貯蓄).
+        account: {
+          bankCode: account.bankCode,
+          branchCode: account.branchCode,
+          accountType: effectiveAccountType(account.accountType),
+          accountNumber: account.accountNumber.padStart(7, "0"),
+          accountHolder: holder.value,
+        },
         result_code: null,
         created_at: now,
         updated_at: now,

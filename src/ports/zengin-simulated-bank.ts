@@ -66,7 +66,7 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
       const records = [];
       for (const record of request.file.records) {
         const resultCode = await book(record, -record.amount, (account) => {
-          const magic = zenginResultOfAccount(account.account_number);
+          const magic = zenginResultOfAccount(account.details.accountNumber);
           if (magic) return magic.code;
           if (account.reject) return 9;
           return Number(account.balance) < record.amount ? 1 : 0;

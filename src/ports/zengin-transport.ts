@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
 import SftpClient from "ssh2-sftp-client";
 
 /**
@@ -9,14 +10,20 @@ import SftpClient from "ssh2-sftp-client";
  * SFTP server). Files kept after import (archive/, quarantine/) stay local in ZENGIN_DIR.
  */
 export interface ZenginTransport {
-  /** Puts a file where the bank takes it: under a temporary name, then renamed (atomic). The same name again replaces it. */
-  send(name: string, bytes: Buffer): Promise<void>;
+  /**
+   * Puts a file where the bank takes it: under a temporary name, then renamed (atomic). The same
+   * name again replaces it. The bytes may come in chunks (a request file is written as it is read).
+   */
+  send(name: string, bytes: FileBytes): Promise<void>;
   /** Names of the files the bank left for us. */
   received(): Promise<string[]>;
   read(name: string): Promise<Buffer>;
   /** Takes a received file away once it is kept in archive/ or quarantine/. */
   remove(name: string): Promise<void>;
 }
+
+/** A file's bytes, whole or as chunks in order. */
+export type FileBytes = Buffer | AsyncIterable<Buffer>;
 
 export const zenginFolders = ["outgoing", "incoming", "archive", "quarantine"] as const;
 export type ZenginFolder = (typeof zenginFolders)[number];
@@ -26,14 +33,19 @@ export function isExchangeFileName(name: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) && !name.endsWith(".tmp");
 }
 
+/** Zengin files carry customers' accounts in clear (the bank's format): ours are the service user's alone (docs/operations/zengin.md#protecting-zengin_dir). */
+const privateFolder = 0o700;
+const privateFile = 0o600;
+
 /** Writes a file durably and atomically: a temporary name, fsync, rename, fsync of the folder. */
-export async function writeAtomically(dir: string, name: string, bytes: Buffer): Promise<void> {
-  await mkdir(dir, { recursive: true });
+export async function writeAtomically(dir: string, name: string, bytes: FileBytes): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: privateFolder });
   // Unique: two instances finishing the same file each write their own, then rename (same bytes).
   const temporary = join(dir, `.${name}.${randomUUID()}.tmp`);
-  const handle = await open(temporary, "w");
+  const handle = await open(temporary, "w", privateFile);
   try {
-    await handle.writeFile(bytes);
+    if (Buffer.isBuffer(bytes)) await handle.writeFile(bytes);
+    else for await (const chunk of bytes) await handle.write(chunk);
     await handle.sync();
   } finally {
     await handle.close();
@@ -51,7 +63,7 @@ export async function writeAtomically(dir: string, name: string, bytes: Buffer):
 export class DirectoryTransport implements ZenginTransport {
   constructor(private readonly dir: string) {}
 
-  send(name: string, bytes: Buffer): Promise<void> {
+  send(name: string, bytes: FileBytes): Promise<void> {
     return writeAtomically(join(this.dir, "outgoing"), name, bytes);
   }
 
@@ -87,7 +99,7 @@ export async function keepLocally(
 
 /** The transport ZENGIN_SFTP_URL names, else the directory; ZENGIN_DIR's four folders exist afterwards. */
 export function createZenginTransport(config: { dir: string; sftp?: SftpSettings }): ZenginTransport {
-  for (const folder of zenginFolders) mkdirSync(join(config.dir, folder), { recursive: true });
+  for (const folder of zenginFolders) mkdirSync(join(config.dir, folder), { recursive: true, mode: privateFolder });
   return config.sftp ? new SftpTransport(config.sftp) : new DirectoryTransport(config.dir);
 }
 
@@ -152,10 +164,10 @@ export class SftpTransport implements ZenginTransport {
     }
   }
 
-  send(name: string, bytes: Buffer): Promise<void> {
+  send(name: string, bytes: FileBytes): Promise<void> {
     return this.#session(async (client) => {
       const temporary = `${this.#root}/outgoing/.${name}.${randomUUID()}.tmp`;
-      await client.put(bytes, temporary);
+      await client.put(Buffer.isBuffer(bytes) ? bytes : Readable.from(bytes), temporary);
       await client.posixRename(temporary, `${this.#root}/outgoing/${name}`);
     });
   }

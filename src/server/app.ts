@@ -1,14 +1,10 @@
 import { createConnectRouter, createContextValues, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
-import {
-  universalRequestFromNodeRequest,
-  universalResponseToNodeResponse,
-  compressionGzip,
-  compressionBrotli,
-} from "@connectrpc/connect-node";
+import { universalResponseToNodeResponse, compressionGzip, compressionBrotli } from "@connectrpc/connect-node";
 import type { DescService, FileRegistry } from "@bufbuild/protobuf";
 import type { Logger } from "pino";
 import type { RequestListener } from "./listener.js";
 import { withClientFaultCodes } from "./client-fault-codes.js";
+import { universalRequestOf } from "./node-request.js";
 import { clientAddressKey } from "../api/request-context.js";
 import { createRestRouter } from "./rest-router.js";
 import { readMaxBytes, withWireChecks } from "./wire-checks.js";
@@ -66,9 +62,9 @@ export function createApp(options: AppOptions): RequestListener {
     if (options.hsts) res.setHeader("strict-transport-security", hstsHeader);
     // API and RPC answers (a webhook secret, a charge) are never cached nor sniffed; pages set their own.
     for (const [name, value] of Object.entries(apiHeaders)) res.setHeader(name, value);
-    const rpc = rpcs.get(path);
+    const rpc = rpcs.get(path) ?? rpcs.get(customerAppRpcPath(path));
     if (rpc) {
-      rpc(universalRequestFromNodeRequest(req, res, undefined, requestContext(req)))
+      rpc(universalRequestOf(req, res, requestContext(req)))
         .then((uRes) => universalResponseToNodeResponse(uRes, res))
         .catch((error) => options.logger.warn({ err: error, path }, "rpc stream failed"));
       return;
@@ -104,6 +100,15 @@ export function createApp(options: AppOptions): RequestListener {
       res.end(JSON.stringify({ code: "internal", message: "internal error" }));
     });
   };
+}
+
+/**
+ * The customer app's page calls its RPCs under /app (`/app/payments.v1.CustomerAppService/…`), so
+ * that its Path=/app cookies reach them (docs/guide/customer-app.md#sessions); other paths are unchanged.
+ */
+function customerAppRpcPath(path: string): string {
+  const prefix = "/app/payments.v1.CustomerAppService/";
+  return path.startsWith(prefix) ? path.slice("/app".length) : "";
 }
 
 /** Context values every call starts with: the peer's address. */

@@ -21,9 +21,8 @@ export function withClientFaultCodes(handler: UniversalHandler): UniversalHandle
     rewriteGrpcStatus(response.trailer);
     if (response.status === 500 && response.body) return rewriteConnectError(response);
     const grpcWeb = /^application\/grpc-web/.test(response.header?.get("content-type") ?? "");
-    return grpcWeb && response.body && handler.method.methodKind === "unary"
-      ? rewriteGrpcWebTrailer(response)
-      : response;
+    if (!grpcWeb || !response.body) return response;
+    return handler.method.methodKind === "unary" ? rewriteGrpcWebTrailer(response) : rewriteGrpcWebStream(response);
   };
   return Object.assign(wrapped, handler);
 }
@@ -37,29 +36,56 @@ function rewriteGrpcStatus(headers: Headers | undefined): void {
 /** gRPC-Web (unary): the status sits in the trailer frame at the end of the body. */
 async function rewriteGrpcWebTrailer(response: UniversalServerResponse): Promise<UniversalServerResponse> {
   const bytes = await collect(response);
-  const frames: Buffer[] = [];
-  let at = 0;
-  while (at + 5 <= bytes.length) {
-    const length = bytes.readUInt32BE(at + 1);
-    let frame = bytes.subarray(at, at + 5 + length);
-    if (bytes[at] & 0x80) {
-      const text = frame.subarray(5).toString("latin1");
-      const message = /grpc-message: ?([^\r\n]*)/.exec(text)?.[1] ?? "";
-      if (/grpc-status: ?13\r\n/.test(text) && isClientFault(decodeURIComponent(message))) {
-        const fixed = Buffer.from(text.replace(/grpc-status: ?13/, "grpc-status: 3"), "latin1");
-        const head = Buffer.alloc(5);
-        head[0] = bytes[at];
-        head.writeUInt32BE(fixed.length, 1);
-        frame = Buffer.concat([head, fixed]);
-      }
-    }
-    frames.push(frame);
-    at += 5 + length;
-  }
-  frames.push(bytes.subarray(at));
-  const body = Buffer.concat(frames);
+  const { frames, rest } = rewriteFrames(bytes);
+  const body = Buffer.concat([...frames, rest]);
   if (response.header?.has("content-length")) response.header.set("content-length", String(body.length));
   return replayed(response, body);
+}
+
+/**
+ * gRPC-Web (server streaming): the same rewrite frame by frame as the body flows, so a long
+ * answer (a charges export) is never held whole.
+ */
+function rewriteGrpcWebStream(response: UniversalServerResponse): UniversalServerResponse {
+  const source = response.body!;
+  response.header?.delete("content-length");
+  return {
+    ...response,
+    body: (async function* () {
+      let pending: Buffer = Buffer.alloc(0);
+      for await (const chunk of source) {
+        const { frames, rest } = rewriteFrames(Buffer.concat([pending, chunk]));
+        pending = rest;
+        if (frames.length > 0) yield Buffer.concat(frames);
+      }
+      if (pending.length > 0) yield pending;
+    })(),
+  };
+}
+
+/** The complete frames of `bytes`, a client-fault trailer's status 13 made 3, and the bytes of an incomplete frame. */
+function rewriteFrames(bytes: Buffer): { frames: Buffer[]; rest: Buffer } {
+  const frames: Buffer[] = [];
+  let at = 0;
+  while (at + 5 <= bytes.length && at + 5 + bytes.readUInt32BE(at + 1) <= bytes.length) {
+    const length = bytes.readUInt32BE(at + 1);
+    frames.push(withFixedTrailer(bytes.subarray(at, at + 5 + length)));
+    at += 5 + length;
+  }
+  return { frames, rest: bytes.subarray(at) };
+}
+
+/** A gRPC-Web frame, its status rewritten when it is the trailer frame of a client fault. */
+function withFixedTrailer(frame: Buffer): Buffer {
+  if (!(frame[0] & 0x80)) return frame;
+  const text = frame.subarray(5).toString("latin1");
+  const message = /grpc-message: ?([^\r\n]*)/.exec(text)?.[1] ?? "";
+  if (!/grpc-status: ?13\r\n/.test(text) || !isClientFault(decodeURIComponent(message))) return frame;
+  const fixed = Buffer.from(text.replace(/grpc-status: ?13/, "grpc-status: 3"), "latin1");
+  const head = Buffer.alloc(5);
+  head[0] = frame[0];
+  head.writeUInt32BE(fixed.length, 1);
+  return Buffer.concat([head, fixed]);
 }
 
 async function collect(response: UniversalServerResponse): Promise<Buffer> {

@@ -122,7 +122,7 @@ export async function listen(
     });
   } else {
     // Cleartext: HTTP/2 with prior knowledge is told apart by its preface.
-    server = createNetServer((socket) => {
+    server = createNetServer({ noDelay: true }, (socket) => {
       // A connection that never sends its first bytes is not allowed to sit there.
       socket.setTimeout(timeouts.headersMs, () => socket.destroy());
       socket.once("readable", () => {

@@ -1,8 +1,11 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
+import { accessOf } from "../api/dashboard-access.js";
 import { normalizeEmail } from "../domain/customer.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { clientAddressKey, merchantKey } from "../api/request-context.js";
 import { TokenBuckets } from "./token-bucket.js";
+import { customerAppService, customerPrincipalKey, customerSignInMethods } from "../api/customer-app-session.js";
 
 export interface RateLimits {
   readonly ratePerSecond: number;
@@ -14,8 +17,16 @@ export interface SignInRateLimits {
   readonly perEmailPerMinute: number;
 }
 
-/** The two steps of a dashboard sign-in (the e-mail is named in the first). */
-const signInMethods = new Set(["SignIn", "CompleteSignIn"]);
+/**
+ * The bucket prefix of a sign-in step ("" dashboard, "app:" customer app), or undefined for any
+ * other call. The dashboard's are the calls its .proto declares `dashboard_sign_in` (signing in,
+ * and an invitation's link).
+ */
+function signInScopeOf(service: string, method: DescMethod): string | undefined {
+  if (service === "payments.v1.DashboardService" && accessOf(method).kind === "sign_in") return "";
+  if (service === customerAppService && customerSignInMethods.has(method.name)) return "app:";
+  return undefined;
+}
 
 /** A bucket set, or none when its rate is 0 (the limit is off). */
 function bucketsOf(ratePerSecond: number, burst: number): TokenBuckets | undefined {
@@ -24,9 +35,10 @@ function bucketsOf(ratePerSecond: number, burst: number): TokenBuckets | undefin
 
 /**
  * Per-caller rate limit (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST): a merchant's API key or
- * dashboard session shares one bucket per merchant; a hosted page call one per payment-link token.
- * Runs after authentication, so only known callers spend tokens. Dashboard sign-in, which has no
- * caller yet, spends from a bucket of its client address and (SignIn) one of the e-mail it names
+ * dashboard session shares one bucket per merchant; a hosted page call one per payment-link token;
+ * a customer-app session one per e-mail. Runs after authentication, so only known callers spend
+ * tokens. Dashboard and customer-app sign-in, which have no caller yet, spend from a bucket of
+ * the client address and one of the e-mail they name
  * (SIGN_IN_RATE_LIMIT_PER_ADDRESS, SIGN_IN_RATE_LIMIT_PER_EMAIL, per minute). Real time, not the
  * service clock: moving a manual sandbox clock must not refill a bucket.
  */
@@ -46,12 +58,16 @@ export function createRateLimitInterceptor(limits: RateLimits, signIn?: SignInRa
     }
   };
   return (next) => async (req) => {
-    if (req.service.typeName === "payments.v1.DashboardService" && signInMethods.has(req.method.name)) {
-      spend(addresses, req.contextValues.get(clientAddressKey));
+    // The customer app's buckets are its own: a customer's e-mail may also be a dashboard user's.
+    const scope = signInScopeOf(req.service.typeName, req.method);
+    if (scope !== undefined) {
+      spend(addresses, `${scope}${req.contextValues.get(clientAddressKey)}`);
       const email = (req.message as { email?: unknown }).email;
-      if (typeof email === "string") spend(emails, normalizeEmail(email));
+      if (typeof email === "string") spend(emails, `${scope}${normalizeEmail(email)}`);
       return next(req);
     }
+    const customer = req.contextValues.get(customerPrincipalKey);
+    if (customer) spend(callers, `customer:${customer.email}`);
     const merchant = req.contextValues.get(merchantKey);
     const token = (req.message as { token?: unknown } | undefined)?.token;
     const caller = merchant

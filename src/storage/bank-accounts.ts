@@ -1,61 +1,134 @@
 import type { Transactor, Tx } from "./transactor.js";
 import type { Kysely } from "kysely";
-import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { ContractStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { accountIdentity, parseAccount, serialiseAccount, type BankAccountDetails } from "../domain/bank-account.js";
+import { newId } from "../domain/ids.js";
+import { keyedHash, keyedHashes, seal, unseal } from "./sealed.js";
 import { noDebits, withoutDebit, type DebitTotals } from "../domain/bank-profile.js";
 import { reversalReference } from "../domain/ledger-reference.js";
-import type {
-  BankAccountTable,
-  BankLedgerTable,
-  BankSettingsTable,
-  Database,
-  DebitTotalColumns,
-  LinkBankAccountTable,
-} from "./schema.js";
+import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, DebitTotalColumns } from "./schema.js";
 
-/** Opens (or re-links) a simulated account for a customer. */
-export async function upsertBankAccount(
+/** An approved account as the simulated bank keeps it, its details unsealed (they never leave the service unmasked). */
+export type BankAccountRecord = Omit<BankAccountTable, "account_sealed" | "account_key"> & {
+  details: BankAccountDetails;
+};
+
+function fromRow(row: BankAccountTable): BankAccountRecord {
+  const { account_sealed, account_key: _key, ...rest } = row;
+  return { ...rest, details: parseAccount(unseal(account_sealed)) };
+}
+
+/**
+ * The customer's account with these details, opened (sealed, with `balance`) if the customer has
+ * not approved it before: the same account approved again is the same row (its balance, settings
+ * and limits), another account is another row. With `adoptUnused` (an approval), an account the
+ * sandbox opened for the customer that nothing uses yet (ConfigureBankAccount before the first
+ * approval) becomes this account, keeping its balance and settings. Answers its id.
+ */
+export async function openBankAccount(
   trx: Tx,
-  account: Omit<
-    BankAccountTable,
-    "quota" | "under_maintenance" | "maintenance_until" | "reject" | "latency_ms" | DebitTotalColumns
-  >,
-): Promise<void> {
+  account: {
+    merchantId: string;
+    customerId: string;
+    details: BankAccountDetails;
+    balance: number;
+    now: Date;
+    adoptUnused?: boolean;
+  },
+): Promise<string> {
+  const identity = accountIdentity(account.details);
+  const ofCustomer = trx
+    .selectFrom("bank_accounts")
+    .select("id")
+    .where("merchant_id", "=", account.merchantId)
+    .where("customer_id", "=", account.customerId)
+    .orderBy("created_at");
+  const known = await ofCustomer.where("account_key", "in", keyedHashes(identity)).executeTakeFirst();
+  if (known) return known.id;
+  const sealed = { account_sealed: seal(serialiseAccount(account.details)), account_key: keyedHash(identity) };
+  const unused =
+    account.adoptUnused &&
+    (await ofCustomer
+      .where(({ exists, not, selectFrom }) =>
+        not(exists(selectFrom("charges").select("id").whereRef("charges.bank_account_id", "=", "bank_accounts.id"))),
+      )
+      .where(({ exists, not, selectFrom }) =>
+        not(
+          exists(selectFrom("contracts").select("id").whereRef("contracts.bank_account_id", "=", "bank_accounts.id")),
+        ),
+      )
+      .executeTakeFirst());
+  if (unused) {
+    await trx.updateTable("bank_accounts").set(sealed).where("id", "=", unused.id).execute();
+    return unused.id;
+  }
+  const id = newId("bac");
   await trx
     .insertInto("bank_accounts")
     .values({
-      ...account,
+      id,
+      customer_id: account.customerId,
+      merchant_id: account.merchantId,
+      ...sealed,
+      balance: account.balance,
       quota: 0,
       under_maintenance: 0,
       maintenance_until: null,
       reject: 0,
       latency_ms: 0,
+      created_at: account.now.toISOString(),
       ...debitTotalsToRow(noDebits),
     })
-    .onConflict((oc) =>
-      oc.column("customer_id").doUpdateSet({
-        bank_code: account.bank_code,
-        branch_code: account.branch_code,
-        account_number: account.account_number,
-        account_holder: account.account_holder,
-      }),
-    )
     .execute();
+  return id;
 }
 
-export async function findBankAccount(
+export async function findBankAccountById(db: Kysely<Database>, id: string): Promise<BankAccountRecord | undefined> {
+  const row = await db.selectFrom("bank_accounts").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && fromRow(row);
+}
+
+/** The customer's accounts, oldest first. */
+export async function findBankAccountsOfCustomer(
   db: Kysely<Database>,
   merchantId: string,
   customerId: string,
-): Promise<BankAccountTable | undefined> {
-  return db
+): Promise<BankAccountRecord[]> {
+  const rows = await db
     .selectFrom("bank_accounts")
     .selectAll()
     .where("customer_id", "=", customerId)
     .where("merchant_id", "=", merchantId)
-    .executeTakeFirst();
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  return rows.map(fromRow);
 }
 
-export async function ledgerOf(db: Kysely<Database>, customerId: string): Promise<Omit<BankLedgerTable, "id">[]> {
+/** The customer's account that matters now: its active contract's, else the one approved last. */
+export async function findCurrentBankAccount(
+  db: Kysely<Database>,
+  merchantId: string,
+  customerId: string,
+): Promise<BankAccountRecord | undefined> {
+  const contract = await db
+    .selectFrom("contracts")
+    .select("bank_account_id")
+    .where("merchant_id", "=", merchantId)
+    .where("customer_id", "=", customerId)
+    .where("status", "=", ContractStatus.ACTIVATED)
+    .where("bank_account_id", "is not", null)
+    .orderBy("created_at", "desc")
+    .executeTakeFirst();
+  const active = contract?.bank_account_id ? await findBankAccountById(db, contract.bank_account_id) : undefined;
+  return active ?? (await findBankAccountsOfCustomer(db, merchantId, customerId)).at(-1);
+}
+
+/** A ledger row as the sandbox shows it. */
+export type LedgerEntry = Omit<BankLedgerTable, "id" | "account_id">;
+
+/** What the customer's accounts booked, in order (every account of the customer). */
+export async function ledgerOf(db: Kysely<Database>, customerId: string): Promise<LedgerEntry[]> {
   return db
     .selectFrom("bank_ledger")
     .select(["customer_id", "reference", "amount", "balance_after", "at"])
@@ -64,17 +137,22 @@ export async function ledgerOf(db: Kysely<Database>, customerId: string): Promis
     .execute();
 }
 
-/** The bank code of a customer's linked account, if any. */
-export async function bankCodeOfCustomer(db: Kysely<Database>, customerId: string): Promise<string | undefined> {
-  const account = await db
-    .selectFrom("bank_accounts")
-    .select("bank_code")
-    .where("customer_id", "=", customerId)
-    .executeTakeFirst();
-  return account?.bank_code;
+/** What one account booked, in order. */
+export async function ledgerOfAccount(db: Kysely<Database>, accountId: string): Promise<LedgerEntry[]> {
+  return db
+    .selectFrom("bank_ledger")
+    .select(["customer_id", "reference", "amount", "balance_after", "at"])
+    .where("account_id", "=", accountId)
+    .orderBy("id")
+    .execute();
 }
 
-/** The sandbox settings of a customer's simulated account; fields left undefined are kept. */
+/** The bank code of an account, if it exists. */
+export async function bankCodeOfAccount(db: Kysely<Database>, accountId: string): Promise<string | undefined> {
+  return (await findBankAccountById(db, accountId))?.details.bankCode;
+}
+
+/** The sandbox settings of every account of a customer; fields left undefined are kept. */
 export async function updateBankAccountSettings(
   trx: Tx,
   customerId: string,
@@ -85,23 +163,41 @@ export async function updateBankAccountSettings(
   await trx.updateTable("bank_accounts").set(settings).where("customer_id", "=", customerId).execute();
 }
 
-/** A customer's simulated account, read outside any transaction. */
-export async function findBankAccountOfCustomer(
-  db: Kysely<Database>,
-  customerId: string,
-): Promise<BankAccountTable | undefined> {
-  return db.selectFrom("bank_accounts").selectAll().where("customer_id", "=", customerId).executeTakeFirst();
+/** Sets one account's balance (sandbox). */
+export async function setBankAccountBalance(trx: Tx, accountId: string, balance: number): Promise<void> {
+  await trx.updateTable("bank_accounts").set({ balance }).where("id", "=", accountId).execute();
 }
 
-/** Locks a customer's simulated account for a booking. */
-export async function lockBankAccountOfCustomer(
+/** Locks an account for a booking. */
+export async function lockBankAccount(
   tx: Transactor,
   trx: Tx,
-  customerId: string,
-): Promise<BankAccountTable | undefined> {
-  return tx
-    .lockRows(trx.selectFrom("bank_accounts").selectAll().where("customer_id", "=", customerId))
+  accountId: string,
+): Promise<BankAccountRecord | undefined> {
+  const row = await tx
+    .lockRows(trx.selectFrom("bank_accounts").selectAll().where("id", "=", accountId))
     .executeTakeFirst();
+  return row && fromRow(row);
+}
+
+/** Locks the merchant's account with these numbers (a Zengin file's record names an account by them). */
+export async function lockBankAccountByNumbers(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  numbers: { bankCode: string; branchCode: string; accountNumber: string },
+): Promise<BankAccountRecord | undefined> {
+  const row = await tx
+    .lockRows(
+      trx
+        .selectFrom("bank_accounts")
+        .selectAll()
+        .where("merchant_id", "=", merchantId)
+        .where("account_key", "in", keyedHashes(accountIdentity(numbers)))
+        .orderBy("created_at"),
+    )
+    .executeTakeFirst();
+  return row && fromRow(row);
 }
 
 /** Whether a booking under this reference is already in the ledger (the bank-side idempotency key). */
@@ -116,7 +212,7 @@ export async function findBankSettings(trx: Tx, merchantId: string): Promise<Ban
 }
 
 /** The running debit totals kept on an account's row. */
-export function debitTotalsOf(account: BankAccountTable): DebitTotals {
+export function debitTotalsOf(account: Pick<BankAccountTable, DebitTotalColumns>): DebitTotals {
   return {
     dayStart: account.debits_day_start,
     today: Number(account.debits_today),
@@ -141,6 +237,7 @@ function debitTotalsToRow(totals: DebitTotals): Pick<BankAccountTable, DebitTota
 export async function bookLedgerEntry(
   trx: Tx,
   entry: {
+    accountId: string;
     customerId: string;
     reference: string;
     signedAmount: number;
@@ -155,12 +252,13 @@ export async function bookLedgerEntry(
       balance: entry.balanceAfter,
       ...(entry.debitTotalsAfter ? debitTotalsToRow(entry.debitTotalsAfter) : {}),
     })
-    .where("customer_id", "=", entry.customerId)
+    .where("id", "=", entry.accountId)
     .execute();
   await trx
     .insertInto("bank_ledger")
     .values({
       customer_id: entry.customerId,
+      account_id: entry.accountId,
       reference: entry.reference,
       amount: entry.signedAmount,
       balance_after: entry.balanceAfter,
@@ -177,10 +275,11 @@ export async function bookLedgerEntry(
 export async function reverseLedgerEntry(tx: Transactor, trx: Tx, reference: string, at: string): Promise<void> {
   const booking = await trx.selectFrom("bank_ledger").selectAll().where("reference", "=", reference).executeTakeFirst();
   if (!booking) return;
-  const account = await lockBankAccountOfCustomer(tx, trx, booking.customer_id);
+  const account = await lockBankAccount(tx, trx, booking.account_id);
   if (!account || (await isBooked(trx, reversalReference(reference)))) return;
   const amount = Number(booking.amount);
   await bookLedgerEntry(trx, {
+    accountId: account.id,
     customerId: booking.customer_id,
     reference: reversalReference(reference),
     signedAmount: -amount,
@@ -221,16 +320,31 @@ export async function insertBankAnswer(
     .execute();
 }
 
-/** Holds the account given on a link's bank step (a repeated step replaces it). */
-export async function savePendingBankAccount(trx: Tx, account: LinkBankAccountTable): Promise<void> {
-  const { link_id, ...details } = account;
+/** Holds the account given on a link's bank step, sealed (a repeated step replaces it). */
+export async function savePendingBankAccount(
+  trx: Tx,
+  account: { linkId: string; details: BankAccountDetails; linkedAt: Date },
+): Promise<void> {
+  const row = {
+    link_id: account.linkId,
+    account_sealed: seal(serialiseAccount(account.details)),
+    linked_at: account.linkedAt.toISOString(),
+  };
   await trx
     .insertInto("link_bank_accounts")
-    .values(account)
-    .onConflict((oc) => oc.column("link_id").doUpdateSet(details))
+    .values(row)
+    .onConflict((oc) =>
+      oc.column("link_id").doUpdateSet({ account_sealed: row.account_sealed, linked_at: row.linked_at }),
+    )
     .execute();
 }
 
-export async function findPendingBankAccount(trx: Tx, linkId: string): Promise<LinkBankAccountTable | undefined> {
-  return trx.selectFrom("link_bank_accounts").selectAll().where("link_id", "=", linkId).executeTakeFirst();
+/** The account given on a link's bank step, unsealed, if any. */
+export async function findPendingBankAccount(trx: Tx, linkId: string): Promise<BankAccountDetails | undefined> {
+  const row = await trx
+    .selectFrom("link_bank_accounts")
+    .select("account_sealed")
+    .where("link_id", "=", linkId)
+    .executeTakeFirst();
+  return row && parseAccount(unseal(row.account_sealed));
 }

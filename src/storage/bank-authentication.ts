@@ -1,20 +1,25 @@
+import { sql } from "kysely";
+import { keyedHash, keyedHashes } from "./sealed.js";
 import type { Tx } from "./transactor.js";
 
-/** Wrong entries recorded for an account on a JST day. */
+// The counters are kept under a keyed hash of the account (bank-branch-number), never the numbers
+// themselves (docs/reference/security.md#bank-accounts).
+
+/** Wrong entries recorded for an account on a JST day (under the current key and, during a key rotation, the previous ones). */
 export async function wrongEntries(db: Tx, accountKey: string, day: string): Promise<number> {
   const row = await db
     .selectFrom("bank_authentication_failures")
-    .select("failures")
-    .where("account_key", "=", accountKey)
+    .select(sql<number>`coalesce(sum(failures), 0)`.as("failures"))
+    .where("account_key", "in", keyedHashes(accountKey))
     .where("day", "=", day)
-    .executeTakeFirst();
-  return row ? Number(row.failures) : 0;
+    .executeTakeFirstOrThrow();
+  return Number(row.failures);
 }
 
 export async function recordWrongEntry(trx: Tx, accountKey: string, day: string): Promise<void> {
   await trx
     .insertInto("bank_authentication_failures")
-    .values({ account_key: accountKey, day, failures: 1 })
+    .values({ account_key: keyedHash(accountKey), day, failures: 1 })
     .onConflict((oc) =>
       oc
         .columns(["account_key", "day"])

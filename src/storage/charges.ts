@@ -24,6 +24,11 @@ export async function saveChargeStatus(trx: Tx, charge: ChargeRecord): Promise<v
     .execute();
 }
 
+/** The account a charge is paid from, fixed as its approval is claimed (flows/payment-link-transition.ts). */
+export async function saveChargeAccount(trx: Tx, chargeId: string, accountId: string): Promise<void> {
+  await trx.updateTable("charges").set({ bank_account_id: accountId }).where("id", "=", chargeId).execute();
+}
+
 /**
  * `saveChargeStatus` for many charges at once (a Zengin result file settles a whole file): one
  * UPDATE per distinct change and chunk of ids.

@@ -18,6 +18,11 @@ export async function saveContractStatus(trx: Tx, contract: ContractRecord): Pro
     .execute();
 }
 
+/** The account a contract is approved with (flows/payment-link-transition.ts). */
+export async function saveContractAccount(trx: Tx, contractId: string, accountId: string): Promise<void> {
+  await trx.updateTable("contracts").set({ bank_account_id: accountId }).where("id", "=", contractId).execute();
+}
+
 export async function findContractById(db: Kysely<Database>, id: string): Promise<ContractRecord | undefined> {
   const row = await db.selectFrom("contracts").selectAll().where("id", "=", id).executeTakeFirst();
   return row && contractFromRow(row);

@@ -62,6 +62,7 @@ export async function csvRowsWithCharges(db: Kysely<Database>, batchId: string) 
       "csv_rows.cells_json",
       "csv_rows.state",
       "csv_rows.reason",
+      "csv_rows.reason_ja",
       "csv_rows.customer_id",
       "csv_rows.idempotency_key",
       "csv_rows.charge_id",
@@ -94,7 +95,9 @@ export async function updateCsvRow(
   trx: Tx,
   batchId: string,
   rowNumber: number,
-  change: Partial<Pick<CsvRowRow, "state" | "reason" | "customer_id" | "charge_id" | "idempotency_key" | "updated_at">>,
+  change: Partial<
+    Pick<CsvRowRow, "state" | "reason" | "reason_ja" | "customer_id" | "charge_id" | "idempotency_key" | "updated_at">
+  >,
 ): Promise<void> {
   await trx
     .updateTable("csv_rows")

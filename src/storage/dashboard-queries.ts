@@ -54,7 +54,9 @@ export async function refundsOfCharges(
     .selectFrom("refunds")
     .selectAll()
     .where("charge_id", "in", chargeIds)
-    .orderBy("created_at")
+    // In the order each charge's refunds were accepted, as its (charge_id, seq) index holds them: no sort.
+    .orderBy("charge_id")
+    .orderBy("seq")
     .execute();
   for (const row of rows) byCharge.set(row.charge_id, [...(byCharge.get(row.charge_id) ?? []), refundFromRow(row)]);
   return byCharge;

@@ -30,6 +30,10 @@ export async function findDashboardUserByEmail(
   );
 }
 
+export async function findDashboardUserById(db: Kysely<Database>, id: string): Promise<DashboardUserRow | undefined> {
+  return opened(await db.selectFrom("dashboard_users").selectAll().where("id", "=", id).executeTakeFirst());
+}
+
 export async function lockDashboardUser(tx: Transactor, trx: Tx, id: string): Promise<DashboardUserRow | undefined> {
   return opened(
     await tx.lockRows(trx.selectFrom("dashboard_users").selectAll().where("id", "=", id)).executeTakeFirst(),
@@ -64,6 +68,8 @@ export async function findDashboardSession(db: Kysely<Database>, idHash: string)
       "dashboard_users.id as user_id",
       "dashboard_users.email",
       "dashboard_users.totp_enabled",
+      "dashboard_users.role",
+      "dashboard_users.totp_setup_required",
       "merchants.id as merchant_id",
       "merchants.name as merchant_name",
       "merchants.dashboard_totp_required",

@@ -29,6 +29,13 @@ import * as paymentLinkTokenSealed from "./migrations/0012-payment-link-token-se
 import * as mandates from "./migrations/0013-mandates.js";
 import * as runningTotals from "./migrations/0014-running-totals.js";
 import * as zengin from "./migrations/0015-zengin.js";
+import * as bankAccountPerApproval from "./migrations/0016-bank-account-per-approval.js";
+import * as bankAccountsSealed from "./migrations/0017-bank-accounts-sealed.js";
+import * as team from "./migrations/0020-team.js";
+import * as auditLogAppendOnly from "./migrations/0021-audit-log-append-only.js";
+import * as customerApp from "./migrations/0022-customer-app.js";
+import * as csvRowReasonJa from "./migrations/0023-csv-row-reason-ja.js";
+import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -58,6 +65,13 @@ const migrations: Record<string, Migration> = {
   "0013-mandates": mandates,
   "0014-running-totals": runningTotals,
   "0015-zengin": zengin,
+  "0016-bank-account-per-approval": bankAccountPerApproval,
+  "0017-bank-accounts-sealed": bankAccountsSealed,
+  "0020-team": team,
+  "0021-audit-log-append-only": auditLogAppendOnly,
+  "0022-customer-app": customerApp,
+  "0023-csv-row-reason-ja": csvRowReasonJa,
+  "0024-zengin-items-sealed": zenginItemsSealed,
 };
 
 /**

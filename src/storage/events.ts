@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { DeliveryStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
 import type { DeliveryAttemptRecord, EventRecord } from "../domain/records.js";
@@ -213,6 +213,7 @@ export interface EventFilter {
   createdAfter?: string;
   createdBefore?: string;
   pendingOnly?: boolean;
+  deliveryStatus?: number;
 }
 
 /** Newest first (recording order breaks ties); the cursor is the (created_at, seq) of the previous page's last row. */
@@ -227,6 +228,7 @@ export async function listEvents(
   if (options.createdAfter) query = query.where("created_at", ">", options.createdAfter);
   if (options.createdBefore) query = query.where("created_at", "<", options.createdBefore);
   if (options.pendingOnly) query = query.where("delivery_status", "=", DeliveryStatus.PENDING);
+  if (options.deliveryStatus) query = query.where("delivery_status", "=", options.deliveryStatus);
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
@@ -290,7 +292,16 @@ function eventRow(id: string, event: NewEvent) {
 
 /** `recordEvent` for many events at once (a Zengin result file), in chunks, in the given order. */
 export async function recordEvents(trx: Tx, events: readonly NewEvent[]): Promise<void> {
-  const rows = events.map((event) => eventRow(newId("mwh"), event));
+  if (events.length === 0) return;
+  const rows: (ReturnType<typeof eventRow> & { seq?: number })[] = events.map((event) => eventRow(newId("mwh"), event));
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) {
+    // SQLite numbers an event in a trigger that updates the row just inserted (migration 0003):
+    // for many events, give each the rowid it will get (the last one + 1: writers are serialised
+    // on SQLite), as the trigger would, and save that second write per row.
+    const last = await sql<{ n: number }>`select coalesce(max(rowid), 0) as n from events`.execute(trx);
+    let seq = Number(last.rows[0].n);
+    for (const row of rows) row.seq = ++seq;
+  }
   for (let start = 0; start < rows.length; start += 200)
     await trx
       .insertInto("events")

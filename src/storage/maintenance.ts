@@ -1,7 +1,8 @@
 import SqliteDatabase from "better-sqlite3";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
-import { seal, unseal } from "./sealed.js";
+import { accountIdentity, parseAccount } from "../domain/bank-account.js";
+import { keyedHash, seal, unseal } from "./sealed.js";
 
 /**
  * An online backup of the SQLite file (SQLite's backup API, page by page, consistent while the
@@ -75,7 +76,40 @@ export async function resealSecrets(
         .set({ account_sealed: seal(unseal(row.account_sealed)) })
         .where("id", "=", row.id)
         .execute();
-    const accounts = verifications.length + mandates.length;
+    // Accounts approved and held on links, sealed again; an approved account's look-up hash is
+    // recomputed under the new key.
+    const approved = await trx.selectFrom("bank_accounts").select(["id", "account_sealed"]).execute();
+    for (const row of approved) {
+      const details = unseal(row.account_sealed);
+      await trx
+        .updateTable("bank_accounts")
+        .set({ account_sealed: seal(details), account_key: keyedHash(accountIdentity(parseAccount(details))) })
+        .where("id", "=", row.id)
+        .execute();
+    }
+    const pending = await trx.selectFrom("link_bank_accounts").select(["link_id", "account_sealed"]).execute();
+    for (const row of pending)
+      await trx
+        .updateTable("link_bank_accounts")
+        .set({ account_sealed: seal(unseal(row.account_sealed)) })
+        .where("link_id", "=", row.link_id)
+        .execute();
+    // Debits and transfers on their way through a Zengin file: sealed again, their look-up hash
+    // recomputed under the new key.
+    let zenginItems = 0;
+    for (const table of ["zengin_debits", "zengin_transfers"] as const) {
+      const items = await trx.selectFrom(table).select(["reference", "account_sealed"]).execute();
+      for (const row of items) {
+        const details = unseal(row.account_sealed);
+        await trx
+          .updateTable(table)
+          .set({ account_sealed: seal(details), account_key: keyedHash(accountIdentity(parseAccount(details))) })
+          .where("reference", "=", row.reference)
+          .execute();
+      }
+      zenginItems += items.length;
+    }
+    const accounts = verifications.length + mandates.length + approved.length + pending.length + zenginItems;
     const links = await trx
       .selectFrom("payment_links")
       .select(["id", "token_sealed"])

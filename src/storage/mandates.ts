@@ -92,3 +92,19 @@ export async function listMandates(
   if (contractId) query = query.where("contract_id", "=", contractId);
   return (await query.orderBy("accepted_at").orderBy("id").execute()).map(fromRow);
 }
+
+/** The current (newest) mandate of each of these contracts, by contract. */
+export async function mandatesOfContracts(
+  db: Kysely<Database>,
+  contractIds: readonly string[],
+): Promise<Map<string, MandateRecord>> {
+  if (contractIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("mandates")
+    .selectAll()
+    .where("contract_id", "in", [...contractIds])
+    .orderBy("contract_id")
+    .orderBy("accepted_at")
+    .execute();
+  return new Map(rows.map((row) => [row.contract_id, fromRow(row)]));
+}

@@ -17,7 +17,10 @@ export async function insertOneTimeCode(trx: Tx, paymentLinkId: string, code: On
     .execute();
 }
 
-/** The link's codes, newest first: only the newest one can be entered. */
+/**
+ * The codes of a link (or of a customer-app e-mail, owner `app:<e-mail>`), newest first: only the
+ * newest one can be entered.
+ */
 export async function lockCodesOfLink(tx: Transactor, trx: Tx, paymentLinkId: string): Promise<OneTimeCodeRecord[]> {
   const rows = await tx
     .lockRows(
@@ -43,4 +46,13 @@ export async function saveCodeAttempt(trx: Tx, code: OneTimeCodeRecord): Promise
 /** Forgets a code (one that could not be delivered). */
 export async function deleteOneTimeCode(trx: Tx, id: string): Promise<void> {
   await trx.deleteFrom("one_time_codes").where("id", "=", id).execute();
+}
+
+/** Forgets an owner's codes sent before `beforeIso` (a customer-app e-mail's codes older than a day). */
+export async function deleteOneTimeCodesBefore(trx: Tx, ownerId: string, beforeIso: string): Promise<void> {
+  await trx
+    .deleteFrom("one_time_codes")
+    .where("payment_link_id", "=", ownerId)
+    .where("created_at", "<", beforeIso)
+    .execute();
 }

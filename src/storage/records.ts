@@ -78,6 +78,7 @@ export function contractFromRow(row: ContractTable): ContractRecord {
     metadata: JSON.parse(row.metadata_json),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
+    bankAccountId: row.bank_account_id,
   };
 }
 
@@ -90,6 +91,7 @@ export function contractToRow(record: ContractRecord): ContractTable {
     metadata_json: JSON.stringify(record.metadata),
     created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
+    bank_account_id: record.bankAccountId,
   };
 }
 
@@ -113,6 +115,7 @@ export function chargeFromRow(row: ChargeTable): ChargeRecord {
     succeededAt: row.succeeded_at ? new Date(row.succeeded_at) : null,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
+    bankAccountId: row.bank_account_id,
   };
 }
 
@@ -136,6 +139,7 @@ export function chargeToRow(record: ChargeRecord): ChargeTable {
     succeeded_at: record.succeededAt?.toISOString() ?? null,
     created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
+    bank_account_id: record.bankAccountId,
   };
 }
 

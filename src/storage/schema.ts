@@ -34,6 +34,8 @@ export interface Database {
   sign_in_attempts: SignInAttemptTable;
   sign_in_challenges: SignInChallengeTable;
   recovery_codes: RecoveryCodeTable;
+  dashboard_invitations: DashboardInvitationTable;
+  audit_log: AuditLogTable;
   account_verifications: AccountVerificationTable;
   mandates: MandateTable;
   zengin_consignors: ZenginConsignorTable;
@@ -41,6 +43,30 @@ export interface Database {
   zengin_debits: ZenginItemTable;
   zengin_transfers: ZenginItemTable;
   zengin_simulated_bank: ZenginSimulatedBankTable;
+  customer_app_sessions: CustomerAppSessionTable;
+  stop_requests: StopRequestTable;
+}
+
+/** A customer-app session, bound to the e-mail its sign-in code proved (storage/customer-app.ts). */
+export interface CustomerAppSessionTable {
+  /** SHA-256 of the cookie value. */
+  id_hash: string;
+  email_normalized: string;
+  /** SHA-256 of the CSRF token. */
+  csrf_hash: string;
+  created_at: string;
+  idle_expires_at: string;
+  absolute_expires_at: string;
+}
+
+/** A customer's request that the merchant stop debiting under a contract (解約の依頼). */
+export interface StopRequestTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  contract_id: string;
+  reason: string;
+  requested_at: string;
 }
 
 /** The account a payment link chose and its bank's verification (storage/account-verifications.ts). */
@@ -153,6 +179,8 @@ export interface ContractTable {
   metadata_json: string;
   created_at: string;
   updated_at: string;
+  /** The account (bank_accounts.id) the contract was approved with: its off-session charges debit it. */
+  bank_account_id: string | null;
 }
 
 /** An on-session payment (chg-*) and its hosted-page session. */
@@ -205,6 +233,8 @@ export interface ChargeTable {
   succeeded_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The account (bank_accounts.id) the charge is paid from: its contract's, or the one approved on its link. */
+  bank_account_id: string | null;
 }
 
 export interface RefundTable {
@@ -285,6 +315,7 @@ export interface IdempotencyKeyTable {
 
 export interface OneTimeCodeTable {
   id: string;
+  /** The owner: the pl-* link, or `app:<normalized e-mail>` for a customer-app sign-in code. */
   payment_link_id: string;
   code_hash: string;
   attempts: number;
@@ -303,14 +334,19 @@ export interface MailboxTable {
   sent_at: string;
 }
 
-/** The simulated bank (sandbox). */
+/**
+ * An account a customer approved (one per account: a customer may hold several), as the simulated
+ * bank (sandbox) keeps it: balance, settings, limits (storage/bank-accounts.ts).
+ */
 export interface BankAccountTable {
+  /** bac-* */
+  id: string;
   customer_id: string;
   merchant_id: string;
-  bank_code: string;
-  branch_code: string;
-  account_number: string;
-  account_holder: string;
+  /** Bank, branch, type, number and holder, sealed (domain/bank-account.ts serialiseAccount, storage/sealed.ts). */
+  account_sealed: string;
+  /** keyedHash of the account's identity (domain/bank-account.ts accountIdentity): found again without its numbers. */
+  account_key: string;
   balance: number;
   quota: number;
   under_maintenance: number;
@@ -331,10 +367,8 @@ export type DebitTotalColumns = "debits_day_start" | "debits_today" | "debits_mo
 /** An account given on a link's bank step, pending until the link's payment is approved. */
 export interface LinkBankAccountTable {
   link_id: string;
-  bank_code: string;
-  branch_code: string;
-  account_number: string;
-  account_holder: string;
+  /** The account's details, sealed. */
+  account_sealed: string;
   linked_at: string;
 }
 
@@ -351,6 +385,8 @@ export interface BankAnswerTable {
 export interface BankLedgerTable {
   id: Generated<number>;
   customer_id: string;
+  /** The account (bank_accounts.id) booked on. */
+  account_id: string;
   /** The bank-side idempotency key (trx-* or rfd-*): a reference is never booked twice. */
   reference: string;
   amount: number;
@@ -397,6 +433,43 @@ export interface DashboardUserTable {
   totp_locked_until: string | null;
   created_at: string;
   updated_at: string;
+  /** owner | admin | operator | viewer (domain/dashboard-role.ts). */
+  role: string;
+  /** 1: the user must enrol TOTP before anything else (invited, or their TOTP was reset). */
+  totp_setup_required: number;
+  /** Set when an owner removed the user: it never signs in again (its e-mail is freed). */
+  removed_at: string | null;
+}
+
+/** A single-use link that invites a user or sets an existing user's new password (migration 0020). */
+export interface DashboardInvitationTable {
+  token_hash: string;
+  id: string;
+  merchant_id: string;
+  /** invite | password_reset */
+  purpose: string;
+  email: string;
+  role: string;
+  user_id: string | null;
+  created_by: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+/** One thing a person did in the dashboard (docs/guide/dashboard.md#the-audit-log); never changed. */
+export interface AuditLogTable {
+  seq: Generated<number>;
+  id: string;
+  merchant_id: string;
+  at: string;
+  user_id: string;
+  email: string;
+  action: string;
+  target: string;
+  details_json: string;
+  client_address: string;
+  user_agent: string;
 }
 
 export interface DashboardSessionTable {
@@ -455,7 +528,10 @@ export interface CsvRowTable {
   cells_json: string;
   /** invalid | queued | submitted | failed (domain/csv-batch.ts) */
   state: string;
+  /** English, as the result's Reason column writes it. */
   reason: string;
+  /** The same reason in Japanese ("" for rows stored before it was kept). */
+  reason_ja: string;
   customer_id: string | null;
   idempotency_key: string;
   charge_id: string | null;
@@ -537,11 +613,10 @@ export interface ZenginItemTable {
   customer_number: string | null;
   amount: number;
   new_code: number;
-  bank_code: string;
-  branch_code: string;
-  account_type: number;
-  account_number: string;
-  holder: string;
+  /** Bank, branch, 預金種目, 7-digit number and holder kana as the file carries them, sealed (storage/sealed.ts). */
+  account_sealed: string;
+  /** keyedHash of the account's identity (bank, branch, number): finds the merchant's earlier debits of it. */
+  account_key: string;
   result_code: number | null;
   created_at: string;
   updated_at: string;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { seal, unseal, useSealingKey } from "./sealed.js";
+import { keyedHash, keyedHashes, seal, unseal, useSealingKey } from "./sealed.js";
 
 describe("sealed secrets", () => {
   afterEach(() => useSealingKey(undefined));
@@ -30,5 +30,16 @@ describe("sealed secrets", () => {
     expect(unseal(fromDevelopment)).toBe("dev");
     useSealingKey("key-b");
     expect(() => unseal(old)).toThrow(/SECRETS_KEY_PREVIOUS/);
+  });
+
+  it("hashes with a key: equal values match, another key gives another hash, and the previous keys' hashes are still found", () => {
+    useSealingKey("key-a");
+    const underA = keyedHash("0001|001|1234567");
+    expect(underA).toMatch(/^[0-9a-f]{64}$/);
+    expect(keyedHash("0001|001|1234567")).toBe(underA);
+    expect(keyedHash("0001|001|1234568")).not.toBe(underA);
+    useSealingKey("key-b", ["key-a"]);
+    expect(keyedHash("0001|001|1234567")).not.toBe(underA);
+    expect(keyedHashes("0001|001|1234567")).toEqual([keyedHash("0001|001|1234567"), underA]);
   });
 });

@@ -1,11 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 
 /**
  * Secrets the service must read back (webhook signing secrets, TOTP seeds, the sandbox mailbox's
  * codes) are stored sealed: AES-256-GCM under SECRETS_KEY, so a copied database file or a
  * backup does not hand them out. Secrets it only compares (API keys, one-time codes, passwords,
  * session tokens) are stored as hashes instead. A value written before sealing existed reads as
- * it is and is sealed when next written.
+ * it is and is sealed when next written. Sealed values that must be found by equality (a bank
+ * account by its numbers) are looked up by a keyed hash (`keyedHash`), never by their clear text.
  */
 const prefix = "sealed:v1:";
 
@@ -25,6 +26,7 @@ const keyOf = (secret: string | undefined) => (secret ? createHash("sha256").upd
 export function useSealingKey(secret: string | undefined, previous: readonly string[] = []): void {
   key = keyOf(secret);
   previousKeys = previous.map(keyOf);
+  hashKeys = [key, ...previousKeys].map(hashKeyOf);
 }
 
 export function seal(plain: string): string {
@@ -48,4 +50,26 @@ export function unseal(stored: string): string {
     }
   }
   throw new Error("a stored secret cannot be opened with SECRETS_KEY or SECRETS_KEY_PREVIOUS");
+}
+
+/** The HMAC key of keyed hashes, derived from a sealing key (so one secret, SECRETS_KEY, covers both). */
+function hashKeyOf(sealingKey: Buffer): Buffer {
+  return createHmac("sha256", sealingKey).update("furikomi keyed hash v1").digest();
+}
+
+// Derived once per key, not per hash: a result file's import hashes every record's account.
+let hashKeys: Buffer[] = [hashKeyOf(developmentKey)];
+
+/**
+ * HMAC-SHA256 (hex) of `value` under SECRETS_KEY: equality look-ups and evidence of sealed values
+ * (a bank account's numbers) without their clear text, and without a plain hash that a copied
+ * database could be searched against (7-digit account numbers are few).
+ */
+export function keyedHash(value: string): string {
+  return createHmac("sha256", hashKeys[0]).update(value, "utf8").digest("hex");
+}
+
+/** `keyedHash` under the current key and each previous one: a look-up still finds what was hashed before a rotation (until `secrets reseal`). */
+export function keyedHashes(value: string): string[] {
+  return hashKeys.map((k) => createHmac("sha256", k).update(value, "utf8").digest("hex"));
 }

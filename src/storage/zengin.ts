@@ -1,5 +1,8 @@
 import { sql } from "kysely";
-import type { BankAccountTable, ZenginConsignorTable, ZenginFileTable, ZenginItemTable } from "./schema.js";
+import { accountIdentity, parseAccount, serialiseAccount, type BankAccountDetails } from "../domain/bank-account.js";
+import { keyedHash, keyedHashes, seal, unseal } from "./sealed.js";
+import { bookLedgerEntry, isBooked, lockBankAccountByNumbers, type BankAccountRecord } from "./bank-accounts.js";
+import type { ZenginConsignorTable, ZenginFileTable, ZenginItemTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import type { ChargeRecord } from "../domain/records.js";
@@ -25,11 +28,33 @@ export async function findConsignorByCode(db: Tx, code: string): Promise<ZenginC
   return db.selectFrom("zengin_consignors").selectAll().where("code", "=", code).executeTakeFirst();
 }
 
+/**
+ * An item with its account unsealed (only in memory: bank, branch, 預金種目, 7-digit number and
+ * holder kana are kept sealed at rest, docs/reference/security.md#bank-accounts).
+ */
+export type ZenginItem = Omit<ZenginItemTable, "account_sealed" | "account_key"> & { account: BankAccountDetails };
+
+function itemOf({ account_sealed, account_key: _, ...row }: ZenginItemTable): ZenginItem {
+  return { ...row, account: parseAccount(unseal(account_sealed)) };
+}
+
+/** The keys an account may be stored under in `account_key` (the current SECRETS_KEY's and the previous ones'). */
+export const itemAccountKeys = (numbers: Pick<BankAccountDetails, "bankCode" | "branchCode" | "accountNumber">) =>
+  keyedHashes(accountIdentity(numbers));
+
+/** The sealed columns of an account: the details sealed, and the keyed hash of which account it is. */
+export function sealedItemAccount(
+  account: BankAccountDetails,
+): Pick<ZenginItemTable, "account_sealed" | "account_key"> {
+  return { account_sealed: seal(serialiseAccount(account)), account_key: keyedHash(accountIdentity(account)) };
+}
+
 /** Records an item once: the reference is the bank-side idempotency key. */
-export async function insertItem(trx: Tx, table: ZenginItemKind, row: ZenginItemTable): Promise<void> {
+export async function insertItem(trx: Tx, table: ZenginItemKind, item: ZenginItem): Promise<void> {
+  const { account, ...row } = item;
   await trx
     .insertInto(table)
-    .values(row)
+    .values({ ...row, ...sealedItemAccount(account) })
     .onConflict((oc) => oc.column("reference").doNothing())
     .execute();
 }
@@ -97,56 +122,92 @@ export async function fileItems(
     where ${sql.table(table)}.reference = numbered.ref`.execute(trx);
 }
 
-/** The charges of a debit file with their customer numbers (the file row is locked by the caller). */
+/** The items of a file with these customer numbers (a batch of a result file's records), by the (file_id, customer_number) index. */
+export async function itemsByCustomerNumber(
+  db: Tx,
+  table: ZenginItemKind,
+  fileId: string,
+  customerNumbers: readonly string[],
+): Promise<Pick<ZenginItemTable, "reference" | "customer_number" | "amount" | "account_key">[]> {
+  if (customerNumbers.length === 0) return [];
+  return db
+    .selectFrom(table)
+    .select(["reference", "customer_number", "amount", "account_key"])
+    .where("file_id", "=", fileId)
+    .where("customer_number", "in", customerNumbers)
+    .execute();
+}
+
+/** A page of a file's items in customer-number order, after `after` (keyset: the file is written page by page). */
+export async function itemsOfFilePage(
+  db: Tx,
+  table: ZenginItemKind,
+  fileId: string,
+  after: string,
+  limit: number,
+): Promise<ZenginItem[]> {
+  const rows = await db
+    .selectFrom(table)
+    .selectAll()
+    .where("file_id", "=", fileId)
+    .where("customer_number", ">", after)
+    .orderBy("customer_number")
+    .limit(limit)
+    .execute();
+  return rows.map(itemOf);
+}
+
+/** The charges of a debit file with these customer numbers, and their async requests (the file row is locked by the caller). */
 export async function chargesOfFile(
   trx: Tx,
   fileId: string,
-): Promise<{ charge: ChargeRecord; customerNumber: string }[]> {
+  customerNumbers: readonly string[],
+): Promise<{ charge: ChargeRecord; customerNumber: string; request: AsyncRequestRecord | undefined }[]> {
+  if (customerNumbers.length === 0) return [];
   const rows = await trx
     .selectFrom("charges")
     .innerJoin("zengin_debits as d", "d.reference", "charges.id")
     .selectAll("charges")
     .select("d.customer_number")
     .where("d.file_id", "=", fileId)
+    .where("d.customer_number", "in", customerNumbers)
     .execute();
+  // By the charges' request ids (the primary key): async_requests has no index on charge_id.
+  const requests = new Map<string, AsyncRequestRecord>();
+  const ids = rows.flatMap((row) => (row.request_id ? [row.request_id] : []));
+  if (ids.length > 0)
+    for (const row of await trx.selectFrom("async_requests").selectAll().where("id", "in", ids).execute())
+      requests.set(row.charge_id, asyncRequestFromRow(row));
   return rows.map(({ customer_number, ...row }) => ({
     charge: chargeFromRow(row),
     customerNumber: customer_number ?? "",
+    request: requests.get(row.id),
   }));
 }
 
-/** The async requests of the charges of a debit file. */
-export async function asyncRequestsOfFile(trx: Tx, fileId: string): Promise<AsyncRequestRecord[]> {
-  const rows = await trx
-    .selectFrom("async_requests")
-    .innerJoin("zengin_debits as d", "d.reference", "async_requests.charge_id")
-    .selectAll("async_requests")
-    .where("d.file_id", "=", fileId)
-    .execute();
-  return rows.map(asyncRequestFromRow);
-}
-
-/** Every item of the file answered: result 0, then the other codes by customer number. */
-export async function answerItems(
-  trx: Tx,
-  table: ZenginItemKind,
-  fileId: string,
-  failures: ReadonlyMap<number, readonly string[]>,
-  now: string,
-): Promise<void> {
+/** Every item of the file answered, result 0 until `saveResultCodes` says otherwise. */
+export async function answerItems(trx: Tx, table: ZenginItemKind, fileId: string, now: string): Promise<void> {
   await trx
     .updateTable(table)
     .set({ state: "answered", result_code: 0, updated_at: now })
     .where("file_id", "=", fileId)
     .execute();
+}
+
+/** The result codes other than 0, by customer number: one statement per code and batch. */
+export async function saveResultCodes(
+  trx: Tx,
+  table: ZenginItemKind,
+  fileId: string,
+  failures: ReadonlyMap<number, readonly string[]>,
+): Promise<void> {
   for (const [code, numbers] of failures)
-    for (let start = 0; start < numbers.length; start += 500)
-      await trx
-        .updateTable(table)
-        .set({ result_code: code })
-        .where("file_id", "=", fileId)
-        .where("customer_number", "in", numbers.slice(start, start + 500))
-        .execute();
+    await trx
+      .updateTable(table)
+      .set({ result_code: code })
+      .where("file_id", "=", fileId)
+      .where("customer_number", "in", numbers)
+      .execute();
 }
 
 /** Items scheduled for a date whose file is already written move to a later date. */
@@ -164,8 +225,14 @@ export async function rescheduleItems(
     .execute();
 }
 
-export async function itemsOfFile(db: Tx, table: ZenginItemKind, fileId: string): Promise<ZenginItemTable[]> {
-  return db.selectFrom(table).selectAll().where("file_id", "=", fileId).orderBy("customer_number").execute();
+export async function itemsOfFile(db: Tx, table: ZenginItemKind, fileId: string): Promise<ZenginItem[]> {
+  const rows = await db
+    .selectFrom(table)
+    .selectAll()
+    .where("file_id", "=", fileId)
+    .orderBy("customer_number")
+    .execute();
+  return rows.map(itemOf);
 }
 
 export async function insertFile(trx: Tx, row: ZenginFileTable): Promise<boolean> {
@@ -270,46 +337,23 @@ export async function bookSimulatedTransfer(
     signedAmount: number;
     reference: string;
     at: string;
-    decide: (account: BankAccountTable) => number;
+    decide: (account: BankAccountRecord) => number;
   },
 ): Promise<number> {
   return tx.write(async (trx) => {
-    const account = await tx
-      .lockRows(
-        trx
-          .selectFrom("bank_accounts")
-          .selectAll()
-          .where("merchant_id", "=", request.merchantId)
-          .where("bank_code", "=", request.bankCode)
-          .where("branch_code", "=", request.branchCode)
-          .where("account_number", "=", request.accountNumber),
-      )
-      .executeTakeFirst();
+    const account = await lockBankAccountByNumbers(tx, trx, request.merchantId, request);
     if (!account) return 2;
-    const booked = await trx
-      .selectFrom("bank_ledger")
-      .select("id")
-      .where("reference", "=", request.reference)
-      .executeTakeFirst();
-    if (booked) return 0;
+    if (await isBooked(trx, request.reference)) return 0;
     const code = request.decide(account);
     if (code !== 0) return code;
-    const balanceAfter = Number(account.balance) + request.signedAmount;
-    await trx
-      .updateTable("bank_accounts")
-      .set({ balance: balanceAfter })
-      .where("customer_id", "=", account.customer_id)
-      .execute();
-    await trx
-      .insertInto("bank_ledger")
-      .values({
-        customer_id: account.customer_id,
-        reference: request.reference,
-        amount: request.signedAmount,
-        balance_after: balanceAfter,
-        at: request.at,
-      })
-      .execute();
+    await bookLedgerEntry(trx, {
+      accountId: account.id,
+      customerId: account.customer_id,
+      reference: request.reference,
+      signedAmount: request.signedAmount,
+      balanceAfter: Number(account.balance) + request.signedAmount,
+      at: request.at,
+    });
     return 0;
   });
 }
@@ -318,15 +362,13 @@ export async function bookSimulatedTransfer(
 export async function hasEarlierDebit(
   db: Tx,
   merchantId: string,
-  account: { bank_code: string; branch_code: string; account_number: string },
+  account: Pick<BankAccountDetails, "bankCode" | "branchCode" | "accountNumber">,
 ): Promise<boolean> {
   const row = await db
     .selectFrom("zengin_debits")
     .select("reference")
     .where("merchant_id", "=", merchantId)
-    .where("bank_code", "=", account.bank_code)
-    .where("branch_code", "=", account.branch_code)
-    .where("account_number", "=", account.account_number.padStart(7, "0"))
+    .where("account_key", "in", itemAccountKeys(account))
     .where("state", "!=", "cancelled")
     .executeTakeFirst();
   return row !== undefined;

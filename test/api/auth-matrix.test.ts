@@ -13,6 +13,7 @@ import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { DashboardService } from "../../gen/payments/v1/dashboard_service_pb.js";
+import { CustomerAppService } from "../../gen/payments/v1/customer_app_service_pb.js";
 import { hashApiKey, newApiKey } from "../../src/domain/api-key.js";
 import { newId } from "../../src/domain/ids.js";
 import { rotateApiKey } from "../../src/flows/merchants.js";
@@ -20,6 +21,7 @@ import { insertApiKey } from "../../src/storage/merchants.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { createPayment, tokenOf } from "../helpers/on-session.js";
 import { signedInUser } from "../helpers/dashboard.js";
+import { accessOf } from "../../src/api/dashboard-access.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 /**
@@ -326,10 +328,40 @@ async function victimView() {
   );
 }
 
+describe("CustomerAppService: the customer's session cookie", () => {
+  it("refuses every method but the two sign-in steps without a customer session; an API key or a dashboard session is none", async () => {
+    const user = await signedInUser(server);
+    const dashboardCookie = `furikomi_session=${user.cookies.get("furikomi_session")}`;
+    const methods = unary(CustomerAppService).filter(
+      (m) => m.name !== "SendSignInCode" && m.name !== "VerifySignInCode",
+    );
+    expect(methods.length).toBe(6);
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${server.merchant.api_key}` },
+      { cookie: "furikomi_app_session=forged", "x-csrf-token": "forged" },
+      { cookie: dashboardCookie, "x-csrf-token": user.cookies.get("furikomi_csrf") ?? "" },
+    ];
+    for (const headers of attempts) {
+      const client = callAs(CustomerAppService, headers);
+      for (const method of methods) {
+        const { message } = requestAimedAtVictim(method);
+        const { error, text } = await answerOf(
+          client[method.localName](create(method.input, message as never)),
+          method,
+        );
+        expect(error?.code, `${method.name} ${JSON.stringify(headers)}`).toBe(Code.Unauthenticated);
+        expect(leaked(text, message)).toEqual([]);
+      }
+    }
+  });
+});
+
 describe("DashboardService: the session cookie", () => {
-  it("refuses every method but the two sign-in steps without a session, and an API key is no session", async () => {
-    // CompleteSignIn needs no session: it is refused for want of a valid sign-in token (dashboard-totp.test.ts).
-    const methods = unary(DashboardService).filter((m) => m.name !== "SignIn" && m.name !== "CompleteSignIn");
+  it("refuses every method but the sign-in steps without a session, and an API key is no session", async () => {
+    // The sign-in steps need no session: CompleteSignIn is refused for want of a valid sign-in
+    // token (dashboard-totp.test.ts), an invitation's for want of its link (dashboard-team.test.ts).
+    const methods = unary(DashboardService).filter((m) => accessOf(m).kind !== "sign_in");
     const attempts: Array<Record<string, string>> = [
       {},
       { authorization: `Bearer ${server.merchant.api_key}` },
@@ -369,7 +401,9 @@ describe("DashboardService: the session cookie", () => {
       expect(leaked(answer.text, message), where).toEqual([]);
       if (
         aimed &&
-        !["SearchCustomers", "ListSandboxMailbox", "ListCharges", "ListWebhookEvents"].includes(method.name)
+        !["SearchCustomers", "ListSandboxMailbox", "ListCharges", "ListWebhookEvents", "ListAuditLog"].includes(
+          method.name,
+        )
       ) {
         expect(
           isRefusal(method, answer),

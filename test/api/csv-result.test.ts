@@ -66,10 +66,10 @@ describe("the result CSV", () => {
       ...hostile.map((cell, i) => [`${cell}@example.jp`, "", "1200", cell, "", `hostile-${i}`]),
     ];
     const text = await resultOf(Buffer.from(stringify([header, ...rows], { quoted: true })));
-    const parsed = expectSafe(text, header.length + 2);
+    const parsed = expectSafe(text, header.length + 3);
     expect(parsed).toHaveLength(rows.length + 1);
-    expect(parsed[0]).toEqual([...header, "status", "Reason"]);
-    expect(parsed[1].slice(-2)).toEqual(["succeeded", ""]);
+    expect(parsed[0]).toEqual([...header, "status", "Reason", "理由"]);
+    expect(parsed[1].slice(-3)).toEqual(["succeeded", "", ""]);
     // Each hostile description comes back whole, in its own row, behind an apostrophe when it could run.
     expect(parsed.slice(2).map((row) => row[3])).toEqual(
       hostile.map((cell) => (/^[\t\r]|^\s*[=+\-@＝＋－＠]/.test(cell) ? `'${cell}` : cell)),
@@ -82,7 +82,7 @@ describe("the result CSV", () => {
       const raw = readFileSync(new URL(`../fixtures/csv/${name}`, import.meta.url), "latin1");
       const content = Buffer.from(raw.replace(/\{\{\w+(:\w+)?\}\}/g, `${name}-x`), "latin1");
       const width = (parse(content, { bom: true, to_line: 1 }) as string[][])[0].length;
-      expectSafe(await resultOf(content), width + 2);
+      expectSafe(await resultOf(content), width + 3);
     }
   });
 });

@@ -109,6 +109,7 @@ describe("gRPC health", () => {
       "grpc.health.v1.Health",
       "grpc.reflection.v1.ServerReflection",
       "grpc.reflection.v1alpha.ServerReflection",
+      "payments.v1.CustomerAppService",
       "payments.v1.DashboardService",
       "payments.v1.HostedPageService",
       "payments.v1.PaymentService",

@@ -79,8 +79,8 @@ describe("idempotency keys", () => {
   });
   afterAll(async () => server?.stop());
 
-  /** Holds the customer's first bank call until released; later calls go straight through. */
-  function holdFirstBankCall(customerId: string) {
+  /** Holds the account's first bank call until released; later calls go straight through. */
+  function holdFirstBankCall(accountId: string) {
     const bank = server.ctx.bank as BankGateway;
     const debit = bank.debit.bind(bank);
     let entered!: () => void;
@@ -89,8 +89,8 @@ describe("idempotency keys", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     let held = false;
     bank.debit = async (request) => {
-      // Only this customer's: an earlier test's async charge may still be on its way to the bank.
-      if (!held && request.customerId === customerId) {
+      // Only this account's: an earlier test's async charge may still be on its way to the bank.
+      if (!held && request.accountId === accountId) {
         held = true;
         entered();
         await gate;
@@ -189,8 +189,8 @@ describe("idempotency keys", () => {
   });
 
   it("answers 409 to a duplicate while the first request is in flight, then the first response", async () => {
-    const { customerId } = await seedActiveCustomer(server);
-    const hold = holdFirstBankCall(customerId);
+    const { customerId, accountId } = await seedActiveCustomer(server);
+    const hold = holdFirstBankCall(accountId);
     const first = post(server, syncPath, body(customerId), "in-flight-1");
     await hold.arrived;
     const duplicate = await post(server, syncPath, body(customerId), "in-flight-1");
@@ -209,8 +209,8 @@ describe("idempotency keys", () => {
   });
 
   it("lets a retry take over a key whose first request stopped renewing it, resuming the same charge", async () => {
-    const { customerId } = await seedActiveCustomer(server);
-    const hold = holdFirstBankCall(customerId);
+    const { customerId, accountId } = await seedActiveCustomer(server);
+    const hold = holdFirstBankCall(accountId);
     const stuck = post(server, syncPath, body(customerId), "abandoned-1");
     await hold.arrived;
     // The first request's claim is not renewed on the manual clock: after 60 s it counts as abandoned.

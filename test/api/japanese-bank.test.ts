@@ -15,6 +15,7 @@ import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { setWebhookUrl } from "../../src/flows/merchants.js";
 import { atBank, backLocation, bankPort, returnFromBank } from "../helpers/bank-site.js";
+import { findPendingBankAccount } from "../../src/storage/bank-accounts.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { dialects, startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -383,16 +384,15 @@ describe("account holder names in the bank's kana", () => {
     server
       .client(HostedPageService)
       .linkBankAccount({ token, bankCode: "0001", branchCode: "001", accountNumber: "1234567", accountHolder });
-  // The account is held on the link until the payment is approved.
-  const storedHolder = async (customerId: string) =>
-    (
-      await server.ctx.tx.db
-        .selectFrom("link_bank_accounts")
-        .innerJoin("payment_links", "payment_links.id", "link_bank_accounts.link_id")
-        .select("link_bank_accounts.account_holder")
-        .where("payment_links.customer_id", "=", customerId)
-        .executeTakeFirstOrThrow()
-    ).account_holder;
+  // The account is held on the link (sealed) until the payment is approved.
+  const storedHolder = async (customerId: string) => {
+    const { id } = await server.ctx.tx.db
+      .selectFrom("payment_links")
+      .select("id")
+      .where("customer_id", "=", customerId)
+      .executeTakeFirstOrThrow();
+    return (await findPendingBankAccount(server.ctx.tx.db, id))?.accountHolder;
+  };
 
   it.each([
     ["small kana to full size, full-width to half-width", "キャッシュ　ミホ", "ｷﾔﾂｼﾕ ﾐﾎ"],

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getOption, hasOption, type DescFile } from "@bufbuild/protobuf";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { http } from "../../gen/google/api/annotations_pb.js";
+import { file_payments_v1_customer_app_service } from "../../gen/payments/v1/customer_app_service_pb.js";
 import { file_payments_v1_dashboard_service } from "../../gen/payments/v1/dashboard_service_pb.js";
 import { file_payments_v1_hosted_page_service } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { file_payments_v1_payment_service } from "../../gen/payments/v1/payment_service_pb.js";
@@ -16,6 +17,7 @@ const serviceFiles: DescFile[] = [
   file_payments_v1_sandbox_service,
   file_payments_v1_hosted_page_service,
   file_payments_v1_dashboard_service,
+  file_payments_v1_customer_app_service,
 ];
 
 /** Every method with a google.api.http rule, read from the generated descriptors (not from the plugin). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { reversalReference } from "../../src/domain/ledger-reference.js";
-import { debitTotalsOf, findBankAccountOfCustomer } from "../../src/storage/bank-accounts.js";
+import { debitTotalsOf, findCurrentBankAccount } from "../../src/storage/bank-accounts.js";
 import { openStorage } from "../../src/storage/database.js";
 import { refundToRow } from "../../src/storage/records.js";
 import { chargeRow } from "../helpers/charges.js";
@@ -63,11 +63,18 @@ for (const dialect of dialects) {
               balance_after: 0,
               at,
             })),
-          ])
+            // As the table was then: no account_id before 0016.
+          ] as never)
           .execute();
 
-        const charge = chargeRow({ merchantId: "mer-1", amount: 10_000 }, new Date("2026-03-10T00:00:00Z"));
-        await storage.db.insertInto("charges").values(charge).execute();
+        const { bank_account_id: _, ...charge } = chargeRow(
+          { merchantId: "mer-1", amount: 10_000 },
+          new Date("2026-03-10T00:00:00Z"),
+        );
+        await storage.db
+          .insertInto("charges")
+          .values(charge as never)
+          .execute();
         const refund = (id: string, at: string) =>
           refundToRow({
             id,
@@ -95,7 +102,7 @@ for (const dialect of dialects) {
 
         storage = await openStorage(url);
         try {
-          const account = await findBankAccountOfCustomer(storage.db, customerId);
+          const account = await findCurrentBankAccount(storage.db, "mer-1", customerId);
           expect(debitTotalsOf(account!)).toEqual({
             dayStart: "2026-03-09T15:00:00.000Z",
             today: 4500,

@@ -93,7 +93,9 @@ describe("SandboxService.CompletePayment", () => {
       message: "Customer has insufficient funds",
     });
     const { account } = await server.client(SandboxService).getBankAccount({ customerId: charge!.customer!.id! });
-    expect(account).toMatchObject({ accountNumber: "7777777", balance: 100n, ledger: [] });
+    // Only the masked account leaves the service.
+    expect(account).toMatchObject({ accountNumber: "****777", balance: 100n, ledger: [] });
+    expect(account?.display).toMatch(/ 普通 \*\*\*\*777$/);
   });
 
   it("decides KYC as asked: denied fails the charge, pending leaves it WAITING_EKYC", async () => {
@@ -373,8 +375,11 @@ describe("Withdraw, test events and the clock", () => {
         "EVENT_TYPE_CONTRACT_ACTIVATED",
         "charge.created",
         "charge.fail",
+        "EVENT_TYPE_CONTRACT_STOP_REQUESTED",
       ]);
-      const [success, fail, refunded, refundFailed, activated] = ids.map((id) => byId.get(id)!.content);
+      const [success, fail, refunded, refundFailed, activated, , , stopRequested] = ids.map(
+        (id) => byId.get(id)!.content,
+      );
       expect(success).toMatchObject({
         status: "CHARGE_STATUS_SUCCESS",
         merchant_name: "Event Shop",
@@ -384,6 +389,8 @@ describe("Withdraw, test events and the clock", () => {
       expect(refunded).toMatchObject({ charge_status: "CHARGE_STATUS_REFUNDED" });
       expect(refundFailed).toMatchObject({ transaction: { status: 1 }, refund: { error: { code: "refund_failed" } } });
       expect(activated).toMatchObject({ status: "CONTRACT_STATUS_ACTIVATED" });
+      expect(stopRequested).toMatchObject({ contract_status: "CONTRACT_STATUS_ACTIVATED", reason: "test event" });
+      expect(stopRequested.stop_request_id).toMatch(/^stp-/);
       // The REST path, with the enum name.
       const rest = await api(server, "/v1/sandbox/events", {
         method: "POST",

@@ -137,6 +137,7 @@ describe.each(dialects)("storage on %s", (dialect) => {
   it("books a bank ledger reference once", async () => {
     const entry = {
       customer_id: "cus-1",
+      account_id: "bac-1",
       reference: "trx-ref",
       amount: -100,
       balance_after: 900,

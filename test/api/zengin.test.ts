@@ -1,5 +1,5 @@
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -156,6 +156,9 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
     expect(records.map((r) => r.customerNumber).sort()).toEqual(["20261126000000000001", "20261126000000000002"]);
     // No temporary file is left, and a second turn writes nothing again.
     expect(readdirSync(join(dir, "outgoing"))).toEqual(["Z91_1234567890_20261126.txt"]);
+    // The file carries accounts in clear: the service user's alone.
+    expect(statSync(join(dir, "outgoing")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "outgoing", "Z91_1234567890_20261126.txt")).mode & 0o777).toBe(0o600);
     expect((await cycle()).written).toEqual([]);
     expect(readFileSync(join(dir, "outgoing", "Z91_1234567890_20261126.txt")).equals(bytes)).toBe(true);
   });
@@ -198,6 +201,12 @@ describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
         "unknown-customer",
         withRecords((r) => ({ customerNumber: r.customerNumber.replace(/.$/, "9") })),
         /not in the request/,
+      ],
+      // Compared with the item's account by its keyed hash (the items keep the account sealed).
+      [
+        "wrong-account",
+        withRecords((r) => (r.amount === 2500 ? { accountNumber: "9999995" } : {})),
+        /account is not the one requested/,
       ],
       ["wrong-date", encodeDebitFile({ ...file, debitDate: "1127" }, true), /no 種別 91 file .* dated 1127/],
       ["invalid-sjis", sjis, /not a JIS X 0201 character/],

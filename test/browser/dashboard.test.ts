@@ -106,13 +106,20 @@ describe("the dashboard in a browser", () => {
     await search.press("Enter");
     await page.getByRole("link", { name: "hanako@example.jp" }).click();
     await page.getByRole("heading", { name: "hanako@example.jp" }).waitFor();
-    expect(await page.getByText("ACTIVATED").count()).toBeGreaterThan(0);
+    expect(await page.getByRole("cell", { name: "Active" }).count()).toBeGreaterThan(0);
     await page.getByRole("link", { name: chargeId }).click();
-    await expect.poll(() => page.getByTestId("charge-status").textContent()).toBe("SUCCESS");
-    await page.getByLabel("Amount to refund (empty: all that remains)").fill("500");
+    await expect.poll(() => page.getByTestId("charge-status").textContent()).toBe("Succeeded");
+    // The amount is bounded by what can be refunded, and confirmed before it is sent.
+    const amount = page.getByLabel("Amount to refund (1 to ¥3,000)");
+    expect(await amount.inputValue()).toBe("3000");
+    await amount.fill("500");
     await page.getByLabel("Reason").fill("damaged");
     await page.getByRole("button", { name: "Refund" }).click();
+    const dialog = page.getByRole("dialog", { name: "Please confirm" });
+    await dialog.getByText("Refund ¥500? This cannot be undone.").waitFor();
+    await dialog.getByRole("button", { name: "Refund" }).click();
     await page.getByText("Refund accepted.").waitFor();
+    expect(await page.getByLabel("Amount to refund (1 to ¥2,500)").getAttribute("max")).toBe("2500");
     await expect.poll(() => page.getByTestId("refundable").textContent()).toBe("¥2,500");
     expect(await page.getByRole("cell", { name: "damaged" }).count()).toBe(1);
   });
@@ -139,10 +146,14 @@ describe("the dashboard in a browser", () => {
       .setInputFiles({ name: "december.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByRole("button", { name: "Upload" }).click();
     await page.getByRole("heading", { name: "Confirm with your authenticator code" }).waitFor();
-    expect(await page.getByText("Rows: 6").count()).toBe(1);
+    expect(await page.getByTestId("valid-rows").textContent()).toBe("4");
+    expect(await page.getByTestId("total-to-charge").textContent()).toBe("¥6,100");
+    expect(await page.getByRole("cell", { name: "price must be a whole number of yen (digits only)" }).count()).toBe(1);
 
     await page.getByLabel("6-digit code").fill(nextTotpCode(server, secret));
     await page.getByRole("button", { name: "Confirm and charge" }).click();
+    await page.getByRole("dialog").getByText("Charge ¥6,100 to 4 customers?").waitFor();
+    await page.getByRole("dialog").getByRole("button", { name: "Confirm and charge" }).click();
     await expect.poll(() => page.getByTestId("batch-status").textContent(), { timeout: 30_000 }).toBe("Completed");
     expect(await page.getByTestId("succeeded").textContent()).toBe("2");
     expect(await page.getByTestId("failed").textContent()).toBe("4");
@@ -163,6 +174,18 @@ describe("the dashboard in a browser", () => {
       ["aki2@example.jp", "Bad price", "failed", "price must be a whole number of yen (digits only)"],
       [`'=HYPERLINK("http://evil.example/")`, "Box", "failed", "customer_email is not a valid e-mail address"],
     ]);
+    expect(rows.map((r) => r["理由"])).toEqual([
+      "",
+      "",
+      "口座の残高が不足しています",
+      "このメールアドレスに紐づく顧客がいません",
+      "price は円単位の整数(数字のみ)で書いてください",
+      "customer_email がメールアドレスの形式ではありません",
+    ]);
+    // The failed rows are on the page too, with their reasons.
+    await page.getByRole("heading", { name: "Rows that failed" }).waitFor();
+    expect(await page.getByRole("cell", { name: "No customer linked to this email" }).count()).toBe(1);
+    expect(await page.getByRole("cell", { name: "Customer has insufficient funds" }).count()).toBe(1);
   });
 
   it("shows a customer's direct-debit mandate with its evidence, and saves the support contact", async () => {
@@ -183,7 +206,7 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("link", { name: email }).click();
     await page.getByRole("heading", { name: `Direct-debit mandate (${created.charge!.contractId})` }).waitFor();
     expect(await page.getByText("Sandbox Daily Window Bank 本店 普通 ****567").count()).toBe(1);
-    expect(await page.getByText("BANK_REDIRECT").count()).toBe(1);
+    expect(await page.getByText("Confirmed on the bank's site").count()).toBe(1);
     const exported = page.getByRole("link", { name: "Export the evidence (JSON)" });
     expect(await exported.getAttribute("download")).toBe(`mandate-${created.charge!.contractId}.json`);
     expect(decodeURIComponent((await exported.getAttribute("href")) ?? "")).toContain('"termsVersion"');
@@ -211,7 +234,7 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("button", { name: "Verify" }).click();
     await expect
       .poll(() => page.getByRole("alert").first().textContent())
-      .toBe("That code is not valid (or was already used).");
+      .toBe("That code is not valid (or was already used). 4 attempts left before a 15-minute lock.");
     await page.getByLabel("Authenticator or recovery code").fill(nextTotpCode(server, secret));
     await page.getByRole("button", { name: "Verify" }).click();
     await page.getByRole("navigation").waitFor();

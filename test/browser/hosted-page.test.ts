@@ -10,6 +10,7 @@ import {
 } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { launchBrowser, newPhonePage, startShopSite, type ShopSite } from "../helpers/browser.js";
+import { findPendingBankAccount } from "../../src/storage/bank-accounts.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { freshEmail, latestCode } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -195,13 +196,9 @@ describe("the four workflows, from the payment link to success_url", () => {
       await holder.fill("きゃっしゅ みほ");
       await register.click();
       await page.getByRole("button", { name: "登録を承認する" }).waitFor();
-      // Held on the link until the payment is approved (then it becomes the customer's account).
-      const stored = await server.ctx.tx.db
-        .selectFrom("link_bank_accounts")
-        .select("account_holder")
-        .where("link_id", "=", response.charge!.id)
-        .executeTakeFirstOrThrow();
-      expect(stored.account_holder).toBe("ｷﾔﾂｼﾕ ﾐﾎ");
+      // Held on the link (sealed) until the payment is approved (then it becomes one of the customer's accounts).
+      const stored = await findPendingBankAccount(server.ctx.tx.db, response.charge!.id);
+      expect(stored?.accountHolder).toBe("ｷﾔﾂｼﾕ ﾐﾎ");
     } finally {
       await context.close();
     }

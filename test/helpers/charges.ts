@@ -1,4 +1,4 @@
-import { ApiSource, ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ApiSource, ChargeStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { type NewChargeInput, newPendingCharge, transitionCharge } from "../../src/domain/charge.js";
 import { newId } from "../../src/domain/ids.js";
 import { chargeToRow } from "../../src/storage/records.js";
@@ -17,6 +17,8 @@ export type ChargeFixture = Partial<NewChargeInput> & {
   merchantId: string;
   /** SUCCESS unless told. */
   status?: FixtureChargeStatus;
+  /** For FAILURE: the ErrorType (PAYMENT_CHARGE_FAILED unless told) and its message. */
+  failure?: { errorType: ErrorType; message?: string };
 };
 
 /**
@@ -26,7 +28,7 @@ export type ChargeFixture = Partial<NewChargeInput> & {
  * id, off-session (sync), 1,200 yen, no customer.
  */
 export function chargeRow(fixture: ChargeFixture, now: Date): ChargeTable {
-  const { status = ChargeStatus.SUCCESS, ...input } = fixture;
+  const { status = ChargeStatus.SUCCESS, failure, ...input } = fixture;
   const pending = newPendingCharge(
     {
       id: newId("trx"),
@@ -42,7 +44,7 @@ export function chargeRow(fixture: ChargeFixture, now: Date): ChargeTable {
     },
     now,
   );
-  return chargeToRow(status === ChargeStatus.PENDING ? pending : transitionCharge(pending, status, now));
+  return chargeToRow(status === ChargeStatus.PENDING ? pending : transitionCharge(pending, status, now, failure));
 }
 
 /** Writes `chargeRow(fixture, now)` (a TestServer will do, or any storage with a clock); returns the charge id. */

@@ -4,6 +4,7 @@ import { TOTP, Secret } from "otpauth";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { DashboardService } from "../../gen/payments/v1/dashboard_service_pb.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
+import type { RoleName } from "../../src/domain/dashboard-role.js";
 import type { TestServer } from "./test-server.js";
 
 export const dashboardPassword = "correct horse battery staple";
@@ -50,20 +51,21 @@ export function dashboardBrowser(server: TestServer): DashboardBrowser {
 
 let userCounter = 0;
 
-/** A dashboard user of the merchant (default: the test merchant), signed in. */
+/** A dashboard user of the merchant (default: the test merchant; an owner unless `role` says otherwise), signed in. */
 export async function signedInUser(
   server: TestServer,
-  options: { merchantId?: string; email?: string } = {},
-): Promise<DashboardBrowser & { email: string }> {
+  options: { merchantId?: string; email?: string; role?: RoleName } = {},
+): Promise<DashboardBrowser & { email: string; userId: string }> {
   const email = options.email ?? `ops${++userCounter}-${Date.now().toString(36)}@example.jp`;
-  await createDashboardUser(server.ctx, {
+  const { user_id: userId } = await createDashboardUser(server.ctx, {
     merchantId: options.merchantId ?? server.merchant.merchant_id,
     email,
     password: dashboardPassword,
+    role: options.role,
   });
   const browser = dashboardBrowser(server);
   await browser.client.signIn({ email, password: dashboardPassword });
-  return Object.assign(browser, { email });
+  return Object.assign(browser, { email, userId });
 }
 
 /** The code an authenticator app shows at `at`. */

@@ -1,6 +1,11 @@
-import { ContractStatus, KycStatus, PaymentAuthorizationStatus } from "../../gen/payments/v1/enums_pb.js";
+import {
+  BankAccountType,
+  ContractStatus,
+  KycStatus,
+  PaymentAuthorizationStatus,
+} from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../../src/domain/ids.js";
-import { upsertBankAccount } from "../../src/storage/bank-accounts.js";
+import { openBankAccount } from "../../src/storage/bank-accounts.js";
 import type { Clock } from "../../src/ports/clock.js";
 import type { Transactor } from "../../src/storage/transactor.js";
 import type { FlowContext } from "../../src/flows/flow-context.js";
@@ -20,14 +25,17 @@ export async function seedActiveCustomer(
     email?: string;
     bankCode?: string;
     accountNumber?: string;
+    name?: string;
+    /** Katakana family and given name. */
+    kana?: [string, string];
   } = {},
-): Promise<{ customerId: string; contractId: string }> {
+): Promise<{ customerId: string; contractId: string; accountId: string }> {
   const merchantId = options.merchantId ?? server.merchant.merchant_id;
   const now = server.clock.now().toISOString();
   const customerId = newId("cus");
   const contractId = newId("con");
   const email = options.email ?? `${customerId}@example.jp`;
-  await server.ctx.tx.write(async (trx) => {
+  const accountId = await server.ctx.tx.write(async (trx) => {
     await trx
       .insertInto("customers")
       .values({
@@ -35,9 +43,9 @@ export async function seedActiveCustomer(
         merchant_id: merchantId,
         email,
         email_normalized: email.toLowerCase(),
-        name: "Taro Yamada",
-        katakana_last_name: "ヤマダ",
-        katakana_first_name: "タロウ",
+        name: options.name ?? "Taro Yamada",
+        katakana_last_name: options.kana?.[0] ?? "ヤマダ",
+        katakana_first_name: options.kana?.[1] ?? "タロウ",
         address: "",
         birth_date: "",
         gender: "",
@@ -52,6 +60,19 @@ export async function seedActiveCustomer(
         updated_at: now,
       })
       .execute();
+    const accountId = await openBankAccount(trx, {
+      merchantId,
+      customerId,
+      details: {
+        bankCode: options.bankCode ?? "0001",
+        branchCode: "001",
+        accountType: BankAccountType.ORDINARY,
+        accountNumber: options.accountNumber ?? "1234567",
+        accountHolder: "ヤマダ タロウ",
+      },
+      balance: options.balance ?? 1_000_000,
+      now: server.clock.now(),
+    });
     await trx
       .insertInto("contracts")
       .values({
@@ -62,20 +83,12 @@ export async function seedActiveCustomer(
         metadata_json: "{}",
         created_at: now,
         updated_at: now,
+        bank_account_id: accountId,
       })
       .execute();
-    await upsertBankAccount(trx, {
-      customer_id: customerId,
-      merchant_id: merchantId,
-      bank_code: options.bankCode ?? "0001",
-      branch_code: "001",
-      account_number: options.accountNumber ?? "1234567",
-      account_holder: "ヤマダ タロウ",
-      balance: options.balance ?? 1_000_000,
-      created_at: now,
-    });
+    return accountId;
   });
-  return { customerId, contractId };
+  return { customerId, contractId, accountId };
 }
 
 /** Consignor settings for a merchant, so BANK_CONNECTOR=zengin (production's default) takes its charges. */

@@ -35,7 +35,7 @@ describe("furikomi reconcile", () => {
     const { customerId } = await seedActiveCustomer(server);
     const paid = (await payments.createOffSessionPayment({ customerId, charge: { price: 1_000 } })).charge!;
     await payments.refund({ chargeId: paid.chargeId, amount: 400 });
-    const { customerId: broke } = await seedActiveCustomer(server, { balance: 0 });
+    const { customerId: broke, accountId: brokeAccount } = await seedActiveCustomer(server, { balance: 0 });
     const failed = await payments
       .createOffSessionPayment({ customerId: broke, charge: { price: 700 } })
       .catch(() => {});
@@ -56,6 +56,7 @@ describe("furikomi reconcile", () => {
         .insertInto("bank_ledger")
         .values({
           customer_id: broke,
+          account_id: brokeAccount,
           reference: failedCharge.id,
           amount: -700,
           balance_after: -700,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasOption, getOption, toBinary, toJson, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { http } from "../../gen/google/api/annotations_pb.js";
 import { DashboardService } from "../../gen/payments/v1/dashboard_service_pb.js";
+import { CustomerAppService } from "../../gen/payments/v1/customer_app_service_pb.js";
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
@@ -27,7 +28,14 @@ import { unexplained } from "./fuzz/verdict.js";
  */
 const caseCount = Number(process.env.FUZZ_CASES ?? 10_000);
 const concurrency = 12;
-const services: DescService[] = [PaymentService, HostedPageService, SandboxService, DashboardService];
+// CustomerAppService without a customer session: its sign-in steps, and every other call refused.
+const services: DescService[] = [
+  PaymentService,
+  HostedPageService,
+  SandboxService,
+  DashboardService,
+  CustomerAppService,
+];
 const methods = services.flatMap((service) => service.methods);
 const protocols = ["connect-json", "connect-binary", "grpc", "grpc-web", "http"] as const;
 type Protocol = (typeof protocols)[number];

@@ -16,6 +16,14 @@ import { enumSchema, fieldSchema, messageSchema, schemaRef, type JsonSchema } fr
 /** Services called with the merchant's API key (the hosted page's calls carry their link token instead). */
 const keyAuthenticated = new Set(["payments.v1.PaymentService", "payments.v1.SandboxService"]);
 
+/** The customer app's calls but its two sign-in steps need its session cookie and the x-csrf-token header. */
+function securityOf(service: DescService, method: DescMethod): JsonSchema[] {
+  if (keyAuthenticated.has(service.typeName)) return [{ apiKey: [] }];
+  if (service.typeName === "payments.v1.CustomerAppService" && !/^(SendSignInCode|VerifySignInCode)$/.test(method.name))
+    return [{ customerSession: [], customerCsrf: [] }];
+  return [];
+}
+
 /** An annotated method's verb and path template, from its google.api.http rule. */
 export function httpBindingOf(method: DescMethod): { verb: string; path: string; body: string } | undefined {
   if (!hasOption(method, http)) return undefined;
@@ -69,6 +77,18 @@ export function openApiDocument(files: readonly DescFile[]): JsonSchema {
           scheme: "bearer",
           description: "The merchant's API key: sk_test_… (sandbox) or sk_live_…",
         },
+        customerSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "furikomi_app_session",
+          description: "The customer app's session (docs/guide/customer-app.md), set by VerifySignInCode",
+        },
+        customerCsrf: {
+          type: "apiKey",
+          in: "header",
+          name: "x-csrf-token",
+          description: "The customer app session's CSRF token (VerifySignInCode's csrfToken)",
+        },
       },
       responses: {
         Error: {
@@ -121,7 +141,7 @@ function operation(
     summary: getComments(method).leading?.trim().split("\n")[0] ?? method.name,
     description: `RPC ${service.typeName}/${method.name}.`,
     ...(method.deprecated ? { deprecated: true } : {}),
-    ...(keyAuthenticated.has(service.typeName) ? { security: [{ apiKey: [] }] } : { security: [] }),
+    security: securityOf(service, method),
     ...(parameters.length ? { parameters } : {}),
     responses: {
       "200": { description: "OK", content: { "application/json": { schema: messageRef(method.output, use) } } },

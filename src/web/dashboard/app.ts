@@ -13,6 +13,11 @@ import { sandboxView } from "./views/sandbox.js";
 import { securityView } from "./views/security.js";
 import { settingsView } from "./views/settings.js";
 import { signInView } from "./views/sign-in.js";
+import { auditView } from "./views/audit.js";
+import { invitationView } from "./views/invitation.js";
+import { teamView } from "./views/team.js";
+import { tt } from "./i18n-team.js";
+import { DashboardRole, may } from "./roles.js";
 
 /**
  * The merchant dashboard: a client of DashboardService (docs/guide/dashboard.md). Routes
@@ -45,17 +50,17 @@ function currentRoute(): Route {
 
 async function view(route: Route): Promise<HTMLElement> {
   const app = context();
-  // The merchant requires TOTP and this user has none yet: enrolment is all there is.
-  if (app.user.merchantRequiresTotp && !app.user.totpEnabled) return securityView(app);
+  // The merchant requires TOTP, or the user was invited or had it reset, and has none yet: enrolment is all there is.
+  if ((app.user.merchantRequiresTotp || app.user.totpSetupRequired) && !app.user.totpEnabled) return securityView(app);
   switch (route.name) {
     case "customers":
       return route.id ? customerView(route.id) : customersView(route.query);
     case "charges":
-      return route.id ? chargeView(app, route.id) : chargesView();
+      return route.id ? chargeView(app, route.id) : chargesView(app, route.query);
     case "batches":
       return route.id ? batchView(app, route.id) : batchesView(app);
     case "events":
-      return eventsView(app);
+      return eventsView(app, route.query);
     case "zengin":
       return zenginView();
     case "settings":
@@ -64,22 +69,31 @@ async function view(route: Route): Promise<HTMLElement> {
       return securityView(app);
     case "sandbox":
       return sandboxView(app);
+    case "team":
+      return teamView(app);
+    case "audit":
+      return auditView(app);
     default:
       return customersView(route.query);
   }
 }
 
 function navigation(route: Route): HTMLElement {
-  const links: Array<[string, string]> = [
+  // [route, label, the least role that may use the page (none: everyone)]
+  type Page = [string, string, DashboardRole?];
+  const pages: Page[] = [
     ["customers", t().navCustomers],
     ["charges", t().navCharges],
     ["batches", t().navBatches],
     ["events", t().navEvents],
     ["zengin", t().navZengin],
-    ["settings", t().navSettings],
+    ["settings", t().navSettings, DashboardRole.ADMIN],
     ["security", t().navSecurity],
-    ...(mode === "sandbox" ? ([["sandbox", t().navSandbox]] as Array<[string, string]>) : []),
+    ...(mode === "sandbox" ? [["sandbox", t().navSandbox, DashboardRole.OPERATOR] as Page] : []),
+    ["team", tt().navTeam, DashboardRole.OWNER],
+    ["audit", tt().navAudit, DashboardRole.ADMIN],
   ];
+  const links = pages.filter(([, , least]) => least === undefined || may(user!, least));
   return h(
     "nav",
     { "aria-label": t().title },
@@ -96,7 +110,12 @@ function navigation(route: Route): HTMLElement {
 function header(route: Route | undefined): HTMLElement {
   const toggle = h(
     "button",
-    { type: "button", class: "secondary", lang: lang() === "ja" ? "en" : "ja", "aria-label": t().languageLabel },
+    {
+      type: "button",
+      class: "secondary",
+      lang: lang() === "ja" ? "en" : "ja",
+      "aria-label": `${t().language}: ${t().languageLabel}`,
+    },
     t().language,
   );
   toggle.addEventListener("click", () => {
@@ -127,6 +146,7 @@ function header(route: Route | undefined): HTMLElement {
       { class: "brand" },
       t().title,
       user ? h("span", { class: "who" }, ` — ${user.merchantName} (${user.email})`) : null,
+      user ? h("span", { class: "role", "data-testid": "role" }, ` ${tt().roles[user.role] ?? ""}`) : null,
       mode === "sandbox" ? h("span", { class: "badge" }, "SANDBOX") : null,
     ),
     h("div", { class: "tools" }, toggle, signOut),
@@ -140,6 +160,17 @@ async function render(): Promise<void> {
   const mine = ++renderCount;
   document.title = t().title;
   const main = h("main", { id: "main", tabindex: -1 });
+  const signedIn = async () => {
+    user = (await rpc.getSession({})).user;
+    void render();
+  };
+  const invitation = currentRoute();
+  if (invitation.name === "invitation" && invitation.id) {
+    root.replaceChildren(header(undefined), status, main);
+    main.append(await invitationView(invitation.id, signedIn));
+    main.querySelector<HTMLElement>("input:not([readonly])")?.focus();
+    return;
+  }
   if (!user) {
     root.replaceChildren(header(undefined), status, main);
     main.append(

@@ -1,38 +1,15 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
+import type { ErrorBody } from "../../../gen/payments/v1/errors_pb.js";
+import { ErrorType } from "../../../gen/payments/v1/enums_pb.js";
+import { label } from "./enum-labels.js";
 import { lang, t } from "./i18n.js";
+import { tt } from "./i18n-team.js";
 
-export type Child = Node | string | number | false | null | undefined | Child[];
-type Attributes = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
+import { h, type Child } from "../element.js";
 
-/**
- * Builds an element. Text is always set as text (never parsed as HTML), so data from the server
- * cannot inject markup. `on…` attributes take listeners; `true`/`false` set or drop boolean attributes.
- */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attributes: Attributes = {},
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined || value === false) continue;
-    if (typeof value === "function") element.addEventListener(name.slice(2).toLowerCase(), value);
-    else if (value === true) element.setAttribute(name, "");
-    else element.setAttribute(name, String(value));
-  }
-  append(element, children);
-  return element;
-}
-
-export function append(parent: Node, children: Child[]): void {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    if (Array.isArray(child)) append(parent, child);
-    else parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-}
+export { append, h, type Child } from "../element.js";
 
 export function yen(amount: number | bigint): string {
   return new Intl.NumberFormat(lang() === "ja" ? "ja-JP" : "en-US", { style: "currency", currency: "JPY" }).format(
@@ -40,55 +17,161 @@ export function yen(amount: number | bigint): string {
   );
 }
 
+/** An amount in a table cell: never broken across lines. */
+export function yenCell(amount: number | bigint): HTMLElement {
+  return h("span", { class: "num" }, yen(amount));
+}
+
 export function when(timestamp: Timestamp | undefined): string {
   if (!timestamp) return "";
   return timestampDate(timestamp).toLocaleString(lang() === "ja" ? "ja-JP" : "en-GB", { timeZone: "Asia/Tokyo" });
 }
 
-/** An enum value as its proto name without the type prefix: CHARGE_STATUS_SUCCESS → SUCCESS. */
-export function enumName(enumObject: Record<number, string>, value: number): string {
-  return enumObject[value] ?? String(value);
-}
-
-/** The reason of a refused call in the user's language, or the server's message. */
+/**
+ * A refused call in the user's language, from its ErrorInfo reason (an ERROR_TYPE_… reason by the
+ * ErrorType's words), else from its Connect code: never the server's English message in the
+ * Japanese page. The attempts left before a lock are added when the server tells them.
+ */
 export function errorMessage(error: unknown): string {
   const connectError = ConnectError.from(error);
-  const reason = connectError.findDetails(ErrorInfoSchema)[0]?.reason;
-  return (reason && t().reasons[reason]) || connectError.rawMessage;
+  const info = connectError.findDetails(ErrorInfoSchema)[0];
+  const reason = info?.reason ?? "";
+  const errorType = reason.startsWith("ERROR_TYPE_")
+    ? ErrorType[reason.slice("ERROR_TYPE_".length) as keyof typeof ErrorType]
+    : undefined;
+  const text =
+    t().reasons[reason] ??
+    tt().reasons[reason] ??
+    (errorType !== undefined ? label("errorType", errorType) : undefined) ??
+    (lang() === "en" && connectError.rawMessage) ??
+    t().codes[Code[connectError.code]] ??
+    t().codes.Unknown;
+  const left = info?.metadata.attemptsLeft;
+  return left === undefined ? text : `${text} ${t().attemptsLeft(Number(left))}`;
 }
 
-/** A table with a header row; `rows` are arrays of cells. */
-export function table(caption: string, headers: string[], rows: Child[][]): HTMLElement {
-  if (rows.length === 0) return h("p", {}, t().none);
+/** A charge's failure: its ErrorType's words (the server's own message in English) and the ErrorType itself. */
+export function failure(error: ErrorBody | undefined): Child {
+  if (!error) return "";
+  const words = lang() === "en" && error.message ? error.message : label("errorType", error.code);
   return h(
-    "div",
-    { class: "table-wrap", role: "region", "aria-label": caption, tabindex: 0 },
-    h(
-      "table",
-      {},
-      h("caption", {}, caption),
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          headers.map((header) => h("th", { scope: "col" }, header)),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        rows.map((cells) =>
+    "span",
+    { class: "failure" },
+    words,
+    " ",
+    h("code", { class: "wrap" }, `ERROR_TYPE_${ErrorType[error.code] ?? "UNSPECIFIED"}`),
+  );
+}
+
+/** An id shown whole but cut short on narrow screens, with a button that copies it. */
+export function idWithCopy(id: string, href?: string): HTMLElement {
+  const text = href ? h("a", { href, class: "id" }, id) : h("code", { class: "id" }, id);
+  const copy = h("button", { type: "button", class: "secondary copy", "aria-label": `${t().copy} ${id}` }, t().copy);
+  copy.addEventListener("click", () => {
+    void navigator.clipboard?.writeText(id).then(() => {
+      copy.textContent = t().copied;
+      setTimeout(() => (copy.textContent = t().copy), 1500);
+    });
+  });
+  return h("span", { class: "id-copy" }, text, copy);
+}
+
+/** Hands a file made in the page to the browser's download. */
+export function saveFile(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = h("a", { href: url, download: fileName });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Asks to confirm an action in a modal dialog; true when confirmed. */
+export function confirmAction(text: string, confirmLabel: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const yes = h("button", { type: "button" }, confirmLabel);
+    const no = h("button", { type: "button", class: "secondary" }, t().cancel);
+    const dialog = h(
+      "dialog",
+      { "aria-labelledby": "confirm-title", "aria-describedby": "confirm-text" },
+      h("h2", { id: "confirm-title" }, t().confirmTitleGeneric),
+      h("p", { id: "confirm-text" }, text),
+      h("div", { class: "actions" }, yes, no),
+    );
+    const finish = (confirmed: boolean) => {
+      dialog.close();
+      dialog.remove();
+      resolve(confirmed);
+    };
+    yes.addEventListener("click", () => finish(true));
+    no.addEventListener("click", () => finish(false));
+    dialog.addEventListener("cancel", (event) => (event.preventDefault(), finish(false)));
+    document.body.append(dialog);
+    dialog.showModal();
+    no.focus();
+  });
+}
+
+/**
+ * A table with a header row; `rows` are arrays of cells. Each cell carries its header, so on a
+ * narrow screen the rows become a list of labelled cards (app.css). `empty` is what an empty
+ * table says: nothing yet, or (after a search) nothing matched.
+ */
+export function table(caption: string, headers: string[], rows: Child[][], empty = t().none): HTMLElement {
+  const paged = pagedTable(caption, headers, empty);
+  paged.add(rows);
+  return paged.element;
+}
+
+/** A table that grows page by page (keyset paging): `add` appends a page's rows to the same table. */
+export function pagedTable(
+  caption: string,
+  headers: string[],
+  empty: string,
+): { element: HTMLElement; add(rows: Child[][]): void } {
+  const element = h("div", {});
+  const body = h("tbody", {});
+  let shown = false;
+  return {
+    element,
+    add(rows) {
+      if (!shown) {
+        element.replaceChildren(
+          rows.length === 0
+            ? h("p", { class: "empty" }, empty)
+            : h(
+                "div",
+                { class: "table-wrap", role: "region", "aria-label": caption, tabindex: 0 },
+                h(
+                  "table",
+                  {},
+                  h("caption", {}, caption),
+                  h(
+                    "thead",
+                    {},
+                    h(
+                      "tr",
+                      {},
+                      headers.map((header) => h("th", { scope: "col" }, header)),
+                    ),
+                  ),
+                  body,
+                ),
+              ),
+        );
+        shown = rows.length > 0;
+      }
+      body.append(
+        ...rows.map((cells) =>
           h(
             "tr",
             {},
-            cells.map((cell) => h("td", {}, cell)),
+            cells.map((cell, i) => h("td", { "data-label": headers[i] || undefined }, cell)),
           ),
         ),
-      ),
-    ),
-  );
+      );
+    },
+  };
 }
 
 /** A labelled input: the label is tied to the field, so screen readers and clicks find it. */

@@ -5,7 +5,15 @@ import {
   PaymentAuthorizationStatus,
   RefundStatus,
 } from "../../../gen/payments/v1/enums_pb.js";
-import { chargeOf, refundableAmount, refundedAmount, type Model, type ModelCustomer } from "./model-state.js";
+import type { BankAccount } from "../../../gen/payments/v1/sandbox_service_pb.js";
+import {
+  chargeOf,
+  refundableAmount,
+  refundedAmount,
+  type Model,
+  type ModelAccount,
+  type ModelCustomer,
+} from "./model-state.js";
 import type { RealSystem } from "./real-system.js";
 import { chargeRefundsShown } from "../../../src/flows/status.js";
 
@@ -49,9 +57,9 @@ export async function expectCharge(real: RealSystem, model: Model, chargeId: str
   }
 }
 
-/** GetCustomer, GetContract and the simulated account with its ledger. */
+/** GetCustomer, GetContract and the simulated accounts (the contract's and any other) with their ledgers. */
 export async function expectCustomer(real: RealSystem, model: Model, customer: ModelCustomer): Promise<void> {
-  const [{ customer: seen }, { contract }, { account }] = await Promise.all([
+  const [{ customer: seen }, { contract }, { account, accounts }] = await Promise.all([
     real.pay.getCustomer({ customer: customer.id }),
     real.pay.getContract({ contract: customer.contractId }),
     real.sandbox.getBankAccount({ customerId: customer.id }),
@@ -60,27 +68,37 @@ export async function expectCustomer(real: RealSystem, model: Model, customer: M
     payment: customer.active ? PaymentAuthorizationStatus.AUTHORIZED : PaymentAuthorizationStatus.NOT_AUTHORIZED,
     contract: customer.active ? ContractStatus.ACTIVATED : ContractStatus.CANCELLED,
   });
-  const ledger = account!.ledger.map((row) => ({ reference: row.reference, amount: Number(row.amount) }));
-  const byReference = (a: { reference: string }, b: { reference: string }) => a.reference.localeCompare(b.reference);
-  expect({
-    balance: Number(account!.balance),
-    quota: Number(account!.quota),
-    reject: account!.reject,
-    underMaintenance: account!.underMaintenance,
-    ledger: ledger.sort(byReference),
-  }).toEqual({
-    balance: customer.account.balance,
-    quota: customer.account.quota,
-    reject: customer.account.reject,
-    underMaintenance: customer.account.underMaintenance,
-    ledger: [...customer.account.ledger].sort(byReference),
-  });
-  expectMoneyBalance(
-    model,
-    customer,
-    ledger.reduce((sum, row) => sum + row.amount, 0),
-  );
+  // The account GetBankAccount names is the contract's; every other one is found by its masked number.
+  expect(accounts.length).toBe(1 + (customer.otherAccounts?.length ?? 0));
+  const pairs: Array<[BankAccount | undefined, ModelAccount]> = [
+    [account, customer.account],
+    ...(customer.otherAccounts ?? []).map(({ masked, account: expected }): [BankAccount | undefined, ModelAccount] => [
+      accounts.find((seenAccount) => seenAccount.accountNumber === masked),
+      expected,
+    ]),
+  ];
+  let ledgerSum = 0;
+  for (const [seenAccount, expected] of pairs) {
+    const ledger = seenAccount!.ledger.map((row) => ({ reference: row.reference, amount: Number(row.amount) }));
+    ledgerSum += ledger.reduce((sum, row) => sum + row.amount, 0);
+    expect({
+      balance: Number(seenAccount!.balance),
+      quota: Number(seenAccount!.quota),
+      reject: seenAccount!.reject,
+      underMaintenance: seenAccount!.underMaintenance,
+      ledger: ledger.sort(byReference),
+    }).toEqual({
+      balance: expected.balance,
+      quota: expected.quota,
+      reject: expected.reject,
+      underMaintenance: expected.underMaintenance,
+      ledger: [...expected.ledger].sort(byReference),
+    });
+  }
+  expectMoneyBalance(model, customer, ledgerSum);
 }
+
+const byReference = (a: { reference: string }, b: { reference: string }) => a.reference.localeCompare(b.reference);
 
 /**
  * Money balances: what the model says was charged minus refunded equals the bank's ledger. A

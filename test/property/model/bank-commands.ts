@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import { ChargeStatus } from "../../../gen/payments/v1/enums_pb.js";
 import { expectCustomer, expectEverything } from "./api-checks.js";
 import { drainModel, dueCharges } from "./engine-model.js";
-import type { Model, ModelAccount } from "./model-state.js";
+import { accountsOf, type Model, type ModelAccount } from "./model-state.js";
 import { pickCustomer } from "./picks.js";
 import { count, type RealSystem } from "./real-system.js";
 
@@ -33,7 +33,8 @@ export class ConfigureBank implements Command {
           ? { quota: BigInt(this.change.quota) }
           : this.change;
     await real.sandbox.configureBankAccount({ customerId: customer.id, ...request });
-    Object.assign(customer.account, this.change satisfies Partial<ModelAccount>);
+    // Every account of the customer.
+    for (const account of accountsOf(customer)) Object.assign(account, this.change satisfies Partial<ModelAccount>);
     await expectCustomer(real, model, customer);
   }
   toString = () => `ConfigureBank(customer ${this.customerPick}, ${JSON.stringify(this.change)})`;

@@ -1,6 +1,6 @@
 import { AsyncStatus, ChargeStatus, ErrorType } from "../../../gen/payments/v1/enums_pb.js";
 import { book, debitVerdict } from "./bank-model.js";
-import { customerOf, type Model, type ModelCharge } from "./model-state.js";
+import { accountOfCharge, customerOf, type Model, type ModelCharge } from "./model-state.js";
 
 /** docs/guide/off-session.md: 6 attempts, retried after 2, 4, 8, 16, 32 minutes. */
 const bankAttempts = 6;
@@ -16,7 +16,7 @@ export function offSessionRefusal(model: Model, customerId: string, forceKyc: bo
 }
 
 export function succeed(model: Model, charge: ModelCharge): void {
-  book(customerOf(model, charge.customerId)!.account, charge.id, -charge.amount);
+  book(accountOfCharge(model, charge), charge.id, -charge.amount);
   charge.status = ChargeStatus.SUCCESS;
   charge.succeededAt = model.now;
   if (charge.requestId) charge.requestStatus = AsyncStatus.SUCCEEDED;
@@ -38,7 +38,7 @@ export function fail(charge: ModelCharge, errorType: ErrorType): void {
 export function runChargeJob(model: Model, charge: ModelCharge, creditsThisDrain: number, actual: ChargeStatus): void {
   charge.jobAttempts += 1;
   charge.requestStatus = AsyncStatus.RUNNING;
-  const account = customerOf(model, charge.customerId)!.account;
+  const account = accountOfCharge(model, charge);
   let verdict = debitVerdict(model, account, charge.amount);
   // Enough with this drain's credits, not enough without them: either order could have happened.
   if (verdict.ok && account.balance - creditsThisDrain < charge.amount && actual === ChargeStatus.FAILURE) {

@@ -12,6 +12,7 @@ import {
   FailRefundInFlight,
   KeyedRefund,
   OneOffCharge,
+  OneOffFromOtherAccount,
   SlowChargeTakenOver,
 } from "./money-commands.js";
 
@@ -52,6 +53,7 @@ export const commands: Array<fc.Arbitrary<AsyncCommand<Model, RealSystem>>> = [
   clockStep.map((ms) => new AdvanceClock(ms)),
   clockStep.map((ms) => new AdvanceClock(ms)),
   fc.tuple(customerPick, price).map(([c, p]) => new OneOffCharge(c, p)),
+  fc.tuple(customerPick, price).map(([c, p]) => new OneOffFromOtherAccount(c, p)),
   // The dashboard's way in one time in ten: a sign-in costs a slow password hash.
   fc
     .tuple(chargePick, fc.option(refundAmount, { nil: undefined }), fc.nat(9), fc.boolean())

@@ -23,7 +23,10 @@ export interface ModelCustomer {
   contractId: string;
   /** An ACTIVATED contract and status.payment AUTHORIZED; false after a failed first charge. */
   active: boolean;
+  /** The account the contract was approved with. */
   account: ModelAccount;
+  /** Accounts approved on one-off payments besides the contract's, by their masked number. */
+  otherAccounts?: Array<{ masked: string; account: ModelAccount }>;
 }
 
 export interface ModelCharge {
@@ -42,6 +45,8 @@ export interface ModelCharge {
   /** Settled refunds and accepted-but-pending refunds, in yen. */
   refundedSettled: number;
   refundedPending: number;
+  /** The account it is paid from when not its customer's contract account (a one-off from another account). */
+  account?: ModelAccount;
 }
 
 export interface ModelRefund {
@@ -92,6 +97,16 @@ export function newAccount(balance: number): ModelAccount {
 
 export function customerOf(model: Model, customerId: string): ModelCustomer | undefined {
   return model.customers.find((c) => c.id === customerId);
+}
+
+/** The account a charge is paid from, and its refunds go back to. */
+export function accountOfCharge(model: Model, charge: ModelCharge): ModelAccount {
+  return charge.account ?? customerOf(model, charge.customerId)!.account;
+}
+
+/** Every account of the customer (ConfigureBankAccount sets them all). */
+export function accountsOf(customer: ModelCustomer): ModelAccount[] {
+  return [customer.account, ...(customer.otherAccounts ?? []).map((other) => other.account)];
 }
 
 export function chargeOf(model: Model, chargeId: string): ModelCharge {

@@ -7,6 +7,7 @@ import { bankCalendar } from "../../../src/domain/bank-calendar.js";
 import { japaneseNationalHolidays } from "../../../src/ports/national-holidays.js";
 import { cancellationDeadline, type BankRules } from "../../../src/domain/bank-cutoff.js";
 import { bankProfileOf } from "../../../src/domain/bank-profile.js";
+import { defaultSandboxBalance } from "../../../src/ports/sandbox-bank.js";
 import { runOffSessionCharge } from "../../../src/flows/off-session.js";
 import { settlePendingRefund } from "../../../src/flows/refund.js";
 import type { BankGateway } from "../../../src/ports/bank-gateway.js";
@@ -18,6 +19,8 @@ import { book, creditPossible, debitVerdict } from "./bank-model.js";
 import { fail, offSessionRefusal, succeed } from "./charge-model.js";
 import { AdvanceClock } from "./bank-commands.js";
 import {
+  accountOfCharge,
+  accountsOf,
   chargeOf,
   customerOf,
   hasPendingCharge,
@@ -117,6 +120,65 @@ export class OneOffCharge implements Command {
 }
 
 /**
+ * A one-off payment by a customer with an active contract, from another account of theirs: that
+ * account is debited (its own balance and limits), its refunds go back there, and the contract's
+ * charges keep debiting the contract's account.
+ */
+export class OneOffFromOtherAccount implements Command {
+  constructor(
+    readonly customerPick: number,
+    readonly price: number,
+  ) {}
+  check = (model: Readonly<Model>) => {
+    const customer = pickCustomer(model, this.customerPick);
+    return (
+      customer !== undefined &&
+      customer.active &&
+      (customer.otherAccounts?.length ?? 0) < 2 &&
+      !hasPendingCharge(model as Model, customer.id)
+    );
+  };
+  async run(model: Model, real: RealSystem): Promise<void> {
+    count("OneOffFromOtherAccount");
+    const customer = pickCustomer(model, this.customerPick)!;
+    // A number whose masked form (its last three digits) no account of the customer shows yet.
+    const { accounts } = await real.sandbox.getBankAccount({ customerId: customer.id });
+    let suffix = 100;
+    while (accounts.some((account) => account.accountNumber === `****${suffix}`)) suffix++;
+    const link = await real.pay.createOnSessionPayment({
+      buyer: { email: customer.email },
+      charge: { price: this.price, description: "model one-off, another account", oneOffCharge: true },
+      redirect,
+    });
+    const done = await real.sandbox.completePayment({
+      paymentLinkUrl: link.paymentLink!.url,
+      bankCode: "0001",
+      accountNumber: `7000${suffix}`,
+    });
+    const account = newAccount(defaultSandboxBalance);
+    (customer.otherAccounts ??= []).push({ masked: `****${suffix}`, account });
+    const charge: ModelCharge = {
+      id: done.chargeId,
+      customerId: customer.id,
+      amount: this.price,
+      status: ChargeStatus.PENDING,
+      jobAttempts: 0,
+      refundedSettled: 0,
+      refundedPending: 0,
+      account,
+    };
+    model.charges.push(charge);
+    const verdict = debitVerdict(model, account, this.price);
+    if (verdict.ok) succeed(model, charge);
+    else fail(charge, verdict.errorType);
+    expect(done.chargeStatus).toBe(charge.status);
+    await expectCharge(real, model, charge.id);
+    await expectCustomer(real, model, customer);
+  }
+  toString = () => `OneOffFromOtherAccount(customer ${this.customerPick}, ¥${this.price})`;
+}
+
+/**
  * A refund sent three times under one key, through the API or the dashboard's RefundCharge (its
  * key inside `refund`), optionally after a crash that left the key without its answer: one refund.
  */
@@ -141,7 +203,13 @@ export class KeyedRefund implements Command {
     const decision = decideRefund(model, chargeId, this.amount);
     if ("refused" in decision) {
       // A refusal decided before anything was written stores nothing: each try is refused alike.
-      for (let i = 0; i < 3; i++) await expectConnectError(send(), Code.Internal, refusals[decision.refused]);
+      // The dashboard words refusals as preconditions (docs/guide/dashboard.md#refunds); the API keeps the contract's code.
+      const code = !dashboard
+        ? Code.Internal
+        : decision.refused === "notOwned"
+          ? Code.NotFound
+          : Code.FailedPrecondition;
+      for (let i = 0; i < 3; i++) await expectConnectError(send(), code, refusals[decision.refused]);
       return;
     }
     const first = await send();
@@ -185,7 +253,7 @@ export class FailRefundInFlight implements Command {
     count("FailRefundInFlight");
     const pending = model.refunds.filter((r) => r.status === RefundStatus.PENDING);
     const refund = pending[this.refundPick % pending.length];
-    const account = customerOf(model, chargeOf(model, refund.chargeId).customerId)!.account;
+    const account = accountOfCharge(model, chargeOf(model, refund.chargeId));
     const transferred = !refund.failsAtSettlement && creditPossible(model, account);
     const hold = holdNextBankCall(real, "refund");
     const inFlight = settlePendingRefund(real.server.ctx, refund.id);
@@ -252,7 +320,9 @@ export class SlowChargeTakenOver implements Command {
       customerId: customer.id,
       balance: BigInt(customer.account.balance + this.topUp),
     });
-    customer.account.balance += this.topUp;
+    // ConfigureBankAccount sets every account of the customer.
+    const balance = customer.account.balance + this.topUp;
+    for (const account of accountsOf(customer)) account.balance = balance;
     hold.release();
     await slow;
     await expectCharge(real, model, charge.id);

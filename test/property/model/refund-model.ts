@@ -4,7 +4,14 @@ import { japaneseNationalHolidays } from "../../../src/ports/national-holidays.j
 import { cancellationDeadline, refundSettlesAt, type BankRules } from "../../../src/domain/bank-cutoff.js";
 import { defaultBankProfile } from "../../../src/domain/bank-profile.js";
 import { book, creditPossible } from "./bank-model.js";
-import { chargeOf, customerOf, refundableAmount, refundedAmount, type Model, type ModelRefund } from "./model-state.js";
+import {
+  accountOfCharge,
+  chargeOf,
+  refundableAmount,
+  refundedAmount,
+  type Model,
+  type ModelRefund,
+} from "./model-state.js";
 
 const hour = 3_600_000;
 // Calendar facts (business days, cutoff, settlement batch) come from the bank's published rules,
@@ -44,7 +51,7 @@ export function acceptRefund(model: Model, refund: ModelRefund): void {
     charge.refundedSettled += refund.amount;
     refund.status = RefundStatus.SUCCEEDED;
     // The booked debit is reversed in the cancelling transaction.
-    book(customerOf(model, charge.customerId)!.account, `${charge.id}/reversal`, refund.amount);
+    book(accountOfCharge(model, charge), `${charge.id}/reversal`, refund.amount);
     return;
   }
   charge.refundedPending += refund.amount;
@@ -58,7 +65,7 @@ function finish(model: Model, refund: ModelRefund, succeeded: boolean): void {
   refund.status = succeeded ? RefundStatus.SUCCEEDED : RefundStatus.FAILED;
   if (!succeeded) return;
   charge.refundedSettled += refund.amount;
-  book(customerOf(model, charge.customerId)!.account, refund.id, refund.amount);
+  book(accountOfCharge(model, charge), refund.id, refund.amount);
   if (charge.refundedSettled >= charge.amount) charge.status = ChargeStatus.REFUNDED;
 }
 
@@ -68,7 +75,7 @@ export function settleRefund(model: Model, refund: ModelRefund, forcedFailure: b
     finish(model, refund, false);
     return true;
   }
-  const account = customerOf(model, chargeOf(model, refund.chargeId).customerId)!.account;
+  const account = accountOfCharge(model, chargeOf(model, refund.chargeId));
   if (!creditPossible(model, account)) return false;
   finish(model, refund, true);
   return true;

@@ -1,8 +1,14 @@
-import type { CsvBatch } from "../../../../gen/payments/v1/dashboard_service_pb.js";
+import type {
+  CsvBatch,
+  CsvBatchRow,
+  ListCsvBatchRowsResponse,
+} from "../../../../gen/payments/v1/dashboard_service_pb.js";
+import { csvColumns } from "../../../domain/csv-columns.js";
 import type { AppContext } from "../app-context.js";
-import { busy, errorBox, field, h, table, when } from "../dom.js";
-import { t } from "../i18n.js";
+import { busy, confirmAction, errorBox, field, h, saveFile, table, when, yen, yenCell } from "../dom.js";
+import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
+import { DashboardRole, may } from "../roles.js";
 
 /** docs/reference/contract.md#limits — the page polls for completion for up to 7 minutes. */
 const pollForMs = 7 * 60_000;
@@ -19,7 +25,8 @@ function rememberedChallenge(batchId: string): string | null {
 /** Upload a batch, and the recent ones. */
 export async function batchesView(app: AppContext): Promise<HTMLElement> {
   const section = h("section", {}, h("h1", { tabindex: -1 }, t().navBatches));
-  if (!app.user.totpEnabled) {
+  const operates = may(app.user, DashboardRole.OPERATOR);
+  if (operates && !app.user.totpEnabled) {
     section.append(h("p", { class: "error" }, t().totpNeeded, " ", h("a", { href: "#/security" }, t().navSecurity)));
   }
   const file = h("input", { type: "file", accept: ".csv,text/csv", required: true });
@@ -47,8 +54,17 @@ export async function batchesView(app: AppContext): Promise<HTMLElement> {
     });
   });
   const { batches } = await rpc.listCsvBatches({ pageSize: 20 });
+  const template = h("button", { type: "button", class: "secondary" }, t().template);
+  // The header the upload expects, UTF-8 with a BOM so that Excel keeps it as UTF-8.
+  template.addEventListener("click", () =>
+    saveFile(
+      new Blob([`\uFEFF${csvColumns.join(",")}\r\n`], { type: "text/csv;charset=utf-8" }),
+      "furikomi-batch-template.csv",
+    ),
+  );
+  form.append(" ", template);
   section.append(
-    form,
+    operates ? form : "",
     h("h2", {}, t().batches),
     table(
       t().batches,
@@ -82,11 +98,44 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
   return section;
 
   function render(current: CsvBatch): void {
-    if (current.status === "uploaded") body.replaceChildren(confirmForm(current));
-    else body.replaceChildren(progress(current));
+    if (current.status === "uploaded")
+      void rpc.listCsvBatchRows({ batchId }).then((rows) => body.replaceChildren(preview(rows), confirmForm(rows)));
+    else {
+      body.replaceChildren(progress(current));
+      // Once the batch is done (while it runs, the poll would ask every time).
+      if (current.failed > 0 && current.status === "completed")
+        void rpc.listCsvBatchRows({ batchId, failedOnly: true }).then((rows) => {
+          if (body.isConnected)
+            body.append(h("h2", {}, t().failedRowsTitle), rowsTable(t().failedRowsTitle, rows.rows));
+        });
+    }
   }
 
-  function confirmForm(current: CsvBatch): HTMLElement {
+  /** Before confirmation: what will be charged (rows and total in yen) and what will not, with why. */
+  function preview(rows: ListCsvBatchRowsResponse): HTMLElement {
+    const valid = rows.rows.filter((row) => row.status !== "failed");
+    const invalid = rows.rows.filter((row) => row.status === "failed");
+    return h(
+      "div",
+      {},
+      h("h2", {}, t().previewTitle),
+      h(
+        "dl",
+        { class: "facts" },
+        h("dt", {}, t().validRows),
+        h("dd", { "data-testid": "valid-rows" }, rows.validCount),
+        h("dt", {}, t().totalToCharge),
+        h("dd", { "data-testid": "total-to-charge" }, yen(rows.validAmount)),
+        h("dt", {}, t().invalidRowsTitle),
+        h("dd", { "data-testid": "invalid-rows" }, rows.invalidCount),
+      ),
+      invalid.length ? [h("h3", {}, t().invalidRowsTitle), rowsTable(t().invalidRowsTitle, invalid)] : null,
+      h("h3", {}, t().validRows),
+      rowsTable(t().validRows, valid),
+    );
+  }
+
+  function confirmForm(rows: ListCsvBatchRowsResponse): HTMLElement {
     const code = h("input", {
       inputmode: "numeric",
       pattern: "[0-9]{6}",
@@ -101,7 +150,11 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
       "form",
       { class: "card narrow" },
       h("h2", {}, t().confirmTitle),
-      h("p", {}, `${t().rows}: ${current.rowCount}`),
+      h(
+        "p",
+        {},
+        `${t().totalToCharge}: ${yen(rows.validAmount)} (${rows.validCount} / ${rows.validCount + rows.invalidCount})`,
+      ),
       h("p", { class: "hint" }, t().confirmHelp),
       field(t().totpCode, code),
       problem,
@@ -119,6 +172,7 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       void busy(submit, problem, async () => {
+        if (!(await confirmAction(t().batchConfirm(yen(rows.validAmount), rows.validCount), t().confirm))) return;
         let challengeId = rememberedChallenge(batchId);
         if (!challengeId) {
           challengeId = (await rpc.createCsvBatchChallenge({ batchId })).challengeId;
@@ -134,17 +188,12 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
 
   function progress(current: CsvBatch): HTMLElement {
     const done = current.succeeded + current.failed;
-    const download = h("button", { type: "button" }, t().download);
+    const downloadButton = h("button", { type: "button" }, t().download);
     const problem = errorBox();
-    download.addEventListener("click", () =>
-      busy(download, problem, async () => {
+    downloadButton.addEventListener("click", () =>
+      busy(downloadButton, problem, async () => {
         const result = await rpc.downloadCsvBatchResult({ batchId });
-        const url = URL.createObjectURL(new Blob([result.content as BlobPart], { type: "text/csv;charset=utf-8" }));
-        const link = h("a", { href: url, download: result.fileName });
-        document.body.append(link);
-        link.click();
-        link.remove();
-        setTimeout(() => URL.revokeObjectURL(url), 10_000);
+        saveFile(new Blob([result.content as BlobPart], { type: "text/csv;charset=utf-8" }), result.fileName);
       }),
     );
     return h(
@@ -171,7 +220,7 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
       ),
       current.status === "running" ? h("p", { class: "hint", "data-testid": "still-running" }, t().stillRunning) : null,
       problem,
-      download,
+      downloadButton,
     );
   }
 
@@ -189,4 +238,21 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
     };
     setTimeout(() => void tick().catch(() => {}), pollEveryMs);
   }
+}
+
+/** Rows of a batch: number, customer, price, status and (for rows not charged) the reason in the user's language. */
+function rowsTable(caption: string, rows: CsvBatchRow[]): HTMLElement {
+  return table(
+    caption,
+    [t().row, t().email, t().customerId, t().amount, t().description, t().status, t().fileReason],
+    rows.map((row) => [
+      row.rowNumber,
+      h("span", { class: "wrap" }, row.customerEmail),
+      row.customerId ? h("code", { class: "wrap" }, row.customerId) : "",
+      /^[0-9]+$/.test(row.price.trim()) ? yenCell(Number(row.price.trim())) : h("code", { class: "wrap" }, row.price),
+      row.description,
+      t().rowStatus[row.status] ?? row.status,
+      lang() === "ja" ? row.reasonJa || row.reason : row.reason,
+    ]),
+  );
 }

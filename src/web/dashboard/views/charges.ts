@@ -1,34 +1,132 @@
-import { ChargeStatus, RefundStatus } from "../../../../gen/payments/v1/enums_pb.js";
+import type { ChargeFilter } from "../../../../gen/payments/v1/dashboard_service_pb.js";
+import {
+  busy,
+  confirmAction,
+  errorBox,
+  failure,
+  field,
+  h,
+  idWithCopy,
+  pagedTable,
+  saveFile,
+  table,
+  when,
+  yen,
+  yenCell,
+} from "../dom.js";
 import type { AppContext } from "../app-context.js";
-import { busy, enumName, errorBox, field, h, table, when, yen } from "../dom.js";
+import { choices, label } from "../enum-labels.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
-import { chargesTable } from "./customers.js";
+import { DashboardRole, may } from "../roles.js";
+import { chargeHeaders, chargeRow, payerCell } from "./customers.js";
+import { moreButton } from "./paging.js";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 
-export async function chargesView(): Promise<HTMLElement> {
-  const list = h("div", {});
-  const more = h("button", { type: "button", class: "secondary" }, t().more);
-  let token = "";
-  const load = async () => {
-    const page = await rpc.listCharges({ pageSize: 50, pageToken: token });
-    list.append(chargesTable(page.charges));
-    token = page.nextPageToken;
-    more.hidden = token === "";
+/** The filter of the charges page as it stands in the URL (#/charges?status=3&from=2026-11-01…). */
+function filterOf(query: URLSearchParams): ChargeFilter {
+  const day = (name: string, plusDays = 0) => {
+    const value = query.get(name);
+    if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+    // Days are Japanese days: from 00:00 JST; "until" includes the whole day.
+    return timestampFromDate(new Date(Date.parse(`${value}T00:00:00+09:00`) + plusDays * 86_400_000));
   };
-  more.addEventListener("click", () => void load());
-  await load();
-  return h("section", {}, h("h1", { tabindex: -1 }, t().navCharges), list, more);
+  return {
+    $typeName: "payments.v1.ChargeFilter",
+    statuses: query.getAll("status").map(Number).filter(Boolean),
+    createdFrom: day("from"),
+    createdBefore: day("to", 1),
+    minAmount: Number(query.get("min") ?? 0) || 0,
+    maxAmount: Number(query.get("max") ?? 0) || 0,
+    customerEmail: query.get("customer") ?? "",
+  };
+}
+
+/** Charges filtered by status, date range, amount and customer, with a customer column, paged and exportable. */
+export async function chargesView(app: AppContext, query: URLSearchParams): Promise<HTMLElement> {
+  const filter = filterOf(query);
+  const filtering = [...query.keys()].length > 0;
+  const form = filterForm(query);
+  const list = pagedTable(t().charges, chargeHeaders(true), filtering ? t().noMatch : t().none);
+  const more = await moreButton(async (pageToken) => {
+    const page = await rpc.listCharges({ filter, pageSize: 50, pageToken });
+    const payers = new Map(page.payers.map((p) => [p.customerId, p]));
+    list.add(page.charges.map((c) => chargeRow(c, payers)));
+    return page.nextPageToken;
+  });
+  const exportButton = h("button", { type: "button", class: "secondary" }, t().exportCsv);
+  const problem = errorBox();
+  exportButton.addEventListener("click", () =>
+    busy(exportButton, problem, async () => {
+      const chunks: Uint8Array[] = [];
+      let fileName = "charges.csv";
+      for await (const piece of rpc.exportCharges({ filter })) {
+        if (piece.fileName) fileName = piece.fileName;
+        chunks.push(piece.chunk);
+      }
+      saveFile(new Blob(chunks as BlobPart[], { type: "text/csv;charset=utf-8" }), fileName);
+      app.announce(t().exported);
+    }),
+  );
+  return h(
+    "section",
+    {},
+    h("h1", { tabindex: -1 }, t().navCharges),
+    form,
+    h("div", { class: "actions" }, exportButton),
+    problem,
+    list.element,
+    more,
+  );
+}
+
+function filterForm(query: URLSearchParams): HTMLFormElement {
+  const status = h(
+    "select",
+    { name: "status" },
+    h("option", { value: "" }, t().anyStatus),
+    choices("chargeStatus").map(([value, text]) =>
+      h("option", { value, selected: query.get("status") === String(value) }, text),
+    ),
+  );
+  const input = (name: string, type: string, extra: Record<string, string | number> = {}) =>
+    h("input", { name, type, value: query.get(name) ?? "", ...extra });
+  const from = input("from", "date");
+  const to = input("to", "date");
+  const min = input("min", "number", { min: 0, step: 1, inputmode: "numeric" });
+  const max = input("max", "number", { min: 0, step: 1, inputmode: "numeric" });
+  const customer = input("customer", "search", { autocomplete: "off" });
+  const clear = h("a", { href: "#/charges", class: "button-link" }, t().clearFilters);
+  const form = h(
+    "form",
+    { class: "inline filters", role: "search", "aria-label": t().filters },
+    field(t().status, status),
+    field(t().dateFrom, from),
+    field(t().dateTo, to),
+    field(t().minAmount, min),
+    field(t().maxAmount, max),
+    field(t().customerEmail, customer),
+    h("div", { class: "actions" }, h("button", { type: "submit" }, t().filter), clear),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    for (const control of [status, from, to, min, max, customer])
+      if (control.value.trim()) next.set(control.name, control.value.trim());
+    location.hash = `#/charges?${next}`;
+  });
+  return form;
 }
 
 /** One charge with its refunds and the refund action (through the refund flow, as PaymentService.Refund). */
 export async function chargeView(app: AppContext, id: string): Promise<HTMLElement> {
-  const { charge, customer } = await rpc.getChargeDetail({ chargeId: id });
+  const { charge, customer, payer } = await rpc.getChargeDetail({ chargeId: id });
   if (!charge) throw new Error(`charge ${id} not found`);
   const section = h(
     "section",
     {},
     h("p", {}, h("a", { href: customer ? `#/customers/${customer.id}` : "#/charges" }, "← ", t().back)),
-    h("h1", { tabindex: -1 }, `${t().charge} ${charge.chargeId}`),
+    h("h1", { tabindex: -1, class: "wrap" }, `${t().charge} ${charge.chargeId}`),
   );
   section.append(
     h(
@@ -37,12 +135,12 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
       h("dt", {}, t().amount),
       h("dd", {}, yen(charge.finalAmount)),
       h("dt", {}, t().status),
-      h("dd", { "data-testid": "charge-status" }, enumName(ChargeStatus, charge.chargeStatus)),
+      h("dd", { "data-testid": "charge-status" }, label("chargeStatus", charge.chargeStatus)),
       h("dt", {}, t().description),
       h("dd", {}, charge.description),
       h("dt", {}, t().customerId),
-      h("dd", {}, customer ? h("a", { href: `#/customers/${customer.id}` }, customer.email) : "—"),
-      charge.error ? [h("dt", {}, t().error), h("dd", {}, `${charge.error.message}`)] : null,
+      h("dd", {}, payerCell(payer)),
+      charge.error ? [h("dt", {}, t().error), h("dd", {}, failure(charge.error))] : null,
       h("dt", {}, t().refunded),
       h("dd", {}, yen(charge.refundedAmount)),
       h("dt", {}, t().refundable),
@@ -53,43 +151,66 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
       t().refunds,
       ["ID", t().amount, t().status, t().refundReason, t().created],
       charge.refunds.map((r) => [
-        h("code", {}, r.refundId),
-        yen(r.amount),
-        enumName(RefundStatus, r.status),
+        idWithCopy(r.refundId),
+        yenCell(r.amount),
+        label("refundStatus", r.status),
         r.reason,
         when(r.createdAt),
       ]),
     ),
   );
-  if (charge.refundableAmount > 0) {
-    const amount = h("input", { type: "number", min: 1, max: charge.refundableAmount, step: 1, inputmode: "numeric" });
-    const reason = h("input", { type: "text", maxlength: 255 });
-    const submit = h("button", { type: "submit" }, t().refund);
-    const problem = errorBox();
-    const form = h(
-      "form",
-      { class: "card narrow" },
-      h("h2", {}, t().refund),
-      field(t().refundAmount, amount),
-      field(t().refundReason, reason),
-      problem,
-      submit,
-    );
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      void busy(submit, problem, async () => {
-        await rpc.refundCharge({
-          refund: {
-            chargeId: charge.chargeId,
-            amount: amount.value ? Number(amount.value) : undefined,
-            reason: reason.value,
-          },
-        });
-        app.announce(t().refundDone);
-        section.replaceWith(await chargeView(app, id));
-      });
-    });
-    section.append(form);
-  }
+  if (charge.refundableAmount > 0 && may(app.user, DashboardRole.OPERATOR))
+    section.append(refundForm(app, id, charge.refundableAmount, charge.refundedAmount));
   return section;
+}
+
+/**
+ * Only what the server allows: an amount from 1 to the refundable remainder (offered in full
+ * while nothing was refunded; after a partial refund an amount is always sent), confirmed with
+ * the amount before it is sent.
+ */
+function refundForm(app: AppContext, chargeId: string, refundable: number, refunded: number): HTMLElement {
+  const amount = h("input", {
+    type: "number",
+    min: 1,
+    max: refundable,
+    step: 1,
+    inputmode: "numeric",
+    required: true,
+    value: refundable,
+  });
+  const reason = h("input", { type: "text", maxlength: 255 });
+  const submit = h("button", { type: "submit" }, t().refund);
+  const problem = errorBox();
+  const form = h(
+    "form",
+    { class: "card narrow" },
+    h("h2", {}, t().refund),
+    field(t().refundAmountBounded(yen(refundable)), amount),
+    field(t().refundReason, reason),
+    problem,
+    submit,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = Number(amount.value);
+    if (!Number.isInteger(value) || value < 1 || value > refundable) {
+      problem.textContent = t().reasons.REFUND_EXCEEDS_REFUNDABLE;
+      return;
+    }
+    void busy(submit, problem, async () => {
+      if (!(await confirmAction(t().refundConfirm(yen(value)), t().refund))) return;
+      await rpc.refundCharge({
+        refund: {
+          chargeId,
+          // The whole charge, untouched so far, is refunded as such (a same-day cancellation when it can be).
+          amount: refunded === 0 && value === refundable ? undefined : value,
+          reason: reason.value,
+        },
+      });
+      app.announce(t().refundDone);
+      form.closest("section")?.replaceWith(await chargeView(app, chargeId));
+    });
+  });
+  return form;
 }

@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context.js";
 import { busy, errorBox, field, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
+import { DashboardRole, may } from "../roles.js";
 
 /**
  * TOTP enrolment: a QR code and the secret, confirmed with a first code, then the recovery codes
@@ -10,7 +11,10 @@ import { rpc } from "../rpc.js";
 export async function securityView(app: AppContext): Promise<HTMLElement> {
   const section = h("section", {}, h("h1", { tabindex: -1 }, t().totpTitle));
   if (app.user.totpEnabled) {
-    section.append(h("p", { class: "ok" }, t().totpEnabled), requirementForm(app));
+    section.append(
+      h("p", { class: "ok" }, t().totpEnabled),
+      may(app.user, DashboardRole.OWNER) ? requirementForm(app) : "",
+    );
     return section;
   }
   if (app.user.merchantRequiresTotp) section.append(h("p", { class: "error" }, t().requireTotpNotice));

@@ -1,6 +1,6 @@
 import type { AppContext } from "../app-context.js";
 import { busy, errorBox, field, h, table, when } from "../dom.js";
-import { t } from "../i18n.js";
+import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 
 /** API keys (create, revoke) and the webhook URL and signing secret. */
@@ -13,7 +13,7 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
     keysArea.replaceChildren(
       table(
         t().apiKeys,
-        [t().keyPrefix, t().created, t().status, ""],
+        [t().keyPrefix, t().created, t().status, t().actions],
         keys.map((key) => {
           const revoke = h(
             "button",
@@ -70,7 +70,10 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
     field(t().webhookUrl, url),
     h("p", {}, t().webhookSecret, ": ", secret, " ", reveal),
     h("div", { class: "check" }, rotate, h("label", { for: (rotate.id = "rotate-secret") }, t().rotateSecret)),
-    settings.failing ? h("p", { class: "error" }, t().failing, " ", settings.failingReason) : null,
+    // The failing reason is the delivery error as recorded (English): the Japanese page says it failed.
+    settings.failing
+      ? h("p", { class: "error" }, t().failing, " ", lang() === "en" ? settings.failingReason : t().webhookFailingJa)
+      : null,
     webhookProblem,
     save,
   );

@@ -1,8 +1,6 @@
-import { h, table, when } from "../dom.js";
-import { t } from "../i18n.js";
+import { h, table, when, yen, yenCell } from "../dom.js";
+import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
-
-const yen = (amount: bigint) => `¥${amount.toLocaleString("ja-JP")}`;
 
 /** The Zengin files sent and received, each debit date reconciled, and the warnings (quarantine, overdue results). */
 export async function zenginView(): Promise<HTMLElement> {
@@ -24,9 +22,9 @@ export async function zenginView(): Promise<HTMLElement> {
           view.debitDates.map((date) => [
             date.date,
             `${date.answeredCount} / ${date.requestedCount}`,
-            yen(date.requestedAmount),
-            yen(date.debitedAmount),
-            yen(date.failedAmount),
+            yenCell(date.requestedAmount),
+            yenCell(date.debitedAmount),
+            yenCell(date.failedAmount),
             date.reconciled ? "✓" : "—",
           ]),
         ),
@@ -49,15 +47,16 @@ export async function zenginView(): Promise<HTMLElement> {
           ],
           view.files.map((file) => [
             h("code", {}, file.name),
-            file.kind,
-            file.direction,
+            t().zenginKind[file.kind] ?? file.kind,
+            t().zenginDirection[file.direction] ?? file.direction,
             file.date,
-            file.overdue ? `${file.state} ⚠` : file.state,
+            `${t().zenginState[file.state] ?? file.state}${file.overdue ? ` ⚠ ${t().overdue}` : ""}`,
             String(file.recordCount),
-            yen(file.totalAmount),
-            `${file.doneCount} ${yen(file.doneAmount)}`,
-            `${file.failedCount} ${yen(file.failedAmount)}`,
-            file.reason,
+            yenCell(file.totalAmount),
+            h("span", { class: "num" }, `${file.doneCount} ${yen(file.doneAmount)}`),
+            h("span", { class: "num" }, `${file.failedCount} ${yen(file.failedAmount)}`),
+            // The quarantine reason is the parser's English text: shown as such in English only.
+            file.reason ? (lang() === "en" ? file.reason : t().quarantineReason) : "",
             when(file.createdAt),
           ]),
         ),

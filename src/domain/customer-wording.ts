@@ -1,0 +1,84 @@
+import { ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+
+/**
+ * How the customer app words statuses and failures for the customer (docs/guide/customer-app.md):
+ * Japanese first, English for the page's switch. Shared by the API and the page.
+ */
+export type Wording = Readonly<{ ja: string; en: string }>;
+
+export const chargeStatusWording: Readonly<Record<ChargeStatus, Wording>> = Object.freeze({
+  [ChargeStatus.UNSPECIFIED]: { ja: "不明", en: "Unknown" },
+  [ChargeStatus.PENDING]: { ja: "処理中", en: "Processing" },
+  [ChargeStatus.WAITING_EKYC]: { ja: "本人確認待ち", en: "Waiting for identity check" },
+  [ChargeStatus.SUCCESS]: { ja: "引き落とし済み", en: "Paid" },
+  [ChargeStatus.FAILURE]: { ja: "引き落とし失敗", en: "Failed" },
+  [ChargeStatus.CANCELLED]: { ja: "取消済み", en: "Cancelled" },
+  [ChargeStatus.REFUNDED]: { ja: "全額返金済み", en: "Refunded in full" },
+});
+
+export const refundStatusWording: Readonly<Record<RefundStatus, Wording>> = Object.freeze({
+  [RefundStatus.UNSPECIFIED]: { ja: "不明", en: "Unknown" },
+  [RefundStatus.PENDING]: { ja: "返金処理中", en: "Refund in progress" },
+  [RefundStatus.SUCCEEDED]: { ja: "返金済み", en: "Refunded" },
+  [RefundStatus.FAILED]: { ja: "返金失敗", en: "Refund failed" },
+});
+
+export const contractStatusWording: Readonly<Record<ContractStatus, Wording>> = Object.freeze({
+  [ContractStatus.UNSPECIFIED]: { ja: "不明", en: "Unknown" },
+  [ContractStatus.INITIAL]: { ja: "手続き中", en: "Being set up" },
+  [ContractStatus.PENDING_CHARGE]: { ja: "初回引き落とし待ち", en: "Waiting for the first debit" },
+  [ContractStatus.WAITING_EKYC]: { ja: "本人確認待ち", en: "Waiting for identity check" },
+  [ContractStatus.APPROVED]: { ja: "承認済み", en: "Approved" },
+  [ContractStatus.ACTIVATED]: { ja: "有効（引き落とし可）", en: "Active (may debit)" },
+  [ContractStatus.EXPIRED]: { ja: "期限切れ", en: "Expired" },
+  [ContractStatus.DEACTIVATED]: { ja: "停止済み", en: "Stopped" },
+  [ContractStatus.CANCELLED]: { ja: "解約済み", en: "Cancelled" },
+});
+
+/** Why a charge failed, as the customer is told (the ErrorType's customer-facing message). */
+export const failureWording: Readonly<Record<ErrorType, Wording>> = Object.freeze({
+  [ErrorType.UNSPECIFIED]: {
+    ja: "引き落としができませんでした。お店にお問い合わせください。",
+    en: "The debit did not go through. Please contact the shop.",
+  },
+  [ErrorType.PAYMENT_VALIDATION_FAILED]: {
+    ja: "ご請求の内容に不備があったため、引き落としは行われませんでした。お店にお問い合わせください。",
+    en: "The request had an error, so nothing was debited. Please contact the shop.",
+  },
+  [ErrorType.PAYMENT_GATEWAY_UNAVAILABLE]: {
+    ja: "銀行と通信できなかったため、引き落としは行われませんでした。",
+    en: "The bank could not be reached, so nothing was debited.",
+  },
+  [ErrorType.PAYMENT_GATEWAY_FAILED]: {
+    ja: "銀行がこの引き落としを受け付けませんでした。",
+    en: "The bank declined this debit.",
+  },
+  [ErrorType.PAYMENT_CHARGE_FAILED]: {
+    ja: "引き落としができませんでした。お店にお問い合わせください。",
+    en: "The debit did not go through. Please contact the shop.",
+  },
+  [ErrorType.PAYMENT_CHARGE_REJECTED]: {
+    ja: "本人確認が完了していないため、引き落としできませんでした。",
+    en: "Your identity check is not complete, so nothing was debited.",
+  },
+  [ErrorType.PAYMENT_CHARGE_OVER_LIMIT]: {
+    ja: "金額が口座の利用限度額を超えたため、引き落としできませんでした。",
+    en: "The amount was above your account's limit, so nothing was debited.",
+  },
+  [ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS]: {
+    ja: "口座の残高が不足していたため、引き落としできませんでした。",
+    en: "Your account balance was too low, so nothing was debited.",
+  },
+  [ErrorType.PAYMENT_LINK_EXPIRED]: {
+    ja: "お支払いリンクの有効期限が切れていました。",
+    en: "The payment link had expired.",
+  },
+  [ErrorType.PAYMENT_CUSTOMER_NOT_FOUND]: {
+    ja: "お客様の登録が見つからなかったため、引き落としできませんでした。お店にお問い合わせください。",
+    en: "Your registration was not found, so nothing was debited. Please contact the shop.",
+  },
+  [ErrorType.PAYMENT_CUSTOMER_INACTIVE]: {
+    ja: "口座振替の登録が有効でないため、引き落としできませんでした。お店にお問い合わせください。",
+    en: "Your direct-debit registration is not active, so nothing was debited. Please contact the shop.",
+  },
+});

@@ -1,0 +1,192 @@
+import { ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
+import { hasReceipt } from "../domain/charge.js";
+import { jstMonthRange } from "../domain/jst.js";
+import { newId } from "../domain/ids.js";
+import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
+import type { ChargeRecord, ContractRecord, RefundRecord } from "../domain/records.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
+import type { StopRequestRecord } from "../domain/stop-request.js";
+import { stopRequestedContent } from "../domain/webhook-content.js";
+import {
+  chargesOfCustomers,
+  contractsOfCustomers,
+  customersOfEmail,
+  findChargeOfCustomers,
+  findContractOfCustomers,
+  merchantContacts,
+  type MerchantContact,
+} from "../storage/customer-records.js";
+import { refundsOfCharges } from "../storage/dashboard-queries.js";
+import { lockContract } from "../storage/contracts.js";
+import { recordEvent } from "../storage/events.js";
+import { mandatesOfContracts, type MandateRecord } from "../storage/mandates.js";
+import { findStopRequestOfContract, insertStopRequest, stopRequestsOfContracts } from "../storage/stop-requests.js";
+import type { CustomerPrincipal } from "./customer-app-sign-in.js";
+import type { FlowContext } from "./flow-context.js";
+
+/**
+ * What a signed-in customer sees (docs/guide/customer-app.md): only the records of the customers
+ * their proven e-mail names, at every merchant. An id of anyone else's record answers exactly as an
+ * id that does not exist.
+ */
+
+export interface CustomerContractView {
+  contract: ContractRecord;
+  mandate: MandateRecord | undefined;
+  stopRequest: StopRequestRecord | undefined;
+}
+
+export interface CustomerMerchantView {
+  merchant: MerchantContact;
+  contracts: CustomerContractView[];
+}
+
+export async function customerMerchants(ctx: FlowContext, who: CustomerPrincipal): Promise<CustomerMerchantView[]> {
+  const customers = await customersOfEmail(ctx.tx.db, who.email);
+  const [merchants, contracts] = await Promise.all([
+    merchantContacts(
+      ctx.tx.db,
+      customers.map((c) => c.merchantId),
+    ),
+    contractsOfCustomers(
+      ctx.tx.db,
+      customers.map((c) => c.id),
+    ),
+  ]);
+  const contractIds = contracts.map((c) => c.id);
+  const [mandates, stopRequests] = await Promise.all([
+    mandatesOfContracts(ctx.tx.db, contractIds),
+    stopRequestsOfContracts(ctx.tx.db, contractIds),
+  ]);
+  return customers.flatMap(({ merchantId }) => {
+    const merchant = merchants.get(merchantId);
+    if (!merchant) return [];
+    const own = contracts.filter((c) => c.merchantId === merchantId);
+    return [
+      {
+        merchant,
+        contracts: own.map((contract) => ({
+          contract,
+          mandate: mandates.get(contract.id),
+          stopRequest: stopRequests.get(contract.id),
+        })),
+      },
+    ];
+  });
+}
+
+export interface CustomerTransactionView {
+  charge: ChargeRecord;
+  merchantName: string;
+  refunds: RefundRecord[];
+}
+
+/** The customer's charges with their refunds, newest first, a page at a time; by merchant and JST month. */
+export async function customerTransactions(
+  ctx: FlowContext,
+  who: CustomerPrincipal,
+  query: { merchantId: string; month: string; pageSize: number; pageToken: string },
+): Promise<{ transactions: CustomerTransactionView[]; nextPageToken: string }> {
+  const limit = pageSize(query.pageSize);
+  const after = decodePageToken(query.pageToken);
+  const customers = (await customersOfEmail(ctx.tx.db, who.email)).filter(
+    (c) => !query.merchantId || c.merchantId === query.merchantId,
+  );
+  const range = query.month ? jstMonthRange(query.month) : undefined;
+  const rows = await chargesOfCustomers(
+    ctx.tx.db,
+    customers.map((c) => c.id),
+    { limit: limit + 1, after, from: range?.from, to: range?.to },
+  );
+  const page = rows.slice(0, limit);
+  const [refunds, merchants] = await Promise.all([
+    refundsOfCharges(
+      ctx.tx.db,
+      page.map((c) => c.id),
+    ),
+    merchantContacts(ctx.tx.db, [...new Set(page.map((c) => c.merchantId))]),
+  ]);
+  const last = page[page.length - 1];
+  return {
+    transactions: page.map((charge) => ({
+      charge,
+      merchantName: merchants.get(charge.merchantId)?.name ?? "",
+      refunds: refunds.get(charge.id) ?? [],
+    })),
+    nextPageToken:
+      rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "",
+  };
+}
+
+/** The ids of the customer records the signed-in e-mail names: the reads below are scoped to them. */
+async function ownCustomerIds(ctx: FlowContext, who: CustomerPrincipal): Promise<string[]> {
+  return (await customersOfEmail(ctx.tx.db, who.email)).map((c) => c.id);
+}
+
+const noSuchCharge = () => new RequestRefusal("not_found", "no such charge");
+const noSuchContract = () => new RequestRefusal("not_found", "no such contract");
+
+/** The receipt (領収書) of one of the customer's successful charges. */
+export async function customerReceipt(
+  ctx: FlowContext,
+  who: CustomerPrincipal,
+  chargeId: string,
+): Promise<{ charge: ChargeRecord; merchant: MerchantContact; issuedAt: Date }> {
+  const charge = await findChargeOfCustomers(ctx.tx.db, chargeId, await ownCustomerIds(ctx, who));
+  if (!charge) throw noSuchCharge();
+  if (!hasReceipt(charge.status))
+    throw new RequestRefusal(
+      "precondition",
+      "only a successful charge has a receipt; this one was not debited",
+      "RECEIPT_NOT_AVAILABLE",
+    );
+  const merchant = (await merchantContacts(ctx.tx.db, [charge.merchantId])).get(charge.merchantId);
+  if (!merchant) throw noSuchCharge();
+  return { charge, merchant, issuedAt: ctx.clock.now() };
+}
+
+/** Contracts that no longer debit: a stop request for them would ask nothing. */
+const endedContract = new Set([ContractStatus.EXPIRED, ContractStatus.DEACTIVATED, ContractStatus.CANCELLED]);
+
+/**
+ * Records the customer's request that the merchant stop debiting under a contract, and tells the
+ * merchant (EVENT_TYPE_CONTRACT_STOP_REQUESTED, in the same transaction). The contract does not
+ * change. Asking again answers the first request.
+ */
+export async function requestStop(
+  ctx: FlowContext,
+  who: CustomerPrincipal,
+  contractId: string,
+  reason: string,
+): Promise<{ stopRequest: StopRequestRecord; created: boolean }> {
+  const contract = await findContractOfCustomers(ctx.tx.db, contractId, await ownCustomerIds(ctx, who));
+  if (!contract) throw noSuchContract();
+  const merchant = (await merchantContacts(ctx.tx.db, [contract.merchantId])).get(contract.merchantId);
+  const outcome = await ctx.tx.write(async (trx) => {
+    // The contract's row lock orders two first requests made at once: the second finds the first.
+    const current = (await lockContract(ctx.tx, trx, contract.id)) ?? contract;
+    const existing = await findStopRequestOfContract(trx, contract.id);
+    if (existing) return { stopRequest: existing, created: false };
+    if (endedContract.has(current.status))
+      throw new RequestRefusal("precondition", "this contract no longer debits your account", "CONTRACT_ENDED");
+    const now = ctx.clock.now();
+    const stopRequest: StopRequestRecord = {
+      id: newId("stp"),
+      merchantId: contract.merchantId,
+      customerId: contract.customerId,
+      contractId: contract.id,
+      reason: reason.trim(),
+      requestedAt: now,
+    };
+    await insertStopRequest(trx, stopRequest);
+    await recordEvent(trx, {
+      merchantId: contract.merchantId,
+      type: EventType.CONTRACT_STOP_REQUESTED,
+      content: stopRequestedContent(stopRequest, current, merchant?.name ?? ""),
+      now,
+    });
+    return { stopRequest, created: true };
+  });
+  if (outcome.created) ctx.wake("events");
+  return outcome;
+}

@@ -1,0 +1,160 @@
+import type { Kysely } from "kysely";
+import type { Database, DashboardInvitationTable, DashboardUserTable } from "./schema.js";
+import type { Transactor, Tx } from "./transactor.js";
+
+/** A merchant's team (docs/guide/dashboard.md#the-team): its users, invitations and reset links. */
+
+export type TeamMemberRow = Pick<DashboardUserTable, "id" | "email" | "role" | "totp_enabled" | "created_at">;
+
+/** The merchant's users that were not removed, oldest first. */
+export async function listTeamMembers(db: Kysely<Database>, merchantId: string): Promise<TeamMemberRow[]> {
+  return db
+    .selectFrom("dashboard_users")
+    .select(["id", "email", "role", "totp_enabled", "created_at"])
+    .where("merchant_id", "=", merchantId)
+    .where("removed_at", "is", null)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+}
+
+/** A user of the merchant (not removed), its row locked. */
+export async function lockTeamMember(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  userId: string,
+): Promise<DashboardUserTable | undefined> {
+  return tx
+    .lockRows(
+      trx
+        .selectFrom("dashboard_users")
+        .selectAll()
+        .where("id", "=", userId)
+        .where("merchant_id", "=", merchantId)
+        .where("removed_at", "is", null),
+    )
+    .executeTakeFirst();
+}
+
+/** The merchant's owners, their rows locked: two owners demoting each other at once cannot both succeed. */
+export async function lockOwners(tx: Transactor, trx: Tx, merchantId: string): Promise<string[]> {
+  const rows = await tx
+    .lockRows(
+      trx
+        .selectFrom("dashboard_users")
+        .select("id")
+        .where("merchant_id", "=", merchantId)
+        .where("role", "=", "owner")
+        .where("removed_at", "is", null),
+    )
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export async function setTeamMemberRole(db: Kysely<Database>, userId: string, role: string, nowIso: string) {
+  await db.updateTable("dashboard_users").set({ role, updated_at: nowIso }).where("id", "=", userId).execute();
+}
+
+/**
+ * Removes a user: the row stays (the audit log and CSV batches name it) with its e-mail freed for
+ * another invitation and no password; its sessions, recovery codes and reset links go.
+ */
+export async function removeTeamMember(db: Kysely<Database>, userId: string, nowIso: string): Promise<void> {
+  await db
+    .updateTable("dashboard_users")
+    .set({ removed_at: nowIso, email_normalized: `removed:${userId}`, password_hash: "", updated_at: nowIso })
+    .where("id", "=", userId)
+    .execute();
+  await endSessionsOfUser(db, userId);
+  await db.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+  await db.deleteFrom("dashboard_invitations").where("user_id", "=", userId).where("used_at", "is", null).execute();
+}
+
+/** Every session of a user ends (removed, or its password or TOTP reset). */
+export async function endSessionsOfUser(db: Kysely<Database>, userId: string): Promise<void> {
+  await db.deleteFrom("dashboard_sessions").where("user_id", "=", userId).execute();
+  await db.deleteFrom("sign_in_challenges").where("user_id", "=", userId).execute();
+}
+
+/** TOTP off and to be enrolled again at the next sign-in; the recovery codes go with it. */
+export async function resetTotpOfUser(db: Kysely<Database>, userId: string, nowIso: string): Promise<void> {
+  await db
+    .updateTable("dashboard_users")
+    .set({ totp_enabled: 0, totp_secret: "", totp_setup_required: 1, updated_at: nowIso })
+    .where("id", "=", userId)
+    .execute();
+  await db.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+  await endSessionsOfUser(db, userId);
+}
+
+export async function insertInvitation(db: Kysely<Database>, invitation: DashboardInvitationTable): Promise<void> {
+  await db.insertInto("dashboard_invitations").values(invitation).execute();
+}
+
+/** A link by its token's hash, with its merchant's name (used or not, expired or not). */
+export async function findInvitation(db: Kysely<Database>, tokenHash: string) {
+  return db
+    .selectFrom("dashboard_invitations")
+    .innerJoin("merchants", "merchants.id", "dashboard_invitations.merchant_id")
+    .selectAll("dashboard_invitations")
+    .select("merchants.name as merchant_name")
+    .where("token_hash", "=", tokenHash)
+    .executeTakeFirst();
+}
+
+/** Uses a link once: false when it was used (or cancelled) already. */
+export async function useInvitation(db: Kysely<Database>, tokenHash: string, nowIso: string): Promise<boolean> {
+  const result = await db
+    .updateTable("dashboard_invitations")
+    .set({ used_at: nowIso })
+    .where("token_hash", "=", tokenHash)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Invitations of new users not yet used nor expired, newest first. */
+export async function listPendingInvitations(
+  db: Kysely<Database>,
+  merchantId: string,
+  nowIso: string,
+): Promise<DashboardInvitationTable[]> {
+  return db
+    .selectFrom("dashboard_invitations")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .where("purpose", "=", "invite")
+    .where("used_at", "is", null)
+    .where("expires_at", ">", nowIso)
+    .orderBy("created_at", "desc")
+    .execute();
+}
+
+/** Cancels a pending invitation (marks it used): false when there is none such of the merchant. */
+export async function cancelInvitation(
+  db: Kysely<Database>,
+  merchantId: string,
+  id: string,
+  nowIso: string,
+): Promise<DashboardInvitationTable | undefined> {
+  const found = await db
+    .selectFrom("dashboard_invitations")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
+  if (found) await useInvitation(db, found.token_hash, nowIso);
+  return found;
+}
+
+/** Whether an active user already has this e-mail (e-mails are unique across merchants). */
+export async function emailTaken(db: Kysely<Database>, emailNormalized: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("dashboard_users")
+    .select("id")
+    .where("email_normalized", "=", emailNormalized)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,117 @@
+import { ChargeStatus } from "../../../../gen/payments/v1/enums_pb.js";
+import type { CustomerTransaction } from "../../../../gen/payments/v1/customer_app_service_pb.js";
+import { chargeStatusWording, failureWording, refundStatusWording } from "../../../domain/customer-wording.js";
+import { alertBox, errorMessage, facts, h, showAlert, when, yen } from "../dom.js";
+import { lang, t } from "../i18n.js";
+import { rpc } from "../rpc.js";
+
+/** Every charge of the signed-in e-mail, newest first, by shop and month; refunds under their charge. */
+export async function historyView(query: URLSearchParams): Promise<HTMLElement> {
+  const merchantId = query.get("merchant") ?? "";
+  const month = query.get("month") ?? "";
+  const [{ merchants }, first] = await Promise.all([
+    rpc.listCustomerMerchants({}),
+    rpc.listCustomerTransactions({ merchantId, month, pageSize: 20 }),
+  ]);
+  const merchantSelect = h(
+    "select",
+    { id: "filter-merchant", name: "merchant" },
+    h("option", { value: "" }, t().allMerchants),
+    ...merchants.map((m) => h("option", { value: m.merchantId, selected: m.merchantId === merchantId }, m.name)),
+  );
+  const monthInput = h("input", { id: "filter-month", name: "month", type: "month", value: month });
+  const filters = h(
+    "form",
+    { class: "filters", "aria-label": t().filters },
+    h("div", {}, h("label", { for: "filter-merchant" }, t().merchant), merchantSelect),
+    h("div", {}, h("label", { for: "filter-month" }, t().month), monthInput),
+    h("button", { type: "submit" }, t().apply),
+  );
+  filters.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const next = new URLSearchParams();
+    if (merchantSelect.value) next.set("merchant", merchantSelect.value);
+    if (monthInput.value) next.set("month", monthInput.value);
+    location.hash = `#/history?${next}`;
+  });
+
+  const list = h("ul", { class: "transactions", "aria-labelledby": "view-heading" });
+  const alert = alertBox();
+  const more = h("button", { type: "button", class: "more" }, t().more);
+  let pageToken = first.nextPageToken;
+  const show = (transactions: CustomerTransaction[]) => {
+    for (const transaction of transactions) list.append(transactionItem(transaction));
+    more.hidden = pageToken === "";
+  };
+  more.addEventListener("click", async () => {
+    try {
+      const page = await rpc.listCustomerTransactions({ merchantId, month, pageSize: 20, pageToken });
+      const firstNew = list.children.length;
+      pageToken = page.nextPageToken;
+      show(page.transactions);
+      list.children[firstNew]?.querySelector<HTMLElement>("h2")?.focus();
+    } catch (error) {
+      showAlert(alert, errorMessage(error));
+    }
+  });
+  show(first.transactions);
+  return h(
+    "section",
+    {},
+    h("h1", { id: "view-heading", tabindex: -1 }, t().historyHeading),
+    filters,
+    first.transactions.length === 0 ? h("p", { class: "empty" }, t().noTransactions) : list,
+    alert,
+    more,
+  );
+}
+
+function transactionItem(transaction: CustomerTransaction): HTMLElement {
+  const words = lang();
+  const status = chargeStatusWording[transaction.status][words];
+  const failed = transaction.status === ChargeStatus.FAILURE;
+  const rows: Array<[string, string | HTMLElement]> = [
+    [t().date, when(transaction.createdAt)],
+    [t().description, transaction.description],
+    [t().initialAmount, yen(transaction.initialAmount)],
+    [t().discount, yen(transaction.discount)],
+    [t().finalAmount, yen(transaction.finalAmount)],
+    [t().status, h("span", { class: `badge status-${ChargeStatus[transaction.status].toLowerCase()}` }, status)],
+  ];
+  if (failed && transaction.failure)
+    rows.push([t().failureReason, failureWording[transaction.failure.errorType][words]]);
+  if (transaction.refunds.length > 0)
+    rows.push([
+      t().refunds,
+      h(
+        "ul",
+        { class: "refunds" },
+        ...transaction.refunds.map((r) =>
+          h("li", {}, t().refund(yen(r.amount), refundStatusWording[r.status][words]), " · ", when(r.createdAt, true)),
+        ),
+      ),
+    ]);
+  rows.push([t().chargeId, h("code", {}, transaction.chargeId)]);
+  return h(
+    "li",
+    { class: failed ? "transaction failed" : "transaction" },
+    h(
+      "article",
+      { "aria-labelledby": `h-${transaction.chargeId}` },
+      h(
+        "h2",
+        { id: `h-${transaction.chargeId}`, tabindex: -1 },
+        h("span", { class: "merchant" }, transaction.merchantName),
+        " ",
+        h("span", { class: "amount" }, yen(transaction.finalAmount)),
+      ),
+      facts(rows),
+      transaction.receiptAvailable &&
+        h(
+          "a",
+          { class: "receipt-link", href: `#/receipt/${encodeURIComponent(transaction.chargeId)}` },
+          t().receiptLink,
+        ),
+    ),
+  );
+}

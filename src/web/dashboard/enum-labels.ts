@@ -1,0 +1,211 @@
+import {
+  ApiSource,
+  ChargeStatus,
+  ContractStatus,
+  DeliveryStatus,
+  ErrorType,
+  EventType,
+  KycStatus,
+  MandateVerification,
+  PaymentAuthorizationStatus,
+  RefundStatus,
+} from "../../../gen/payments/v1/enums_pb.js";
+import { errorTypeMessages, errorTypeMessagesJa } from "../../domain/payment-failure.js";
+import { lang, type Lang } from "./i18n.js";
+
+/**
+ * The words for the generated enums, from the enums themselves (a new value fails the type check
+ * until it has its words): the dashboard never shows a raw enum name.
+ */
+type Words<E extends number> = Readonly<Record<E, string>>;
+type Both<E extends number> = Readonly<Record<Lang, Words<E>>>;
+
+const chargeStatus: Both<ChargeStatus> = {
+  ja: {
+    [ChargeStatus.UNSPECIFIED]: "不明",
+    [ChargeStatus.PENDING]: "処理中",
+    [ChargeStatus.WAITING_EKYC]: "本人確認待ち",
+    [ChargeStatus.SUCCESS]: "成功",
+    [ChargeStatus.FAILURE]: "失敗",
+    [ChargeStatus.CANCELLED]: "取消",
+    [ChargeStatus.REFUNDED]: "全額返金済み",
+  },
+  en: {
+    [ChargeStatus.UNSPECIFIED]: "Unknown",
+    [ChargeStatus.PENDING]: "Pending",
+    [ChargeStatus.WAITING_EKYC]: "Waiting for KYC",
+    [ChargeStatus.SUCCESS]: "Succeeded",
+    [ChargeStatus.FAILURE]: "Failed",
+    [ChargeStatus.CANCELLED]: "Cancelled",
+    [ChargeStatus.REFUNDED]: "Refunded",
+  },
+};
+
+const refundStatus: Both<RefundStatus> = {
+  ja: {
+    [RefundStatus.UNSPECIFIED]: "不明",
+    [RefundStatus.PENDING]: "返金処理中",
+    [RefundStatus.SUCCEEDED]: "返金済み",
+    [RefundStatus.FAILED]: "返金失敗",
+  },
+  en: {
+    [RefundStatus.UNSPECIFIED]: "Unknown",
+    [RefundStatus.PENDING]: "Pending",
+    [RefundStatus.SUCCEEDED]: "Refunded",
+    [RefundStatus.FAILED]: "Failed",
+  },
+};
+
+const contractStatus: Both<ContractStatus> = {
+  ja: {
+    [ContractStatus.UNSPECIFIED]: "不明",
+    [ContractStatus.INITIAL]: "手続き前",
+    [ContractStatus.PENDING_CHARGE]: "初回決済待ち",
+    [ContractStatus.WAITING_EKYC]: "本人確認待ち",
+    [ContractStatus.APPROVED]: "承認済み",
+    [ContractStatus.ACTIVATED]: "有効",
+    [ContractStatus.EXPIRED]: "期限切れ",
+    [ContractStatus.DEACTIVATED]: "停止",
+    [ContractStatus.CANCELLED]: "解約",
+  },
+  en: {
+    [ContractStatus.UNSPECIFIED]: "Unknown",
+    [ContractStatus.INITIAL]: "Not started",
+    [ContractStatus.PENDING_CHARGE]: "Waiting for the first charge",
+    [ContractStatus.WAITING_EKYC]: "Waiting for KYC",
+    [ContractStatus.APPROVED]: "Approved",
+    [ContractStatus.ACTIVATED]: "Active",
+    [ContractStatus.EXPIRED]: "Expired",
+    [ContractStatus.DEACTIVATED]: "Deactivated",
+    [ContractStatus.CANCELLED]: "Cancelled",
+  },
+};
+
+const paymentAuthorization: Both<PaymentAuthorizationStatus> = {
+  ja: {
+    [PaymentAuthorizationStatus.UNSPECIFIED]: "不明",
+    [PaymentAuthorizationStatus.AUTHORIZED]: "口座振替可",
+    [PaymentAuthorizationStatus.NOT_AUTHORIZED]: "口座振替不可",
+  },
+  en: {
+    [PaymentAuthorizationStatus.UNSPECIFIED]: "Unknown",
+    [PaymentAuthorizationStatus.AUTHORIZED]: "Authorized",
+    [PaymentAuthorizationStatus.NOT_AUTHORIZED]: "Not authorized",
+  },
+};
+
+const kycStatus: Both<KycStatus> = {
+  ja: {
+    [KycStatus.UNSPECIFIED]: "不明",
+    [KycStatus.APPROVED]: "確認済み",
+    [KycStatus.NOT_SUBMITTED]: "未提出",
+    [KycStatus.IN_REVIEW]: "審査中",
+    [KycStatus.DENIED]: "否認",
+  },
+  en: {
+    [KycStatus.UNSPECIFIED]: "Unknown",
+    [KycStatus.APPROVED]: "Approved",
+    [KycStatus.NOT_SUBMITTED]: "Not submitted",
+    [KycStatus.IN_REVIEW]: "In review",
+    [KycStatus.DENIED]: "Denied",
+  },
+};
+
+const deliveryStatus: Both<DeliveryStatus> = {
+  ja: {
+    [DeliveryStatus.UNSPECIFIED]: "不明",
+    [DeliveryStatus.PENDING]: "配信待ち",
+    [DeliveryStatus.DELIVERED]: "配信済み",
+    [DeliveryStatus.FAILED]: "配信失敗",
+  },
+  en: {
+    [DeliveryStatus.UNSPECIFIED]: "Unknown",
+    [DeliveryStatus.PENDING]: "Pending",
+    [DeliveryStatus.DELIVERED]: "Delivered",
+    [DeliveryStatus.FAILED]: "Failed",
+  },
+};
+
+const eventType: Both<EventType> = {
+  ja: {
+    [EventType.UNSPECIFIED]: "不明",
+    [EventType.CHARGE_SUCCESS]: "決済成功",
+    [EventType.CHARGE_FAIL]: "決済失敗",
+    [EventType.REFUND_SUCCEEDED]: "返金成功",
+    [EventType.REFUND_FAILED]: "返金失敗",
+    [EventType.CONTRACT_ACTIVATED]: "契約開始",
+    [EventType.TEST_CHARGE_CREATED]: "テスト: 決済作成",
+    [EventType.TEST_CHARGE_FAIL]: "テスト: 決済失敗",
+    [EventType.CONTRACT_STOP_REQUESTED]: "停止の依頼",
+  },
+  en: {
+    [EventType.UNSPECIFIED]: "Unknown",
+    [EventType.CHARGE_SUCCESS]: "Charge succeeded",
+    [EventType.CHARGE_FAIL]: "Charge failed",
+    [EventType.REFUND_SUCCEEDED]: "Refund succeeded",
+    [EventType.REFUND_FAILED]: "Refund failed",
+    [EventType.CONTRACT_ACTIVATED]: "Contract activated",
+    [EventType.TEST_CHARGE_CREATED]: "Test: charge created",
+    [EventType.TEST_CHARGE_FAIL]: "Test: charge failed",
+    [EventType.CONTRACT_STOP_REQUESTED]: "Stop requested",
+  },
+};
+
+const mandateVerification: Both<MandateVerification> = {
+  ja: {
+    [MandateVerification.UNSPECIFIED]: "不明",
+    [MandateVerification.BANK_REDIRECT]: "銀行サイトで確認",
+    [MandateVerification.FIRST_DEBIT]: "初回引落で登録",
+  },
+  en: {
+    [MandateVerification.UNSPECIFIED]: "Unknown",
+    [MandateVerification.BANK_REDIRECT]: "Confirmed on the bank's site",
+    [MandateVerification.FIRST_DEBIT]: "Registered with the first debit",
+  },
+};
+
+const apiSource: Both<ApiSource> = {
+  ja: {
+    [ApiSource.UNSPECIFIED]: "不明",
+    [ApiSource.OFF_SESSION_SYNC]: "オフセッション(同期)",
+    [ApiSource.OFF_SESSION_ASYNC]: "オフセッション(非同期)",
+    [ApiSource.ON_SESSION]: "オンセッション",
+  },
+  en: {
+    [ApiSource.UNSPECIFIED]: "Unknown",
+    [ApiSource.OFF_SESSION_SYNC]: "Off-session (sync)",
+    [ApiSource.OFF_SESSION_ASYNC]: "Off-session (async)",
+    [ApiSource.ON_SESSION]: "On-session",
+  },
+};
+
+const errorTypeText: Both<ErrorType> = { ja: errorTypeMessagesJa, en: errorTypeMessages };
+
+const tables = {
+  chargeStatus,
+  refundStatus,
+  contractStatus,
+  paymentAuthorization,
+  kycStatus,
+  deliveryStatus,
+  eventType,
+  mandateVerification,
+  apiSource,
+  errorType: errorTypeText,
+};
+
+export type LabelKind = keyof typeof tables;
+
+/** An enum value in the user's language. */
+export function label(kind: LabelKind, value: number): string {
+  const words = tables[kind][lang()] as Readonly<Record<number, string>>;
+  return words[value] ?? words[0];
+}
+
+/** The values of a kind a filter offers (all but UNSPECIFIED). */
+export function choices(kind: LabelKind): Array<[number, string]> {
+  return Object.keys(tables[kind][lang()])
+    .map(Number)
+    .filter((value) => value !== 0)
+    .map((value) => [value, label(kind, value)]);
+}

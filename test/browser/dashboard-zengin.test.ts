@@ -1,0 +1,116 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
+import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
+import { updateConsignor } from "../../src/flows/merchants.js";
+import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { launchBrowser } from "../helpers/browser.js";
+import { dashboardPassword } from "../helpers/dashboard.js";
+import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+// The dashboard's bank files page in a real browser: a debit date sent, answered and reconciled,
+// and a result file quarantined, with its warning and its reason.
+
+let server: TestServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let dir: string;
+const email = "files@example.jp";
+
+beforeAll(async () => {
+  execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale", "web"], { stdio: "inherit" });
+  dir = mkdtempSync(join(tmpdir(), "zengin-dashboard-"));
+  [server, browser] = await Promise.all([
+    startTestServer({
+      // Tuesday 2026-11-24 10:00 JST: the debit date is Thursday 26th, its file due on the 25th at 15:00 JST.
+      clockStart: new Date("2026-11-24T01:00:00Z"),
+      env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: dir, ZENGIN_SIMULATED_BANK: "off", WORKERS: "off" },
+    }),
+    launchBrowser(),
+  ]);
+  await createDashboardUser(server.ctx, {
+    merchantId: server.merchant.merchant_id,
+    email,
+    password: dashboardPassword,
+  });
+  await updateConsignor(server.ctx, server.merchant.merchant_id, {
+    code: "5234567891",
+    name: "ﾀﾞﾂｼﾕﾎﾞｰﾄﾞ",
+    bankCode: "0005",
+    branchCode: "001",
+    accountType: "1",
+    accountNumber: "7654321",
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB" });
+  page = await context.newPage();
+});
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the dashboard's bank files", () => {
+  it("shows each debit date reconciled, the files with their state, and a quarantined result with its reason", async () => {
+    const { customerId } = await seedActiveCustomer(server, { accountNumber: "0012345" });
+    await server.client(PaymentService).createOffSessionPaymentAsync({ customerId, charge: { price: 2500 } });
+    await server.jobs.drain();
+    const exchange = zenginExchangeOf(server.ctx, () => {});
+    server.clock.advance(Date.parse("2026-11-25T06:00:00Z") - server.clock.now().getTime());
+    const { written } = await runZenginCycle(server.ctx, exchange);
+    expect(written).toEqual(["Z91_5234567891_20261126.txt"]);
+    const sent = decodeDebitFile(readFileSync(join(dir, "outgoing", written[0])), false);
+    if (!sent.ok) throw new Error(sent.reason);
+    const wrongAmount = sent.file.records.map((record) => ({ ...record, amount: record.amount - 1 }));
+    writeFileSync(join(dir, "incoming", "R91_bad.txt"), encodeDebitFile({ ...sent.file, records: wrongAmount }, true));
+    writeFileSync(join(dir, "incoming", "R91_good.txt"), encodeDebitFile(sent.file, true));
+    server.clock.advance(2 * 86_400_000);
+    const report = await runZenginCycle(server.ctx, exchange);
+    expect([report.imported, report.quarantined.map((file) => file.name)]).toEqual([["R91_good.txt"], ["R91_bad.txt"]]);
+
+    await page.goto(`${server.url}/dashboard/`);
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
+    await page.getByLabel("Password").fill(dashboardPassword);
+    await page.getByLabel("Password").press("Enter");
+    await page.getByRole("link", { name: "Bank files" }).click();
+    await page.getByRole("heading", { name: "Bank files" }).waitFor();
+    expect(await page.getByRole("alert").textContent()).toBe(
+      "1 result files are in quarantine: nothing of them was applied.",
+    );
+    const dates = page.getByRole("region", { name: "Reconciliation by debit date" });
+    expect(await dates.getByRole("row").nth(1).getByRole("cell").allTextContents()).toEqual([
+      "2026-11-26",
+      "1 / 1",
+      "¥2,500",
+      "¥2,500",
+      "¥0",
+      "✓",
+    ]);
+    const files = page.getByRole("region", { name: "Zengin files sent and received" });
+    const rowOf = async (name: string) =>
+      (await files.getByRole("row").filter({ hasText: name }).getByRole("cell").allTextContents()).slice(0, 10);
+    expect(await rowOf("Z91_5234567891_20261126.txt")).toEqual([
+      "Z91_5234567891_20261126.txt",
+      "Account debits (91)",
+      "Sent",
+      "2026-11-26",
+      "Result received",
+      "1",
+      "¥2,500",
+      "1 ¥2,500",
+      "0 ¥0",
+      "",
+    ]);
+    const quarantined = await rowOf("R91_bad.txt");
+    expect(quarantined[4]).toBe("Quarantined");
+    expect(quarantined[9]).toMatch(/amount 2499 is not 2500/);
+  });
+});

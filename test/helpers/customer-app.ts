@@ -1,0 +1,122 @@
+import { ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { expect } from "vitest";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { CustomerAppService } from "../../gen/payments/v1/customer_app_service_pb.js";
+import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import type { CreatedMerchant } from "../../src/flows/merchants.js";
+import { createPayment, freshEmail, latestCode, payStepByStep } from "./on-session.js";
+import type { TestServer } from "./test-server.js";
+
+/** What a customer with two merchants has, as the customer app should show it. */
+export interface CustomerWorld {
+  email: string;
+  first: CreatedMerchant;
+  second: CreatedMerchant;
+  /** The first merchant: a paid on-session charge (partly refunded), and a triggered failure. */
+  refundedChargeId: string;
+  failedChargeId: string;
+  firstContractId: string;
+  /** The second merchant: a paid on-session charge. */
+  paidChargeId: string;
+  secondContractId: string;
+}
+
+/** One paid on-session payment that sets up a contract (and its mandate) for the e-mail. */
+async function paidLink(server: TestServer, merchant: CreatedMerchant, email: string, price: number, what: string) {
+  const created = await createPayment(
+    server,
+    { buyer: { email }, charge: { price, description: what } },
+    merchant.api_key,
+  );
+  await payStepByStep(server, created.paymentLink!.url, { email, apiKey: merchant.api_key });
+  await server.jobs.drain();
+  const charge = await server.client(PaymentService, merchant.api_key).getCharge({ charge: created.charge!.chargeId });
+  expect(charge.charge?.chargeStatus).toBe(ChargeStatus.SUCCESS);
+  return {
+    chargeId: created.charge!.chargeId,
+    contractId: created.charge!.contractId,
+    customerId: charge.charge!.customerId,
+  };
+}
+
+/**
+ * Through the API, as merchants and the customer would: the customer pays two merchants on their
+ * hosted pages; the first charges them again off-session with a sandbox-triggered failure
+ * (insufficient funds) and refunds ¥500 of the first payment.
+ */
+export async function customerWithTwoMerchants(server: TestServer, label = "customer"): Promise<CustomerWorld> {
+  const email = freshEmail(label);
+  const first = server.merchant;
+  const second = await server.newMerchant("Second Shop 二号店");
+  const a = await paidLink(server, first, email, 1500, "定期便 11月分");
+  server.clock.advance(60_000);
+  const b = await paidLink(server, second, email, 2400, "Monthly plan");
+  server.clock.advance(60_000);
+  const failedChargeId = await server
+    .client(PaymentService, first.api_key)
+    .createOffSessionPaymentAsync({
+      customerId: a.customerId,
+      charge: {
+        price: 3000,
+        description: "定期便 12月分",
+        metadata: { triggerError: "ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS" },
+      },
+    })
+    .then(
+      () => "",
+      (error) => ConnectError.from(error).findDetails(ErrorInfoSchema)[0]?.metadata.chargeId ?? "",
+    );
+  expect(failedChargeId).toMatch(/^trx-/);
+  await server.client(PaymentService, first.api_key).refund({ chargeId: a.chargeId, amount: 500, reason: "欠品" });
+  return {
+    email,
+    first,
+    second,
+    refundedChargeId: a.chargeId,
+    failedChargeId,
+    firstContractId: a.contractId,
+    paidChargeId: b.chargeId,
+    secondContractId: b.contractId,
+  };
+}
+
+/** A customer-app client as the page is one: it keeps the session cookie and sends the CSRF token. */
+export function customerAppClient(server: TestServer): {
+  client: Client<typeof CustomerAppService>;
+  cookies: Map<string, string>;
+} {
+  const cookies = new Map<string, string>();
+  const transport = createConnectTransport({
+    baseUrl: `${server.url}/app`,
+    httpVersion: "1.1",
+    interceptors: [
+      (next) => async (req) => {
+        if (cookies.size > 0)
+          req.header.set("cookie", [...cookies].map(([name, value]) => `${name}=${value}`).join("; "));
+        const csrf = cookies.get("furikomi_app_csrf");
+        if (csrf) req.header.set("x-csrf-token", csrf);
+        const res = await next(req);
+        for (const line of res.header.getSetCookie()) {
+          const [pair] = line.split(";");
+          const at = pair.indexOf("=");
+          const value = pair.slice(at + 1);
+          if (value) cookies.set(pair.slice(0, at), value);
+          else cookies.delete(pair.slice(0, at));
+        }
+        return res;
+      },
+    ],
+  });
+  return { client: createClient(CustomerAppService, transport), cookies };
+}
+
+/** Signs in with the code from the sandbox mailbox of the merchant that knew the e-mail first. */
+export async function signInCustomer(server: TestServer, email: string, mailboxKey = server.merchant.api_key) {
+  const app = customerAppClient(server);
+  await app.client.sendSignInCode({ email });
+  const { verified } = await app.client.verifySignInCode({ email, code: await latestCode(server, email, mailboxKey) });
+  expect(verified).toBe(true);
+  return app;
+}
