@@ -4,16 +4,14 @@
 # directory; the committed checkout is copied beside it and installed with that node, so native
 # modules (better-sqlite3) are built for it. Called by .ci/run; `NODE24_WORKDIR=dir` keeps the copy.
 #
-# Pinned below 24.19: from 24.19.0 node::ObjectWrap removes an environment cleanup hook in its
-# destructor, and better-sqlite3 12 (an ObjectWrap) built against those headers aborts the process
-# (SIGABRT, "Assertion failed: (env) != nullptr" in Statement::~Statement) when the GC collects a
-# statement (nodejs/node#65446). better-sqlite3 13 fixes it but needs Node 22+: docs/operations/running.md.
+# The default is the newest Node 24 release when this was last checked. On Node 22+ the server
+# loads better-sqlite3 13, not 12, which aborts on Node 24.19+ (src/storage/sqlite-driver.ts).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="${NODE24_WORKDIR:-$(mktemp -d)}"
 mkdir -p "$work/node" "$work/furikomi"
 
-npm install --prefix "$work/node" --no-audit --no-fund --silent "node@${NODE24_VERSION:-24.18.1}"
+npm install --prefix "$work/node" --no-audit --no-fund --silent "node@${NODE24_VERSION:-24.21.0}"
 package="$work/node/node_modules/node"
 api_header="$(find "$package/node_modules" -path '*/include/node/node_api.h' | head -n 1)"
 export PATH="$package/bin:$PATH"

@@ -8,12 +8,12 @@ import {
   type LogEvent,
   type Migration,
 } from "kysely";
-import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
 import { closeSync, fsyncSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Database } from "./schema.js";
 import { WalSync } from "./wal-sync.js";
+import { SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
 import * as initial from "./migrations/0001-initial.js";
 import * as sandboxKycReview from "./migrations/0002-sandbox-kyc-review.js";
 import * as webhookDelivery from "./migrations/0003-webhook-delivery.js";
@@ -185,8 +185,8 @@ function syncDirectoryOf(url: string): void {
  * Kysely prepares every query it runs; a query's SQL text repeats (values are parameters), so
  * keep each prepared statement and hand it out again. better-sqlite3 statements are reusable.
  */
-function cacheStatements(sqlite: SqliteDatabase.Database): void {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+function cacheStatements(sqlite: SqliteDatabase): void {
+  const cache = new Map<string, SqliteStatement>();
   const prepare = sqlite.prepare.bind(sqlite);
   sqlite.prepare = ((source: string) => {
     let statement = cache.get(source);

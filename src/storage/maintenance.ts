@@ -1,8 +1,8 @@
-import SqliteDatabase from "better-sqlite3";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
 import { accountIdentity, parseAccount } from "../domain/bank-account.js";
 import { keyedHash, seal, unseal } from "./sealed.js";
+import { SqliteDatabase } from "./sqlite-driver.js";
 
 /**
  * An online backup of the SQLite file (SQLite's backup API, page by page, consistent while the

@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { SqliteDatabase as Database } from "../../src/storage/sqlite-driver.js";
 import { AsyncStatus, ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 
 /** What a writer sent and, if the server answered 200 before it died, what it acknowledged. */
@@ -83,7 +83,7 @@ const terminalAsync = [AsyncStatus.SUCCEEDED, AsyncStatus.FAILED, AsyncStatus.FA
 
 /** The database file, read directly between processes. */
 export class CrashLedger {
-  readonly #db: Database.Database;
+  readonly #db: Database;
   constructor(file: string) {
     this.#db = new Database(file, { readonly: true, fileMustExist: true });
   }

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import SqliteDatabase from "better-sqlite3";
+import { SqliteDatabase } from "../../src/storage/sqlite-driver.js";
 import { unseal, useSealingKey } from "../../src/storage/sealed.js";
 import { runCli, spawnServer } from "../helpers/process-server.js";
 

@@ -28,7 +28,11 @@ let servers: TestServer[] = [];
 beforeAll(async () => {
   // Workers off: the test drains the job queue itself after moving the clock, as the model does.
   // Sign-in limit off: every sequence signs a dashboard user in from 127.0.0.1, far past 30 a minute.
-  const options = { env: { WORKERS: "off", SIGN_IN_RATE_LIMIT_PER_ADDRESS: "0" }, clockStart: new Date("2026-03-02T00:30:00Z"), sqliteDir };
+  const options = {
+    env: { WORKERS: "off", SIGN_IN_RATE_LIMIT_PER_ADDRESS: "0" },
+    clockStart: new Date("2026-03-02T00:30:00Z"),
+    sqliteDir,
+  };
   servers = await Promise.all(Array.from({ length: lanes }, () => startTestServer(options)));
 });
 afterAll(async () => {

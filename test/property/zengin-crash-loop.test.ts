@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { SqliteDatabase as Database } from "../../src/storage/sqlite-driver.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { ChargeStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { bankCalendar } from "../../src/domain/bank-calendar.js";
