@@ -66,6 +66,8 @@ export async function sendSignInCode(
   const owner = signInCodeOwner(email);
   const code = newOneTimeCode();
   const stored = await ctx.tx.write(async (trx) => {
+    // Two first sends for one e-mail find no row to lock: the key makes the second wait and see the first's code.
+    await ctx.tx.lockKey(trx, owner);
     const now = ctx.clock.now();
     const codes = codesOfLastDay(await lockCodesOfLink(ctx.tx, trx, owner), now);
     const availableAt = resendAvailableAt(codes[0]?.createdAt, now);

@@ -47,6 +47,15 @@ export class Transactor {
     return this.dialect === "postgres" ? query.forUpdate() : query;
   }
 
+  /**
+   * Serializes writers of one key for the rest of the transaction, where there may be no row to
+   * lock yet (the first code of a never-seen e-mail): a PostgreSQL transaction-scoped advisory
+   * lock; SQLite's BEGIN IMMEDIATE already excludes other writers.
+   */
+  async lockKey(trx: Tx, key: string): Promise<void> {
+    if (this.dialect === "postgres") await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  }
+
   async #drain(): Promise<void> {
     this.#draining = true;
     try {

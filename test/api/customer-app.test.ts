@@ -279,6 +279,17 @@ describe("authorisation: a customer never sees another e-mail's records", () => 
     );
   });
 
+  it("ten first sends at once for a never-seen e-mail store one code; the other nine are too soon", async () => {
+    const { client } = customerAppClient(server);
+    const email = freshEmail("burst");
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => client.sendSignInCode({ email })));
+    const refused = outcomes.filter((o) => o.status === "rejected").map((o) => ConnectError.from(o.reason));
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    expect(refused.map((e) => e.findDetails(ErrorInfoSchema)[0]?.reason)).toEqual(
+      Array(9).fill("SIGN_IN_CODE_TOO_SOON"),
+    );
+  });
+
   it("an e-mail no merchant knows signs in to an empty view", async () => {
     const { client } = customerAppClient(server);
     const stranger = freshEmail("nobody");
