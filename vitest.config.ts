@@ -10,12 +10,19 @@ const pureTests = ["src/**/*.spec.ts", "test/unit/**/*.test.ts"];
 const postgresOnly = ["test/process/scale-out.test.ts"];
 // SQLite-specific (integrity_check after kill -9). The model-based test runs on both (fewer
 // sequences on PostgreSQL: the model is about the domain; PostgreSQL's pass is for reconcile).
+// The suite has to stay under 10 minutes on 2 cores (CONTRIBUTING.md#tests).
 const sqliteOnly = [
   "test/property/crash-loop.test.ts",
   "test/property/zengin-crash-loop.test.ts",
   "test/process/sqlite-migrations-race.test.ts",
-  // No database: once is enough.
+  // No database, or nothing a database changes: once is enough.
   "test/api/request-signal.test.ts",
+  "test/process/client-package.test.ts",
+  "test/process/python-client.test.ts",
+  "test/process/webhook-recipe.test.ts",
+  "test/process/alert-rules.test.ts",
+  // The pages: what they show comes over the API, whose tiers run on both databases.
+  "test/browser/**",
 ];
 
 export default defineConfig({
