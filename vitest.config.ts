@@ -10,7 +10,7 @@ const pureTests = ["src/**/*.spec.ts", "test/unit/**/*.test.ts"];
 const postgresOnly = ["test/process/scale-out.test.ts"];
 // SQLite-specific (integrity_check after kill -9). The model-based test runs on both (fewer
 // sequences on PostgreSQL: the model is about the domain; PostgreSQL's pass is for reconcile).
-// The suite has to stay under 10 minutes on 2 cores (CONTRIBUTING.md#tests).
+// The suite has to stay under 10 minutes on 2 cores (CONTRIBUTING.md#test-tiers).
 const sqliteOnly = [
   "test/property/crash-loop.test.ts",
   "test/property/zengin-crash-loop.test.ts",
