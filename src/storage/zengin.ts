@@ -178,9 +178,11 @@ export async function chargesOfFile(
   if (ids.length > 0)
     for (const row of await trx.selectFrom("async_requests").selectAll().where("id", "in", ids).execute())
       requests.set(row.charge_id, asyncRequestFromRow(row));
-  return rows.map(({ customer_number, ...row }) => ({
+  // The row as it is (chargeFromRow reads its own columns): copying it without customer_number cost
+  // more than the query.
+  return rows.map((row) => ({
     charge: chargeFromRow(row),
-    customerNumber: customer_number ?? "",
+    customerNumber: row.customer_number ?? "",
     request: requests.get(row.id),
   }));
 }
