@@ -11,7 +11,19 @@ import type BetterSqlite3 from "better-sqlite3";
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split(".")[0]);
 
-export const SqliteDatabase: typeof BetterSqlite3 =
-  nodeMajor >= 22 ? require("better-sqlite3-napi") : require("better-sqlite3");
+export const SqliteDatabase: typeof BetterSqlite3 = load(nodeMajor >= 22 ? "better-sqlite3-napi" : "better-sqlite3");
+
+function load(name: string): typeof BetterSqlite3 {
+  try {
+    return require(name);
+  } catch (error) {
+    throw new Error(
+      `the SQLite driver ${name} is not installed for Node ${process.version}: run npm ci with this node`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
 export type SqliteDatabase = BetterSqlite3.Database;
 export type SqliteStatement = BetterSqlite3.Statement;
