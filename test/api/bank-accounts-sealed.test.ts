@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +7,6 @@ import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
-import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
 import { createLogger } from "../../src/server/logger.js";
 import { findCurrentBankAccount, findPendingBankAccount, openBankAccount } from "../../src/storage/bank-accounts.js";
@@ -18,6 +16,7 @@ import type { Tx } from "../../src/storage/transactor.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { startZenginServer } from "../helpers/zengin-server.js";
 
 // What the customers type on the bank step, and the holder as the bank spells it.
 const approvedNumber = "8642097";
@@ -142,24 +141,11 @@ describe("bank accounts sealed at rest with BANK_CONNECTOR=zengin", () => {
   let server: TestServer;
   let dir: string;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "zengin-sealed-"));
-    // Tuesday 2026-11-24 10:00 JST: debits accepted now are filed at 15:00 JST on Wednesday 25th.
-    server = await startTestServer({
-      clockStart: new Date("2026-11-24T01:00:00Z"),
-      env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: dir, ZENGIN_SIMULATED_BANK: "off", WORKERS: "off" },
-    });
-    await updateConsignor(server.ctx, server.merchant.merchant_id, {
-      code: "1234567890",
-      name: "テスト ショップ",
-      bankCode: "0184",
-      branchCode: "001",
-      accountType: "1",
-      accountNumber: "1234567",
-    });
+    server = await startZenginServer({ consignorCode: "1234567890", simulatedBank: false });
+    dir = server.ctx.config.zengin.dir;
   });
   afterAll(async () => {
     await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("writes the request file and imports its result with no account number or holder kana in clear in the database", async () => {

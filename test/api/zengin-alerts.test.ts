@@ -1,15 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
-import { updateConsignor } from "../../src/flows/merchants.js";
 import { signedInUser } from "../helpers/dashboard.js";
 import { createPayment } from "../helpers/on-session.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
+import { startZenginServer } from "../helpers/zengin-server.js";
 
 /**
  * The Zengin alerts, through the jobs and the metrics endpoint as in production: results that
@@ -17,30 +16,15 @@ import { startTestServer, type TestServer } from "../helpers/test-server.js";
  * and a result file quarantined (furikomi_zengin_files_quarantined_total and _quarantined).
  */
 
-// Tuesday 2026-11-24 10:00 JST: the debit date is Thursday 26th, its file due at 15:00 JST on the 25th.
-const clockStart = new Date("2026-11-24T01:00:00Z");
-
 describe("results that never come, and a file nobody sent", () => {
   let late: TestServer;
   let lateDir: string;
   beforeAll(async () => {
-    lateDir = mkdtempSync(join(tmpdir(), "zengin-overdue-"));
-    late = await startTestServer({
-      clockStart,
-      env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: lateDir, ZENGIN_SIMULATED_BANK: "off", WORKERS: "off" },
-    });
-    await updateConsignor(late.ctx, late.merchant.merchant_id, {
-      code: "4234567890",
-      name: "ｵｿｲ ｷﾞﾝｺｳ",
-      bankCode: "0005",
-      branchCode: "001",
-      accountType: "1",
-      accountNumber: "7654321",
-    });
+    late = await startZenginServer({ consignorCode: "4234567890", simulatedBank: false });
+    lateDir = late.ctx.config.zengin.dir;
   });
   afterAll(async () => {
     await late?.stop();
-    rmSync(lateDir, { recursive: true, force: true });
   });
 
   const metric = async (name: string) => {

@@ -1,14 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { decodeDebitFile } from "../../src/domain/zengin-debit-file.js";
-import { updateConsignor } from "../../src/flows/merchants.js";
 import { enrolTotp, nextTotpCode, signedInUser, type DashboardBrowser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
+import { startZenginServer } from "../helpers/zengin-server.js";
 
 /**
  * A CSV batch under BANK_CONNECTOR=zengin: its charges get a debit date like any other, go into
@@ -20,26 +19,13 @@ let secret: string;
 let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "zengin-csv-"));
-  server = await startTestServer({
-    // Tuesday 2026-11-24 10:00 JST: the debit date is Thursday 26th, its file due on the 25th at 15:00 JST.
-    clockStart: new Date("2026-11-24T01:00:00Z"),
-    env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: dir, ZENGIN_SIMULATED_BANK: "on", WORKERS: "off" },
-  });
-  await updateConsignor(server.ctx, server.merchant.merchant_id, {
-    code: "6234567891",
-    name: "ｼｰｴｽﾌﾞｲ",
-    bankCode: "0005",
-    branchCode: "001",
-    accountType: "1",
-    accountNumber: "7654321",
-  });
+  server = await startZenginServer({ consignorCode: "6234567891", simulatedBank: true });
+  dir = server.ctx.config.zengin.dir;
   ops = await signedInUser(server);
   secret = await enrolTotp(server, ops);
 });
 afterAll(async () => {
   await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** Moves the clock to an instant and runs what is due then (the zengin-cycle job among them). */

@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BankAccountType, ChargeStatus, ContractStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
@@ -7,9 +6,9 @@ import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { decodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { decodeTransferFile } from "../../src/domain/zengin-transfer-file.js";
-import { updateConsignor } from "../../src/flows/merchants.js";
 import { createPayment } from "../helpers/on-session.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
+import { startZenginServer } from "../helpers/zengin-server.js";
 import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -22,30 +21,15 @@ let server: TestServer;
 let receiver: WebhookReceiver;
 let dir: string;
 
-// Tuesday 2026-11-24 10:00 JST: the debit date is Thursday 26th, its file due at 15:00 JST on
-// Wednesday 25th, the simulated bank's results at 17:00 JST on the 26th.
-const clockStart = new Date("2026-11-24T01:00:00Z");
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "zengin-on-session-"));
-  server = await startTestServer({
-    clockStart,
-    env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: dir, ZENGIN_SIMULATED_BANK: "on", WORKERS: "off" },
-  });
-  await updateConsignor(server.ctx, server.merchant.merchant_id, {
-    code: "3234567890",
-    name: "ｵﾝﾗｲﾝ ｼﾖﾂﾌﾟ",
-    bankCode: "0005",
-    branchCode: "001",
-    accountType: "1",
-    accountNumber: "7654321",
-  });
+  // From Tuesday 10:00 JST (zenginTuesday): the simulated bank's results come at 17:00 JST on the 26th.
+  server = await startZenginServer({ consignorCode: "3234567890", simulatedBank: true });
+  dir = server.ctx.config.zengin.dir;
   receiver = await receiveWebhooksOf(server.ctx, server.merchant);
 });
 afterAll(async () => {
   await server?.stop();
   await receiver?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** Moves the clock to an instant and runs what is due then (the zengin-cycle job among them). */

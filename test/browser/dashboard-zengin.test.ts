@@ -1,18 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
-import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { dashboardPassword } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
+import { startZenginServer } from "../helpers/zengin-server.js";
 
 // The dashboard's bank files page in a real browser: a debit date sent, answered and reconciled,
 // and a result file quarantined, with its warning and its reason.
@@ -26,27 +25,15 @@ const email = "files@example.jp";
 
 beforeAll(async () => {
   execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale", "web"], { stdio: "inherit" });
-  dir = mkdtempSync(join(tmpdir(), "zengin-dashboard-"));
   [server, browser] = await Promise.all([
-    startTestServer({
-      // Tuesday 2026-11-24 10:00 JST: the debit date is Thursday 26th, its file due on the 25th at 15:00 JST.
-      clockStart: new Date("2026-11-24T01:00:00Z"),
-      env: { BANK_CONNECTOR: "zengin", ZENGIN_DIR: dir, ZENGIN_SIMULATED_BANK: "off", WORKERS: "off" },
-    }),
+    startZenginServer({ consignorCode: "5234567891", simulatedBank: false }),
     launchBrowser(),
   ]);
+  dir = server.ctx.config.zengin.dir;
   await createDashboardUser(server.ctx, {
     merchantId: server.merchant.merchant_id,
     email,
     password: dashboardPassword,
-  });
-  await updateConsignor(server.ctx, server.merchant.merchant_id, {
-    code: "5234567891",
-    name: "ﾀﾞﾂｼﾕﾎﾞｰﾄﾞ",
-    bankCode: "0005",
-    branchCode: "001",
-    accountType: "1",
-    accountNumber: "7654321",
   });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB" });
   page = await context.newPage();
@@ -55,7 +42,6 @@ afterAll(async () => {
   await context?.close();
   await browser?.close();
   await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("the dashboard's bank files", () => {
