@@ -19,19 +19,12 @@ export async function settleDebits(
   records: readonly AnsweredRecord[],
   now: Date,
 ): Promise<void> {
-  const charges = new Map(
-    (
-      await chargesOfFile(
-        trx,
-        fileId,
-        records.map((record) => record.customerNumber),
-      )
-    ).map((found) => [found.customerNumber, found]),
-  );
+  const found = await chargesOfFile(trx, fileId, numbersOf(records));
+  const charges = new Map(found.map((one) => [one.customerNumber, one]));
   const answers: ChargeAnswer[] = records.flatMap(({ customerNumber, resultCode }) => {
-    const found = charges.get(customerNumber);
-    if (!found) return [];
-    return [{ charge: found.charge, request: found.request, settlement: zenginSettlementOf(resultCode ?? 0) }];
+    const loaded = charges.get(customerNumber);
+    if (!loaded) return [];
+    return [{ charge: loaded.charge, request: loaded.request, settlement: zenginSettlementOf(resultCode ?? 0) }];
   });
   await settleCharges(ctx, trx, answers, now);
 }
@@ -44,16 +37,8 @@ export async function settleTransfers(
   records: readonly AnsweredRecord[],
   now: Date,
 ): Promise<void> {
-  const items = new Map(
-    (
-      await itemsByCustomerNumber(
-        trx,
-        "zengin_transfers",
-        fileId,
-        records.map((record) => record.customerNumber),
-      )
-    ).map((item) => [item.customerNumber, item]),
-  );
+  const found = await itemsByCustomerNumber(trx, "zengin_transfers", fileId, numbersOf(records));
+  const items = new Map(found.map((item) => [item.customerNumber, item]));
   for (const { customerNumber, resultCode } of records) {
     const refund = await findRefund(trx, items.get(customerNumber)?.reference ?? "");
     const result = zenginResultOfCode(resultCode ?? 0);
@@ -71,4 +56,8 @@ export async function settleTransfers(
         now,
       );
   }
+}
+
+function numbersOf(records: readonly AnsweredRecord[]): string[] {
+  return records.map((record) => record.customerNumber);
 }
