@@ -1,11 +1,6 @@
 import { ContractStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
-import {
-  type BankAnswerOnCharge,
-  type ChargeSettlement,
-  decideSettlement,
-  type SettlementDecision,
-} from "../domain/charge-settlement.js";
+import { type ChargeSettlement, decideSettlement, type SettlementDecision } from "../domain/charge-settlement.js";
 import { transitionContract } from "../domain/contract.js";
 import type { ChargeRecord } from "../domain/records.js";
 import { saveAsyncRequestStatuses } from "../storage/async-requests.js";
