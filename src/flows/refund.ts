@@ -7,7 +7,7 @@ import {
 } from "../../gen/payments/v1/enums_pb.js";
 import { isAsyncRequestFinal, transitionAsyncRequest } from "../domain/async-request.js";
 import { lockAsyncRequest, saveAsyncRequestStatus } from "../storage/async-requests.js";
-import { cancelItem } from "../storage/zengin.js";
+import { cancelItem, findItem } from "../storage/zengin.js";
 import { newId } from "../domain/ids.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, Metadata, RefundRecord } from "../domain/records.js";
@@ -81,12 +81,15 @@ export async function refundCharge(
   const outcome = await ctx.tx.write(async (trx) => {
     const charge = requireOwnedCharge(await lockChargeOfMerchant(ctx.tx, trx, merchant.id, input.chargeId));
     const zengin = ctx.config.bankConnector === "zengin";
-    // A Zengin debit not yet in its request file is left out of it: the charge is cancelled.
+    // A Zengin debit not yet in its request file is left out of it: the charge is cancelled, from
+    // its acceptance on, whether or not its job has run (the debit is scheduled only under the
+    // charge's lock, which this transaction holds: ports/zengin-bank.ts).
     const cancelledBeforeFile =
       zengin &&
       charge.status === ChargeStatus.PENDING &&
       (input.amount === undefined || input.amount === charge.amount) &&
-      (await cancelItem(trx, "zengin_debits", charge.id, now.toISOString()));
+      ((await cancelItem(trx, "zengin_debits", charge.id, now.toISOString())) ||
+        !(await findItem(trx, "zengin_debits", charge.id)));
     const decision: RefundDecision = cancelledBeforeFile
       ? { kind: "cancellation", amount: charge.amount }
       : decideRefund(

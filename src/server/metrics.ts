@@ -187,6 +187,11 @@ class TimedBank implements BankGateway {
     return this.#timed("refund", () => this.bank.refund(request));
   }
 
+  /** Scheduled inside the caller's transaction (a Zengin file's item): not a bank call, not timed. */
+  get schedule(): BankGateway["schedule"] {
+    return this.bank.schedule?.bind(this.bank);
+  }
+
   /** A booking reversed inside the caller's transaction: not a bank call, not timed. */
   reverseBooking(...args: Parameters<BankGateway["reverseBooking"]>): Promise<void> {
     return this.bank.reverseBooking(...args);
