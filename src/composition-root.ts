@@ -129,13 +129,29 @@ export async function startService(config: Config, options: ServiceOptions = {})
   jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
   if (config.bankConnector === "zengin") {
-    const exchange = zenginExchangeOf(ctx, (file) => {
-      metrics.zenginQuarantined.inc();
-      logger.error(
-        { file: file.name, reason: file.reason },
-        "zengin result file quarantined: nothing of it was applied",
-      );
-    });
+    const exchange = zenginExchangeOf(
+      ctx,
+      (file) => {
+        metrics.zenginQuarantined.inc();
+        logger.error(
+          { file: file.name, reason: file.reason },
+          "zengin result file quarantined: nothing of it was applied",
+        );
+      },
+      {
+        onPaidAfterFailure: (file) => {
+          metrics.zenginPaidAfterFailure.inc(file.refunds.length);
+          logger.error(
+            { file: file.name, refunds: file.refunds },
+            "zengin transfer answer: refunds recorded as failed were paid (reconcile names them)",
+          );
+        },
+        onUnexpectedName: (file) => {
+          metrics.zenginUnexpectedFiles.inc();
+          logger.warn({ file: file.name }, "zengin file with an unexpected name in incoming/");
+        },
+      },
+    );
     jobs.register("zengin-cycle", () => runZenginCycleJob(ctx, exchange));
     await tx.write((trx) => ensureSingletonJob(trx, "zengin-cycle", clock.now()));
   }

@@ -209,7 +209,21 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
   "zengin import": async (args) => {
     if (!args[0]) throw new UsageError("zengin import FILE");
     const bytes = await readFile(args[0]);
-    return withContext((ctx) => importResultFile(ctx, cliExchange(ctx), basename(args[0]), bytes));
+    const name = basename(args[0]);
+    const outcome = await withContext((ctx) =>
+      importResultFile(
+        ctx,
+        cliExchange(ctx, () => {}),
+        name,
+        bytes,
+      ),
+    );
+    // A quarantine is a failure of the command: exit 1, and why (docs/reference/cli.md).
+    if (!outcome.ok)
+      throw new CommandFailed(
+        `quarantined ${name}: ${outcome.reason} (nothing of it was applied; kept in quarantine/)`,
+      );
+    return outcome;
   },
   "zengin run": async () => withContext((ctx) => runZenginCycle(ctx, cliExchange(ctx))),
   "merchants set-webhook": async (args) => {
@@ -341,9 +355,16 @@ async function addUser(args: string[]) {
   );
 }
 
-/** The exchange as the server runs it; a quarantine is told on standard error. */
-function cliExchange(ctx: FlowContext) {
-  return zenginExchangeOf(ctx, (file) => console.error(`quarantined ${file.name}: ${file.reason}`));
+/** The exchange as the server runs it; a quarantine and the other notices are told on standard error. */
+function cliExchange(
+  ctx: FlowContext,
+  onQuarantine = (file: { name: string; reason: string }) => console.error(`quarantined ${file.name}: ${file.reason}`),
+) {
+  return zenginExchangeOf(ctx, onQuarantine, {
+    onPaidAfterFailure: (file) =>
+      console.error(`${file.name}: refunds recorded as failed were paid: ${file.refunds.join(", ")}`),
+    onUnexpectedName: (file) => console.error(`unexpected file name in incoming/: ${file.name}`),
+  });
 }
 /** A command that ran and found something wrong: its message is printed, the exit code is 1. */
 class CommandFailed extends Error {}

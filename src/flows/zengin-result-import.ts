@@ -35,11 +35,14 @@ export async function importResultFile(
   bytes: Buffer,
 ): Promise<ImportOutcome> {
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const known = await findIncomingBySha(ctx.tx.db, sha256);
-  if (known?.state === "archived") {
+  // The same bytes applied before, or by another import at the same time (two instances, the cycle
+  // and an operator): archived, nothing applied again, no quarantine, no alert.
+  const archivedBefore = async (db: Tx) => (await findIncomingBySha(db, sha256))?.state === "archived";
+  const alreadyApplied = async (): Promise<ImportOutcome> => {
     await keepLocally(exchange.dir, "archive", name, bytes);
     return { ok: true, applied: false };
-  }
+  };
+  if (await archivedBefore(ctx.tx.db)) return alreadyApplied();
   const checked = await checkResultFile(ctx.tx.db, bytes);
   const now = ctx.clock.now();
   const incoming = (state: ZenginFileState, reason: string, sent?: ZenginFileRecord): ZenginFileRecord => ({
@@ -64,11 +67,14 @@ export async function importResultFile(
     createdAt: now,
     updatedAt: now,
   });
+  let latePaid: string[] = [];
   const applied = checked.ok
     ? await ctx.tx.write(async (trx) => {
         const sent = await lockFile(ctx.tx, trx, checked.sent.id);
-        if (sent?.state !== "sent") return `the results of ${checked.sent.name} were already imported`;
-        const totals = await applyResults(ctx, trx, sent, checked.file, now);
+        if (sent?.state !== "sent")
+          return (await archivedBefore(trx)) ? null : `the results of ${checked.sent.name} were already imported`;
+        const { paidAfterFailure, ...totals } = await applyResults(ctx, trx, sent, checked.file, now);
+        latePaid = paidAfterFailure;
         await updateFile(trx, sent.id, { state: "answered", updatedAt: now, ...totals });
         await insertFile(trx, {
           ...incoming("archived", "", sent),
@@ -79,8 +85,10 @@ export async function importResultFile(
         return undefined;
       })
     : checked.reason;
+  if (applied === null || (!checked.ok && (await archivedBefore(ctx.tx.db)))) return alreadyApplied();
   if (applied === undefined) {
     ctx.wake("events");
+    if (latePaid.length > 0) exchange.onPaidAfterFailure?.({ name, refunds: latePaid });
     await keepLocally(exchange.dir, "archive", name, bytes);
     return { ok: true, applied: true };
   }
@@ -172,7 +180,7 @@ function* batchesOf<R>(file: OpenedFile<R>): Generator<{ ok: true; records: R[] 
 /** Settles every charge or refund of the checked file, a batch at a time; returns the file's totals. */
 async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileRecord, file: ResultFile, now: Date) {
   const table = itemKindOf(sent.kind);
-  const totals = { doneCount: 0, doneAmount: 0, failedCount: 0, failedAmount: 0 };
+  const totals = { doneCount: 0, doneAmount: 0, failedCount: 0, failedAmount: 0, paidAfterFailure: [] as string[] };
   await answerItems(trx, table, sent.id, now.toISOString());
   for (const batch of batchesOf(file)) {
     if (!batch.ok) throw new Error(`${sent.name}: ${batch.reason}, after it was checked`);
@@ -191,7 +199,7 @@ async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileRecord, f
     }
     await saveResultCodes(trx, table, sent.id, failures);
     if (table === "zengin_debits") await settleDebits(ctx, trx, sent.id, batch.records, now);
-    else await settleTransfers(ctx, trx, sent.id, batch.records, now);
+    else totals.paidAfterFailure.push(...(await settleTransfers(ctx, trx, sent.id, batch.records, now)));
   }
   return totals;
 }
