@@ -345,7 +345,7 @@ export async function startSession(
       email: user.email,
       merchant: { id: merchant.id, name: merchant.name },
       totpEnabled: user.totp_enabled === 1,
-      merchantRequiresTotp: merchant.dashboard_totp_required === 1,
+      merchantRequiresTotp: merchant.dashboardTotpRequired,
       totpVerifiedAt,
       csrfToken,
       sessionHash,

@@ -203,10 +203,10 @@ export async function createApiKey(
   await ctx.tx.write(async (trx) => {
     await insertApiKey(trx, {
       id: key.id,
-      merchant_id: merchant.id,
-      key_hash: hashApiKey(secret),
+      merchantId: merchant.id,
+      keyHash: hashApiKey(secret),
       prefix: key.prefix,
-      created_at: now.toISOString(),
+      createdAt: now,
     });
     await ctx.audit?.(trx, { action: "api_key.create", target: key.id, details: { prefix: key.prefix } });
   });
@@ -239,10 +239,10 @@ export async function getWebhookSettings(ctx: FlowContext, merchant: MerchantPri
   const row = await findMerchant(ctx.tx.db, merchant.id);
   if (!row) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchant.id} not found`);
   return {
-    url: row.webhook_url,
-    secret: row.webhook_secret,
-    failing: row.webhook_failing === 1,
-    failingReason: row.webhook_failing_reason,
+    url: row.webhookUrl,
+    secret: row.webhookSecret,
+    failing: row.webhookFailing,
+    failingReason: row.webhookFailingReason,
   };
 }
 

@@ -166,12 +166,12 @@ async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<
   return {
     token: link.token,
     name: merchant?.name ?? "",
-    logoUrl: merchant?.logo_url ?? "",
+    logoUrl: merchant?.logoUrl ?? "",
     successUrl: link.successUrl,
     failureUrl: link.failureUrl,
-    supportEmail: merchant?.support_email ?? "",
-    supportPhone: merchant?.support_phone ?? "",
-    supportUrl: merchant?.support_url ?? "",
+    supportEmail: merchant?.supportEmail ?? "",
+    supportPhone: merchant?.supportPhone ?? "",
+    supportUrl: merchant?.supportUrl ?? "",
   };
 }
 

@@ -12,7 +12,7 @@ import { recordEvent } from "../storage/events.js";
  */
 export async function sendTestEvent(ctx: FlowContext, merchant: MerchantPrincipal, type: EventType): Promise<string> {
   const row = await findMerchant(ctx.tx.db, merchant.id);
-  if (!row?.webhook_url)
+  if (!row?.webhookUrl)
     throw new RequestRefusal(
       "precondition",
       "the merchant has no webhook URL; set one first (furikomi merchants set-webhook, or the dashboard)",
