@@ -21,6 +21,55 @@ export type CsvRowState = "invalid" | "ready" | "queued" | "submitted" | "failed
 /** Batch status as the dashboard shows it. */
 export type CsvBatchStatus = "uploaded" | "running" | "completed";
 
+/** A batch as stored: "completed" is never stored, it is read from the rows. */
+export interface CsvBatchRecord {
+  id: string;
+  merchantId: string;
+  userId: string;
+  fileName: string;
+  contentHash: string;
+  header: string[];
+  rowCount: number;
+  status: Exclude<CsvBatchStatus, "completed">;
+  expiresAt: Date;
+  confirmedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface CsvRowRecord {
+  batchId: string;
+  rowNumber: number;
+  cells: string[];
+  state: CsvRowState;
+  /** English, as the result's Reason column writes it. */
+  reason: string;
+  /** The same reason in Japanese ("" for rows stored before it was kept). */
+  reasonJa: string;
+  customerId: string | null;
+  idempotencyKey: string;
+  chargeId: string | null;
+  updatedAt: Date;
+}
+
+/** A row with the status, error and time of its charge (null: no charge yet). */
+export interface CsvRowWithCharge extends CsvRowRecord {
+  chargeStatus: ChargeStatus | null;
+  chargeErrorType: ErrorType | null;
+  chargeUpdatedAt: Date | null;
+}
+
+/** The TOTP challenge that confirms a batch, bound to the file's content. */
+export interface CsvTotpChallengeRecord {
+  id: string;
+  userId: string;
+  batchId: string;
+  contentHash: string;
+  failures: number;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
+
 /** Status column of the result CSV. */
 export type CsvRowStatus = "succeeded" | "failed" | "processing";
 

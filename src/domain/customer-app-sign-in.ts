@@ -1,3 +1,4 @@
+import type { CookieSession } from "./dashboard-session.js";
 import { normalizeEmail } from "./customer.js";
 import { oneTimeCodeRules, type OneTimeCodeRecord } from "./one-time-code.js";
 import { RequestRefusal } from "./request-refusal.js";
@@ -42,4 +43,11 @@ export function signInCodeMessage(code: string): { subject: string; body: string
       `It is valid for ${minutes} minutes. Never share it with anyone.`,
     ].join("\n"),
   };
+}
+
+/** A customer-app session (docs/guide/customer-app.md#sessions): only hashes of its tokens are kept. */
+export interface CustomerAppSessionRecord extends CookieSession {
+  idHash: string;
+  emailNormalized: string;
+  createdAt: Date;
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { RequestRefusal } from "./request-refusal.js";
+import type { RoleName } from "./dashboard-role.js";
 
 /**
  * Dashboard sessions (docs/guide/dashboard.md): a session ends after 30 minutes without a
@@ -18,6 +19,34 @@ export const signInLimits = Object.freeze({ max: 10, lockMs: 15 * 60_000 });
 export interface SessionTimes {
   idleExpiresAt: Date;
   absoluteExpiresAt: Date;
+}
+
+/** What every cookie session keeps (the dashboard's, the customer app's): only the CSRF token's hash. */
+export interface CookieSession extends SessionTimes {
+  csrfHash: string;
+}
+
+/** A dashboard session with its user and the user's merchant, as one read gives it. */
+export interface DashboardSessionRecord extends CookieSession {
+  idHash: string;
+  /** When the user last gave a TOTP or recovery code in this session (step-up). */
+  totpVerifiedAt: Date | null;
+  userId: string;
+  email: string;
+  totpEnabled: boolean;
+  role: RoleName;
+  totpSetupRequired: boolean;
+  merchantId: string;
+  merchantName: string;
+  dashboardTotpRequired: boolean;
+}
+
+/** The pending second step of a sign-in (a user with TOTP gave the right password). */
+export interface SignInChallengeRecord {
+  idHash: string;
+  userId: string;
+  expiresAt: Date;
+  createdAt: Date;
 }
 
 export function newSessionTimes(now: Date): SessionTimes {

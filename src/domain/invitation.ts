@@ -1,3 +1,4 @@
+import type { RoleName } from "./dashboard-role.js";
 import { RequestRefusal } from "./request-refusal.js";
 
 /**
@@ -8,13 +9,30 @@ export const invitationValidityMs = 72 * 3_600_000;
 
 export type InvitationPurpose = "invite" | "password_reset";
 
+/** A link as stored: only its token's hash is kept. */
+export interface InvitationRecord {
+  tokenHash: string;
+  id: string;
+  merchantId: string;
+  purpose: InvitationPurpose;
+  email: string;
+  role: RoleName;
+  /** The user a password-reset link is for (null for an invitation). */
+  userId: string | null;
+  /** The e-mail of the owner who made it. */
+  createdBy: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
+
 /** The dashboard page that uses a link (the token in the fragment: it never reaches a server log). */
 export function invitationUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/dashboard/#/invitation/${token}`;
 }
 
-export function invitationUsable(invitation: { used_at: string | null; expires_at: string }, now: Date): boolean {
-  return invitation.used_at === null && now < new Date(invitation.expires_at);
+export function invitationUsable(invitation: Pick<InvitationRecord, "usedAt" | "expiresAt">, now: Date): boolean {
+  return invitation.usedAt === null && now < invitation.expiresAt;
 }
 
 export const invitationInvalid = () =>

@@ -35,7 +35,6 @@ import {
   setSessionTotpVerified,
   takeSignInChallenge,
   useRecoveryCode,
-  type DashboardUserRow,
   insertDashboardSession,
   insertDashboardUser,
   lockDashboardUser,
@@ -51,6 +50,7 @@ import { recordAudit } from "./audit.js";
 import { commandLine, type AuditActor } from "../domain/audit.js";
 import type { RoleName } from "../domain/dashboard-role.js";
 import { userExists } from "../domain/invitation.js";
+import type { DashboardUserRecord } from "../domain/dashboard-user.js";
 
 /** The signed-in dashboard user of a call (set by the dashboard session interceptor). */
 export interface DashboardPrincipal {
@@ -101,7 +101,7 @@ export async function createDashboardUser(
   if (!(await findMerchant(ctx.tx.db, input.merchantId)))
     throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${input.merchantId} not found`);
   const role = input.role ?? "owner";
-  const user = newUserRow({
+  const user = newUser({
     merchantId: input.merchantId,
     email,
     passwordHash: await hashPassword(input.password),
@@ -129,34 +129,30 @@ export async function createDashboardUser(
   return { user_id: user.id, merchant_id: input.merchantId, email, role };
 }
 
-/** A new user's row: no TOTP yet. */
-export function newUserRow(input: {
+/** A new user: no TOTP yet. */
+export function newUser(input: {
   merchantId: string;
   email: string;
   passwordHash: string;
   role: RoleName;
   now: Date;
   totpSetupRequired?: boolean;
-}): DashboardUserRow {
-  const now = input.now.toISOString();
+}): DashboardUserRecord {
   return {
     id: newId("usr"),
-    merchant_id: input.merchantId,
+    merchantId: input.merchantId,
     email: input.email,
-    email_normalized: normalizeEmail(input.email),
-    password_hash: input.passwordHash,
-    failed_sign_ins: 0,
-    sign_in_locked_until: null,
-    totp_secret: "",
-    totp_enabled: 0,
-    totp_last_step: 0,
-    totp_failures: 0,
-    totp_locked_until: null,
-    created_at: now,
-    updated_at: now,
+    passwordHash: input.passwordHash,
+    totpSecret: "",
+    totpEnabled: false,
+    totpLastStep: 0,
+    totpFailures: 0,
+    totpLockedUntil: null,
+    createdAt: input.now,
+    updatedAt: input.now,
     role: input.role,
-    totp_setup_required: input.totpSetupRequired ? 1 : 0,
-    removed_at: null,
+    totpSetupRequired: input.totpSetupRequired ?? false,
+    removedAt: null,
   };
 }
 
@@ -180,12 +176,12 @@ export async function signIn(
   const { lockedUntil } = await reserve(ctx, attemptKey, now, signInLimits);
   if (lockedUntil) throw lockedOut("too many wrong passwords: sign-in is locked", lockedUntil, now, "SIGN_IN_LOCKED");
   const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
-  const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyPasswordHash()));
+  const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
   if (!user || !matches) {
     if (user) await auditFailedSignIn(ctx, user, origin, "password");
     throw wrongCredentials();
   }
-  if (user.totp_enabled !== 1) {
+  if (!user.totpEnabled) {
     return {
       totpRequired: false,
       session: await startSession(ctx, user, now, null, origin, (trx) => release(ctx, trx, attemptKey, signInLimits)),
@@ -195,10 +191,10 @@ export async function signIn(
   await ctx.tx.write(async (trx) => {
     await release(ctx, trx, attemptKey, signInLimits);
     await insertSignInChallenge(trx, {
-      id_hash: hashSessionToken(signInToken),
-      user_id: user.id,
-      expires_at: new Date(now.getTime() + secondStepMs).toISOString(),
-      created_at: now.toISOString(),
+      idHash: hashSessionToken(signInToken),
+      userId: user.id,
+      expiresAt: new Date(now.getTime() + secondStepMs),
+      createdAt: now,
     });
   });
   return { totpRequired: true, signInToken };
@@ -217,12 +213,12 @@ export async function completeSignIn(
   const now = ctx.clock.now();
   const challengeHash = hashSessionToken(input.signInToken);
   const pending = await findSignInChallenge(ctx.tx.db, challengeHash);
-  if (!pending || now >= new Date(pending.expires_at)) throw signInAgain();
-  const attemptKey = `totp:${pending.user_id}`;
+  if (!pending || now >= pending.expiresAt) throw signInAgain();
+  const attemptKey = `totp:${pending.userId}`;
   const { lockedUntil, attemptsLeft } = await reserve(ctx, attemptKey, now, totpAttemptLimits);
   if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
   const checked = await ctx.tx.write(async (trx) => {
-    const found = await lockDashboardUser(ctx.tx, trx, pending.user_id);
+    const found = await lockDashboardUser(ctx.tx, trx, pending.userId);
     if (!found) throw signInAgain();
     if (!(await acceptSecondFactor(trx, found, input.code, now))) return { user: found, accepted: false };
     if (!(await takeSignInChallenge(ctx.tx, trx, challengeHash))) throw signInAgain();
@@ -282,26 +278,26 @@ export function requireTotpStepUp(ctx: FlowContext, principal: DashboardPrincipa
 }
 
 /** A wrong password or code for a known user, in the log of the user's merchant (its own transaction: nothing else changed). */
-async function auditFailedSignIn(ctx: FlowContext, user: DashboardUserRow, origin: CallOrigin, step: string) {
+async function auditFailedSignIn(ctx: FlowContext, user: DashboardUserRecord, origin: CallOrigin, step: string) {
   await ctx.tx.write((trx) =>
     recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in.failed", target: user.id, details: { step } }),
   );
 }
 
-function actorOf(user: DashboardUserRow, origin: CallOrigin): AuditActor {
-  return { merchantId: user.merchant_id, userId: user.id, email: user.email, ...origin };
+function actorOf(user: DashboardUserRecord, origin: CallOrigin): AuditActor {
+  return { merchantId: user.merchantId, userId: user.id, email: user.email, ...origin };
 }
 
 /**
  * Checks a second factor inside the caller's transaction (the user's row locked): a TOTP code
  * (its time-step then used up) or an unused recovery code (then used).
  */
-async function acceptSecondFactor(trx: Tx, user: DashboardUserRow, code: string, now: Date): Promise<boolean> {
-  if (user.totp_enabled !== 1) return false;
+async function acceptSecondFactor(trx: Tx, user: DashboardUserRecord, code: string, now: Date): Promise<boolean> {
+  if (!user.totpEnabled) return false;
   if (isRecoveryCode(code)) return useRecoveryCode(trx, user.id, hashRecoveryCode(code), now.toISOString());
-  const verdict = verifyTotpCode(user.totp_secret, code, now, user.totp_last_step);
+  const verdict = verifyTotpCode(user.totpSecret, code, now, user.totpLastStep);
   if (!verdict.accepted) return false;
-  await updateDashboardUser(trx, user.id, { totp_last_step: verdict.step, updated_at: now.toISOString() });
+  await updateDashboardUser(trx, user.id, { totpLastStep: verdict.step, updatedAt: now });
   return true;
 }
 
@@ -311,13 +307,13 @@ async function acceptSecondFactor(trx: Tx, user: DashboardUserRow, code: string,
  */
 export async function startSession(
   ctx: FlowContext,
-  user: DashboardUserRow,
+  user: DashboardUserRecord,
   now: Date,
   totpVerifiedAt: Date | null,
   origin: CallOrigin,
   alsoWrite: (trx: Tx) => Promise<void>,
 ): Promise<NewSession> {
-  const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
+  const merchant = await findMerchant(ctx.tx.db, user.merchantId);
   if (!merchant) throw wrongCredentials();
   const sessionToken = newSessionToken();
   const sessionHash = hashSessionToken(sessionToken);
@@ -327,13 +323,12 @@ export async function startSession(
     await alsoWrite(trx);
     await deleteExpiredSessionsOfUser(trx, user.id, now.toISOString());
     await insertDashboardSession(trx, {
-      id_hash: sessionHash,
-      user_id: user.id,
-      csrf_hash: hashCsrfToken(csrfToken),
-      created_at: now.toISOString(),
-      idle_expires_at: times.idleExpiresAt.toISOString(),
-      absolute_expires_at: times.absoluteExpiresAt.toISOString(),
-      totp_verified_at: totpVerifiedAt?.toISOString() ?? null,
+      idHash: sessionHash,
+      userId: user.id,
+      csrfHash: hashCsrfToken(csrfToken),
+      createdAt: now,
+      ...times,
+      totpVerifiedAt,
     });
     await recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in", target: user.id });
   });
@@ -344,13 +339,13 @@ export async function startSession(
       userId: user.id,
       email: user.email,
       merchant: { id: merchant.id, name: merchant.name },
-      totpEnabled: user.totp_enabled === 1,
+      totpEnabled: user.totpEnabled,
       merchantRequiresTotp: merchant.dashboardTotpRequired,
       totpVerifiedAt,
       csrfToken,
       sessionHash,
       role: user.role,
-      totpSetupRequired: user.totp_setup_required === 1,
+      totpSetupRequired: user.totpSetupRequired,
     },
   };
 }
@@ -417,17 +412,17 @@ export async function authenticateSession(
     extendIdle: (trx, until) => setSessionIdleExpiry(trx, sessionHash, until),
   });
   return {
-    userId: session.user_id,
+    userId: session.userId,
     email: session.email,
-    merchant: { id: session.merchant_id, name: session.merchant_name },
-    totpEnabled: session.totp_enabled === 1,
-    merchantRequiresTotp: session.dashboard_totp_required === 1,
-    totpVerifiedAt: session.totp_verified_at ? new Date(session.totp_verified_at) : null,
+    merchant: { id: session.merchantId, name: session.merchantName },
+    totpEnabled: session.totpEnabled,
+    merchantRequiresTotp: session.dashboardTotpRequired,
+    totpVerifiedAt: session.totpVerifiedAt,
     // Only its hash is stored: the token is the one the page sent, which matched.
     csrfToken,
     sessionHash,
     role: session.role,
-    totpSetupRequired: session.totp_setup_required === 1,
+    totpSetupRequired: session.totpSetupRequired,
   };
 }
 
@@ -448,8 +443,8 @@ export async function beginTotpEnrollment(
   await ctx.tx.write(async (trx) => {
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
     if (!user) throw signedOut();
-    if (user.totp_enabled === 1) throw totpAlreadyEnabled();
-    await updateDashboardUser(trx, user.id, { totp_secret: secret, updated_at: now });
+    if (user.totpEnabled) throw totpAlreadyEnabled();
+    await updateDashboardUser(trx, user.id, { totpSecret: secret, updatedAt: new Date(now) });
   });
   return { secret, uri: totpUri(secret, principal.email) };
 }
@@ -468,21 +463,21 @@ export async function confirmTotpEnrollment(
   await ctx.tx.write(async (trx) => {
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
     if (!user) throw signedOut();
-    if (user.totp_enabled === 1) throw totpAlreadyEnabled();
-    if (!user.totp_secret)
+    if (user.totpEnabled) throw totpAlreadyEnabled();
+    if (!user.totpSecret)
       throw new RequestRefusal(
         "precondition",
         "start the enrolment first (BeginTotpEnrollment)",
         "TOTP_ENROLLMENT_NOT_STARTED",
       );
-    const verdict = verifyTotpCode(user.totp_secret, code, now, user.totp_last_step);
+    const verdict = verifyTotpCode(user.totpSecret, code, now, user.totpLastStep);
     if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", "TOTP_CODE_INVALID");
     await updateDashboardUser(trx, user.id, {
-      totp_enabled: 1,
-      totp_last_step: verdict.step,
-      totp_failures: 0,
-      totp_setup_required: 0,
-      updated_at: now.toISOString(),
+      totpEnabled: true,
+      totpLastStep: verdict.step,
+      totpFailures: 0,
+      totpSetupRequired: false,
+      updatedAt: now,
     });
     await ctx.audit?.(trx, { action: "totp.enrol", target: user.id });
     await replaceRecoveryCodes(trx, user.id, recoveryCodes.map(hashRecoveryCode), now.toISOString());
