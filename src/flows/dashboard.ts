@@ -180,13 +180,7 @@ export interface ApiKeyView {
 }
 
 export async function listApiKeys(ctx: FlowContext, merchant: MerchantPrincipal): Promise<ApiKeyView[]> {
-  const rows = await apiKeysOfMerchant(ctx.tx.db, merchant.id);
-  return rows.map((row) => ({
-    id: row.id,
-    prefix: row.prefix,
-    createdAt: new Date(row.created_at),
-    revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
-  }));
+  return apiKeysOfMerchant(ctx.tx.db, merchant.id);
 }
 
 /**

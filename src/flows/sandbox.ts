@@ -37,7 +37,8 @@ import {
 } from "../domain/bank-account.js";
 import { findContractById } from "../storage/contracts.js";
 import { findCustomerById } from "../storage/customers.js";
-import { listMailbox, type MailboxMessageRow } from "../storage/mailbox.js";
+import { listMailbox } from "../storage/mailbox.js";
+import type { MailboxMessageRecord } from "../domain/mailbox-message.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
@@ -254,7 +255,7 @@ export async function expirePaymentLinkNow(
   };
 }
 
-export function readMailbox(ctx: FlowContext, merchantId: string, email: string): Promise<MailboxMessageRow[]> {
+export function readMailbox(ctx: FlowContext, merchantId: string, email: string): Promise<MailboxMessageRecord[]> {
   return listMailbox(ctx.tx.db, merchantId, { email: email || undefined, limit: 100 });
 }
 

@@ -70,11 +70,12 @@ export async function claimDueEvents(
         claimed.push({
           id: row.id,
           merchantId: merchant.id,
-          eventTypeName: row.event_type_name,
-          contentJson: row.content_json,
-          createdAt: row.created_at,
-          attemptCount: row.attempt_count,
-          windowStartedAt: new Date(row.retry_window_started_at ?? nowIso),
+          eventTypeName: row.eventTypeName,
+          contentJson: row.contentJson,
+          // The envelope carries the time exactly as stored (written by toISOString).
+          createdAt: row.createdAt.toISOString(),
+          attemptCount: row.attemptCount,
+          windowStartedAt: row.retryWindowStartedAt ?? now,
           webhookUrl: merchant.webhookUrl,
           webhookSecret: merchant.webhookSecret,
           leaseUntil,

@@ -86,11 +86,11 @@ export class JobRunner {
   }
 
   async #run(job: ClaimedJob): Promise<void> {
-    const handler = this.#handlers.get(job.kind as JobKind);
+    const handler = this.#handlers.get(job.kind);
     let outcome: JobOutcome;
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      outcome = await handler(job.ref_id, job.attempts);
+      outcome = await handler(job.refId, job.attempts);
       this.ctx.metrics?.jobRan(job.kind, "done" in outcome ? "done" : "retry");
     } catch (error) {
       this.ctx.metrics?.jobRan(job.kind, "error");

@@ -98,13 +98,22 @@ export async function activatedContractsOf(db: Kysely<Database>, customerIds: st
   return rows.map(contractFromRow);
 }
 
-export async function apiKeysOfMerchant(db: Kysely<Database>, merchantId: string) {
-  return db
+export async function apiKeysOfMerchant(
+  db: Kysely<Database>,
+  merchantId: string,
+): Promise<Array<{ id: string; prefix: string; createdAt: Date; revokedAt: Date | null }>> {
+  const rows = await db
     .selectFrom("api_keys")
     .select(["id", "prefix", "created_at", "revoked_at"])
     .where("merchant_id", "=", merchantId)
     .orderBy("created_at", "desc")
     .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    prefix: row.prefix,
+    createdAt: new Date(row.created_at),
+    revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
+  }));
 }
 
 /** Revokes one unrevoked key of the merchant. */
