@@ -10,9 +10,7 @@ import {
 import { roleEnum } from "../domain/dashboard-role.js";
 import { sessionLimits } from "../domain/dashboard-session.js";
 import {
-  beginTotpEnrollment,
   completeSignIn,
-  confirmTotpEnrollment,
   setTotpRequirement,
   signIn,
   signOut,
@@ -21,6 +19,7 @@ import {
   type NewSession,
 } from "../flows/dashboard-auth.js";
 import type { FlowContext } from "../flows/flow-context.js";
+import { beginTotpEnrollment, confirmTotpEnrollment } from "../flows/totp-enrollment.js";
 import { dashboardPrincipalOf, sessionCookieHeaders, type DashboardCookies } from "./dashboard-session.js";
 import { auditedContext, callOrigin } from "./dashboard-team.js";
 
@@ -55,7 +54,7 @@ export function sessionStarter(cookies: DashboardCookies): SessionStarted {
   };
 }
 
-/** Sign-in, sign-out, the session and TOTP (docs/guide/dashboard.md#sign-in); spread into DashboardService. */
+/** Sign-in, sign-out, the session and TOTP (docs/guide/dashboard.md#signing-in); spread into DashboardService. */
 export function createSignInHandlers(
   ctx: FlowContext,
   cookies: DashboardCookies,

@@ -9,7 +9,7 @@ import { auditedContext } from "./dashboard-team.js";
 
 type ZenginMethods = "getConsignorSettings" | "updateConsignorSettings" | "listZenginFiles";
 
-/** The Zengin consignor settings and files (docs/guide/zengin.md); spread into DashboardService. */
+/** The Zengin consignor settings and files (docs/guide/direct-debit-files.md); spread into DashboardService. */
 export function createZenginHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof DashboardService>, ZenginMethods> {
   const merchantOf = dashboardMerchantOf;
   const audited = (context: HandlerContext) => auditedContext(ctx, context);

@@ -4,7 +4,6 @@ import {
   hashCsrfToken,
   hashRecoveryCode,
   isRecoveryCode,
-  newRecoveryCodes,
   secondStepMs,
   steppedUp,
   stepUpRequired,
@@ -14,15 +13,13 @@ import {
   newCsrfToken,
   newSessionTimes,
   newSessionToken,
-  signedOut,
   signInLimits,
 } from "../domain/dashboard-session.js";
-import { releaseAttempt, reserveAttempt } from "../domain/failure-lock.js";
 import { newId } from "../domain/ids.js";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../domain/password-hash.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { newTotpSecret, totpUri, verifyTotpCode } from "../domain/totp.js";
+import { verifyTotpCode } from "../domain/totp.js";
 import {
   deleteDashboardSession,
   deleteExpiredSessionsOfUser,
@@ -30,7 +27,6 @@ import {
   findDashboardUserByEmail,
   findSignInChallenge,
   insertSignInChallenge,
-  replaceRecoveryCodes,
   setMerchantTotpRequired,
   setSessionTotpVerified,
   takeSignInChallenge,
@@ -42,9 +38,9 @@ import {
   updateDashboardUser,
 } from "../storage/dashboard-users.js";
 import { findMerchant } from "../storage/merchants.js";
-import { deleteStaleAttemptRuns, lockAttemptRun, saveAttemptRun } from "../storage/sign-in-attempts.js";
 import { isUniqueViolation, type Tx } from "../storage/transactor.js";
 import { checkCookieSession } from "./cookie-session.js";
+import { lockedOut, release, reserve, wrongCode } from "./sign-in-attempts.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { recordAudit } from "./audit.js";
 import { commandLine, type AuditActor } from "../domain/audit.js";
@@ -352,50 +348,6 @@ export async function startSession(
 
 const signInAgain = () =>
   new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", "SIGN_IN_EXPIRED");
-/** A wrong code, saying how many more are checked before the 15-minute lock (ErrorInfo metadata attemptsLeft). */
-const wrongCode = (attemptsLeft: number) =>
-  new RequestRefusal(
-    "invalid",
-    `invalid TOTP or recovery code (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
-    "TOTP_CODE_INVALID",
-    undefined,
-    { attemptsLeft: String(attemptsLeft) },
-  );
-
-const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
-  new RequestRefusal(
-    "rate_limited",
-    `${what} until ${until.toISOString()}`,
-    reason,
-    Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
-  );
-
-/**
- * Counts one attempt of `key` before it is checked, committed before the check runs: the end of
- * the lock when the run is locked (nothing counted), else null. Stale runs are cleared on the way.
- */
-async function reserve(
-  ctx: FlowContext,
-  key: string,
-  now: Date,
-  limits: { max: number; lockMs: number },
-): Promise<{ lockedUntil: Date | null; attemptsLeft: number }> {
-  return ctx.tx.write(async (trx) => {
-    await deleteStaleAttemptRuns(trx, new Date(now.getTime() - limits.lockMs).toISOString(), now.toISOString());
-    const run = await lockAttemptRun(ctx.tx, trx, key, now.toISOString());
-    const next = reserveAttempt(run, now, limits);
-    if (!next) return { lockedUntil: run.lockedUntil, attemptsLeft: 0 };
-    await saveAttemptRun(trx, key, next);
-    // Counted already: if this attempt fails, this many more are checked before the lock.
-    return { lockedUntil: null, attemptsLeft: Math.max(0, limits.max - next.failures) };
-  });
-}
-
-/** Gives back the attempt a success reserved (inside the success's own transaction). */
-async function release(ctx: FlowContext, trx: Tx, key: string, limits: { max: number }): Promise<void> {
-  const run = await lockAttemptRun(ctx.tx, trx, key, ctx.clock.now().toISOString());
-  await saveAttemptRun(trx, key, releaseAttempt(run, limits));
-}
 
 /**
  * The user of a session cookie, checking the CSRF token the page sends (x-csrf-token): an
@@ -428,60 +380,4 @@ export async function authenticateSession(
 
 export async function signOut(ctx: FlowContext, principal: DashboardPrincipal): Promise<void> {
   await ctx.tx.write((trx) => deleteDashboardSession(trx, principal.sessionHash));
-}
-
-const totpAlreadyEnabled = () =>
-  new RequestRefusal("precondition", "TOTP is already enabled for this user", "TOTP_ALREADY_ENABLED");
-
-/** Starts TOTP enrolment: a new secret, kept until a first code confirms it. */
-export async function beginTotpEnrollment(
-  ctx: FlowContext,
-  principal: DashboardPrincipal,
-): Promise<{ secret: string; uri: string }> {
-  const secret = newTotpSecret();
-  const now = ctx.clock.now().toISOString();
-  await ctx.tx.write(async (trx) => {
-    const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
-    if (!user) throw signedOut();
-    if (user.totpEnabled) throw totpAlreadyEnabled();
-    await updateDashboardUser(trx, user.id, { totpSecret: secret, updatedAt: new Date(now) });
-  });
-  return { secret, uri: totpUri(secret, principal.email) };
-}
-
-/**
- * Confirms enrolment with a first code from the app; that code's time-step is then used up, the
- * session counts as stepped up, and the ten recovery codes (stored hashed) are answered, once.
- */
-export async function confirmTotpEnrollment(
-  ctx: FlowContext,
-  principal: DashboardPrincipal,
-  code: string,
-): Promise<string[]> {
-  const recoveryCodes = newRecoveryCodes();
-  const now = ctx.clock.now();
-  await ctx.tx.write(async (trx) => {
-    const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
-    if (!user) throw signedOut();
-    if (user.totpEnabled) throw totpAlreadyEnabled();
-    if (!user.totpSecret)
-      throw new RequestRefusal(
-        "precondition",
-        "start the enrolment first (BeginTotpEnrollment)",
-        "TOTP_ENROLLMENT_NOT_STARTED",
-      );
-    const verdict = verifyTotpCode(user.totpSecret, code, now, user.totpLastStep);
-    if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", "TOTP_CODE_INVALID");
-    await updateDashboardUser(trx, user.id, {
-      totpEnabled: true,
-      totpLastStep: verdict.step,
-      totpFailures: 0,
-      totpSetupRequired: false,
-      updatedAt: now,
-    });
-    await ctx.audit?.(trx, { action: "totp.enrol", target: user.id });
-    await replaceRecoveryCodes(trx, user.id, recoveryCodes.map(hashRecoveryCode), now.toISOString());
-    await setSessionTotpVerified(trx, principal.sessionHash, now.toISOString());
-  });
-  return recoveryCodes;
 }
