@@ -43,16 +43,9 @@ import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { FlowContext } from "./flow-context.js";
-import {
-  approvePayment,
-  initiatePayment,
-  linkBankAccount,
-  sendTwoFactorCode,
-  settledOutcome,
-  submitKyc,
-  verifyTwoFactorCode,
-  type HostedRefusal,
-} from "./hosted-page.js";
+import { initiatePayment, linkBankAccount, settledOutcome, submitKyc, type HostedRefusal } from "./hosted-page.js";
+import { approvePayment } from "./hosted-page-approval.js";
+import { sendTwoFactorCode, verifyTwoFactorCode } from "./hosted-page-code.js";
 import { completeBankReturn, directoryNames } from "./account-verification.js";
 import { decideKyc } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
