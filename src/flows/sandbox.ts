@@ -70,8 +70,8 @@ async function merchantLink(ctx: FlowContext, merchantId: string, paymentLinkUrl
   return link;
 }
 
-function underMaintenanceAt(flag: number, until: string | null, now: Date): boolean {
-  return until ? now.toISOString() < until : flag === 1;
+function underMaintenanceAt(flag: boolean, until: Date | null, now: Date): boolean {
+  return until ? now < until : flag;
 }
 
 export interface SimulatedAccount {
@@ -102,7 +102,11 @@ async function simulatedAccount(ctx: FlowContext, account: BankAccountRecord): P
   return {
     account,
     summary: summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode)),
-    underMaintenance: underMaintenanceAt(account.under_maintenance, account.maintenance_until, ctx.clock.now()),
+    underMaintenance: underMaintenanceAt(
+      account.under_maintenance === 1,
+      account.maintenance_until ? new Date(account.maintenance_until) : null,
+      ctx.clock.now(),
+    ),
     ledger: await ledgerOfAccount(ctx.tx.db, account.id),
   };
 }
@@ -212,10 +216,9 @@ export async function setBankMaintenance(
   until: Date | undefined,
 ): Promise<boolean> {
   await ctx.tx.write(async (trx) => {
-    await saveBankSettings(trx, {
-      merchant_id: merchantId,
-      under_maintenance: underMaintenance ? 1 : 0,
-      maintenance_until: underMaintenance && until ? until.toISOString() : null,
+    await saveBankSettings(trx, merchantId, {
+      underMaintenance,
+      maintenanceUntil: underMaintenance && until ? until : null,
     });
     await ctx.audit?.(trx, {
       action: "sandbox.bank_maintenance",
@@ -224,7 +227,7 @@ export async function setBankMaintenance(
     });
   });
   const settings = await findBankSettings(ctx.tx.db, merchantId);
-  return settings ? underMaintenanceAt(settings.under_maintenance, settings.maintenance_until, ctx.clock.now()) : false;
+  return settings ? underMaintenanceAt(settings.underMaintenance, settings.maintenanceUntil, ctx.clock.now()) : false;
 }
 
 /** Expires an open link now (as if 90 minutes had passed); an expired one is left as it is. */
