@@ -41,6 +41,7 @@ import { listMailbox } from "../storage/mailbox.js";
 import type { MailboxMessageRecord } from "../domain/mailbox-message.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.js";
+import { underMaintenanceAt } from "../domain/simulated-bank-maintenance.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { FlowContext } from "./flow-context.js";
 import { initiatePayment, linkBankAccount, settledOutcome, submitKyc, type HostedRefusal } from "./hosted-page.js";
@@ -68,10 +69,6 @@ async function merchantLink(ctx: FlowContext, merchantId: string, paymentLinkUrl
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link || link.merchantId !== merchantId) throw notFound("payment link");
   return link;
-}
-
-function underMaintenanceAt(flag: boolean, until: Date | null, now: Date): boolean {
-  return until ? now < until : flag;
 }
 
 export interface SimulatedAccount {

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { defaultKycReview, type KycReviewSettings } from "../domain/kyc.js";
+import type { SimulatedBankMaintenance } from "../domain/simulated-bank-maintenance.js";
 import type { Database } from "./schema.js";
 import type { Tx } from "./transactor.js";
 
@@ -22,16 +23,10 @@ export async function saveKycReviewSettings(trx: Tx, merchantId: string, setting
     .execute();
 }
 
-/** The whole simulated bank of one merchant under maintenance: until a time, or (no time) until switched off. */
-export interface BankMaintenanceSettings {
-  underMaintenance: boolean;
-  maintenanceUntil: Date | null;
-}
-
 export async function findBankSettings(
   db: Kysely<Database>,
   merchantId: string,
-): Promise<BankMaintenanceSettings | undefined> {
+): Promise<SimulatedBankMaintenance | undefined> {
   const row = await db.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
   return (
     row && {
@@ -41,7 +36,7 @@ export async function findBankSettings(
   );
 }
 
-export async function saveBankSettings(trx: Tx, merchantId: string, settings: BankMaintenanceSettings): Promise<void> {
+export async function saveBankSettings(trx: Tx, merchantId: string, settings: SimulatedBankMaintenance): Promise<void> {
   const row = {
     under_maintenance: settings.underMaintenance ? 1 : 0,
     maintenance_until: settings.maintenanceUntil?.toISOString() ?? null,
