@@ -176,7 +176,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       createCustomerAuthInterceptor(ctx),
       createRateLimitInterceptor(config.rateLimit, config.signInRateLimit),
       createValidationInterceptor(),
-      createIdempotencyInterceptor(ctx),
+      createIdempotencyInterceptor(ctx, logger),
     ],
     routes: (router) => {
       router.service(PaymentService, createPaymentService(ctx));

@@ -119,7 +119,6 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
   // SandboxService handlers serve the dashboard as they serve the API.
   // Made per call with the flow context of the person calling, so what they change is audited.
   const refunds = (context: HandlerContext) => createRefundHandlers(auditedContext(ctx, context));
-  const events = createEventHandlers(ctx);
   const sandbox = (context: HandlerContext) =>
     createSandboxService(auditedContext(ctx, context)) as Required<ReturnType<typeof createSandboxService>>;
   const audited = (context: HandlerContext) => auditedContext(ctx, context);

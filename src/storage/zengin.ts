@@ -63,15 +63,6 @@ export async function findItem(db: Tx, table: ZenginItemKind, reference: string)
   return db.selectFrom(table).selectAll().where("reference", "=", reference).executeTakeFirst();
 }
 
-export async function lockItem(
-  tx: Transactor,
-  trx: Tx,
-  table: ZenginItemKind,
-  reference: string,
-): Promise<ZenginItemTable | undefined> {
-  return tx.lockRows(trx.selectFrom(table).selectAll().where("reference", "=", reference)).executeTakeFirst();
-}
-
 /** True when the item was still waiting for its file (and is now left out of it). */
 export async function cancelItem(trx: Tx, table: ZenginItemKind, reference: string, now: string): Promise<boolean> {
   const result = await trx
@@ -244,10 +235,6 @@ export async function insertFile(trx: Tx, row: ZenginFileTable): Promise<boolean
     .onConflict((oc) => oc.column("id").doNothing())
     .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
-}
-
-export async function findFile(db: Tx, id: string): Promise<ZenginFileTable | undefined> {
-  return db.selectFrom("zengin_files").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
 export async function lockFile(tx: Transactor, trx: Tx, id: string): Promise<ZenginFileTable | undefined> {

@@ -11,7 +11,7 @@ const self = fileURLToPath(import.meta.url);
 const root = resolve(dirname(self), "../..");
 
 /** GitHub's heading slug: lowercase, punctuation dropped (but `-` and `_`), spaces to `-`; letters of any script stay. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   const text = heading
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1") // a link shows its text
     .replace(/<[^>]+>/g, "") // inline HTML
@@ -36,7 +36,7 @@ function proseLines(markdown: string): { text: string; line: number }[] {
 }
 
 /** The anchors a page offers: its headings' slugs (duplicates numbered -1, -2, …) and explicit ids. */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const { text } of proseLines(markdown)) {
@@ -53,7 +53,7 @@ export function anchorsOf(markdown: string): Set<string> {
 }
 
 /** The links of a page: inline `[text](target)` and reference definitions `[label]: target`. */
-export function linksOf(markdown: string): { target: string; line: number }[] {
+function linksOf(markdown: string): { target: string; line: number }[] {
   const links: { target: string; line: number }[] = [];
   for (const { text, line } of proseLines(markdown)) {
     const prose = text.replace(/(`+)[^`]*?\1/g, (code) => " ".repeat(code.length));
@@ -66,7 +66,7 @@ export function linksOf(markdown: string): { target: string; line: number }[] {
 }
 
 /** A source file's citations of the docs: `docs/….md`, `README.md`, `CONTRIBUTING.md`, with an optional #anchor. */
-export function citationsOf(source: string): { target: string; line: number }[] {
+function citationsOf(source: string): { target: string; line: number }[] {
   const citations: { target: string; line: number }[] = [];
   source.split("\n").forEach((text, index) => {
     for (const cite of text.matchAll(
@@ -82,7 +82,7 @@ export function citationsOf(source: string): { target: string; line: number }[] 
  * Every link of `file` (a path relative to `base`) that does not resolve, as `file:line → target`.
  * Links resolve from the file's folder; source citations from `base` (`fromBase`).
  */
-export function brokenLinks(
+function brokenLinks(
   base: string,
   file: string,
   targets: { target: string; line: number }[],

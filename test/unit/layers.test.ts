@@ -39,7 +39,7 @@ function layerOf(path: string): string {
 }
 
 /** Every broken wall, as "file → import (rule)". */
-export function layerViolations(files: readonly SourceFile[]): string[] {
+function layerViolations(files: readonly SourceFile[]): string[] {
   const violations: string[] = [];
   for (const file of files) {
     const layer = layerOf(file.path);
