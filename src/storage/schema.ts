@@ -47,7 +47,7 @@ export interface Database {
   stop_requests: StopRequestTable;
 }
 
-/** A customer-app session, bound to the e-mail its sign-in code proved (storage/customer-app.ts). */
+/** A customer-app session, bound to the e-mail its sign-in code proved (storage/customer-app-sessions.ts). */
 export interface CustomerAppSessionTable {
   /** SHA-256 of the cookie value. */
   id_hash: string;
