@@ -196,7 +196,7 @@ describe("the link checker", () => {
 describe("source path citations", () => {
   it("finds src/ paths and layer-relative paths, not globs or imports' neighbours", () => {
     const source =
-      '// see src/storage/sealed.ts and (storage/wal-sync.ts), flows/a-b.ts.\n/** src/**\/*.spec.ts, gen/x_pb.ts, "../storage/x.js" */\nfile("flows/outbox.ts");';
+      '// see src/storage/sealed.ts and (storage/wal-sync.ts), flows/a-b.ts.\n/** src/**/*.spec.ts, gen/x_pb.ts, "../storage/x.js" */\nfile("flows/outbox.ts");';
     expect(sourcePathsOf(source)).toEqual([
       { target: "src/storage/sealed.ts", line: 1 },
       { target: "src/storage/wal-sync.ts", line: 1 },
