@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import type { Mode } from "./domain/mode.js";
-import type { SmtpSettings } from "./ports/smtp-notifier.js";
 
 export type { Mode };
 
@@ -154,6 +153,26 @@ function zenginConfig(env: NodeJS.ProcessEnv, mode: Mode): ZenginConfig {
       ? { url: sftpUrl, keyFile: env.ZENGIN_SFTP_KEY_FILE ?? "", hostKey: env.ZENGIN_SFTP_HOST_KEY ?? "" }
       : undefined,
   });
+}
+
+/** The SMTP relay's settings (SMTP_*), read here and handed to the SMTP notifier (src/ports/smtp-notifier.ts). */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** Implicit TLS from the first byte (port 465); otherwise STARTTLS is used when the server offers it. */
+  secure: boolean;
+  user?: string;
+  password?: string;
+  /** The envelope and From: address. */
+  from: string;
+  /** The From: display name (non-ASCII is sent as an RFC 2047 encoded word). */
+  fromName: string;
+  /** Refuse to send when the server does not offer STARTTLS on a plain connection. */
+  requireTls: boolean;
+  /** A PEM file of certificates trusted for the relay besides the system's (a private CA). */
+  caFile?: string;
+  /** Connections kept open to the relay and reused. */
+  maxConnections: number;
 }
 
 /**

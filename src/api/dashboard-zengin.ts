@@ -3,7 +3,7 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { DashboardService } from "../../gen/payments/v1/dashboard_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { consignorSettings, updateConsignor, type ConsignorInput } from "../flows/merchants.js";
-import { zenginFilesOfMerchant } from "../flows/zengin-files.js";
+import { zenginFilesOfMerchant } from "../flows/zengin-dashboard-view.js";
 import { dashboardMerchantOf } from "./dashboard-session.js";
 import { auditedContext } from "./dashboard-team.js";
 
@@ -42,14 +42,14 @@ export function createZenginHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof 
           direction: file.direction,
           date: file.date,
           state: file.state,
-          recordCount: file.record_count,
-          totalAmount: BigInt(file.total_amount),
-          doneCount: file.done_count,
-          doneAmount: BigInt(file.done_amount),
-          failedCount: file.failed_count,
-          failedAmount: BigInt(file.failed_amount),
+          recordCount: file.recordCount,
+          totalAmount: BigInt(file.totalAmount),
+          doneCount: file.doneCount,
+          doneAmount: BigInt(file.doneAmount),
+          failedCount: file.failedCount,
+          failedAmount: BigInt(file.failedAmount),
           reason: file.reason,
-          createdAt: timestampFromDate(new Date(file.created_at)),
+          createdAt: timestampFromDate(file.createdAt),
           overdue: file.overdue,
         })),
         debitDates: view.debitDates.map((date) => ({

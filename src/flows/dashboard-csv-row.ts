@@ -92,7 +92,7 @@ async function startChargeOnce(
     customerId: input.customerId,
     charge: { price: input.price, description: input.description, metadata: input.metadata },
   });
-  let start;
+  let start: Awaited<ReturnType<typeof beginIdempotentRequest>>;
   try {
     start = await beginIdempotentRequest(ctx, {
       merchantId: merchant.id,

@@ -26,7 +26,6 @@ export interface ZenginTransport {
 export type FileBytes = Buffer | AsyncIterable<Buffer>;
 
 export const zenginFolders = ["outgoing", "incoming", "archive", "quarantine"] as const;
-export type ZenginFolder = (typeof zenginFolders)[number];
 
 /** Names the exchange writes and reads: no path separators, no hidden or temporary files. */
 export function isExchangeFileName(name: string): boolean {

@@ -312,6 +312,7 @@ function badTextValue(field: DescField, value: unknown, at: string): string | un
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this check refuses.
 const notPlain = /[\u0000\uFFFD]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function isPlainText(text: string): boolean {

@@ -5,6 +5,7 @@ import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from 
 import { chargeFromRow, contractFromRow, customerFromRow, refundFromRow } from "./records.js";
 import type { Database } from "./schema.js";
 import { seal } from "./sealed.js";
+import { olderThanCursor } from "./keyset-cursor.js";
 
 /** Reads of the merchant dashboard, each scoped to one merchant. */
 
@@ -34,10 +35,7 @@ export async function listChargesOfMerchant(
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([
-        eb("created_at", "<", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-      ]),
+      olderThanCursor(eb, { time: "created_at", tie: "id" }, { time: after.createdAt, tie: after.id }),
     );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();

@@ -7,6 +7,7 @@ import type { Database } from "./schema.js";
 import { unseal } from "./sealed.js";
 import type { Tx } from "./transactor.js";
 import { eventFromRow, attemptFromRow } from "./records.js";
+import { olderThanCursor } from "./keyset-cursor.js";
 
 /** The webhook outbox as the dispatcher and the event API read and update it. */
 
@@ -239,10 +240,7 @@ export async function listEvents(
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([
-        eb("created_at", "<", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("seq", "<", after.seq)]),
-      ]),
+      olderThanCursor(eb, { time: "created_at", tie: "seq" }, { time: after.createdAt, tie: after.seq }),
     );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("seq", "desc").limit(options.limit).execute();

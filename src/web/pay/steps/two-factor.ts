@@ -1,5 +1,5 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { session, load, render } from "../flow.js";
+import { session, load, render } from "../session.js";
 import { readForm, setFieldError, showServerError, showStepError } from "../form.js";
 import { $, announce, input, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError } from "../rpc.js";
