@@ -75,7 +75,7 @@ import { createEventHandlers, eventQueryOf } from "./payment-events.js";
 import { requireValid } from "./require-valid.js";
 import { searchEvents } from "../flows/events.js";
 import { chargeExportChunk } from "../domain/charge-export.js";
-import { RefundRefusedFailure } from "../domain/refund.js";
+import { RefundRefusedFailure, refundRefusalReasons } from "../domain/refund.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { emailPrefixKey } from "../domain/customer-search.js";
 import type { ChargeSearch, PayerRow } from "../flows/dashboard.js";
@@ -431,8 +431,8 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
  */
 function dashboardRefundRefusal(error: unknown): unknown {
   if (!(error instanceof RefundRefusedFailure)) return error;
-  const reason = `REFUND_${error.refusal.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
-  return new RequestRefusal(error.refusal === "notOwned" ? "not_found" : "precondition", error.message, reason);
+  const reason = refundRefusalReasons[error.refusal];
+  return new RequestRefusal(error.refusal === "notOwned" ? "not_found" : "precondition", error.message, { reason });
 }
 
 /** A ListCharges / ExportCharges filter as the flow's search. */

@@ -87,7 +87,7 @@ export function auditPeriod(filter: Pick<AuditFilter, "fromDate" | "toDate">): {
 function checkedDate(field: string, date: string): JstDate {
   const at = Date.parse(`${date}T00:00:00Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== date)
-    throw new RequestRefusal("invalid", `${field}: not a date (YYYY-MM-DD)`, "AUDIT_FILTER_INVALID");
+    throw new RequestRefusal("invalid", `${field}: not a date (YYYY-MM-DD)`, { reason: "AUDIT_FILTER_INVALID" });
   return date;
 }
 

@@ -51,30 +51,25 @@ export const csvBatchRefusals = Object.freeze({
     new RequestRefusal(
       "invalid",
       `${replayed ? "this TOTP code was already used; wait for the next one" : "invalid TOTP code"} (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
-      "TOTP_CODE_INVALID",
-      undefined,
-      { attemptsLeft: String(attemptsLeft) },
+      { reason: "TOTP_CODE_INVALID", facts: { attemptsLeft: String(attemptsLeft) } },
     ),
   challengeExpired: () =>
-    new RequestRefusal(
-      "precondition",
-      "the TOTP challenge expired or was used: ask for a new one",
-      "TOTP_CHALLENGE_EXPIRED",
-    ),
+    new RequestRefusal("precondition", "the TOTP challenge expired or was used: ask for a new one", {
+      reason: "TOTP_CHALLENGE_EXPIRED",
+    }),
   locked: (until: Date) =>
     new RequestRefusal(
       "rate_limited",
       `TOTP challenge locked after ${csvConfirmationLimits.lock.max} failed codes until ${until.toISOString()}`,
-      "TOTP_CHALLENGE_LOCKED",
+      { reason: "TOTP_CHALLENGE_LOCKED" },
     ),
-  challengeNotFound: () => new RequestRefusal("not_found", "TOTP challenge not found", "TOTP_CHALLENGE_NOT_FOUND"),
-  batchNotFound: () => new RequestRefusal("not_found", "batch not found", "CSV_BATCH_NOT_FOUND"),
+  challengeNotFound: () =>
+    new RequestRefusal("not_found", "TOTP challenge not found", { reason: "TOTP_CHALLENGE_NOT_FOUND" }),
+  batchNotFound: () => new RequestRefusal("not_found", "batch not found", { reason: "CSV_BATCH_NOT_FOUND" }),
   batchExpired: () =>
-    new RequestRefusal(
-      "precondition",
-      "the batch expired before it was confirmed: upload the file again",
-      "CSV_BATCH_EXPIRED",
-    ),
+    new RequestRefusal("precondition", "the batch expired before it was confirmed: upload the file again", {
+      reason: "CSV_BATCH_EXPIRED",
+    }),
 });
 
 export interface ConfirmationFacts {

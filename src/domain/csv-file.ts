@@ -26,7 +26,7 @@ export type CsvFileRejection =
   | "CSV_HEADER_NAME"
   | "CSV_TOO_MANY_ROWS";
 
-const reject = (reason: CsvFileRejection, message: string) => new RequestRefusal("invalid", message, reason);
+const reject = (reason: CsvFileRejection, message: string) => new RequestRefusal("invalid", message, { reason });
 
 /**
  * Reads an uploaded batch (docs/reference/contract.md#csv-batch-reasons), or throws the

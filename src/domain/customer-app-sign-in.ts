@@ -23,11 +23,9 @@ export function codesOfLastDay(codes: readonly OneTimeCodeRecord[], now: Date): 
 }
 
 export const tooManySignInCodes = () =>
-  new RequestRefusal(
-    "rate_limited",
-    "too many sign-in codes were sent to this e-mail today; try again tomorrow",
-    "SIGN_IN_CODE_LIMIT",
-  );
+  new RequestRefusal("rate_limited", "too many sign-in codes were sent to this e-mail today; try again tomorrow", {
+    reason: "SIGN_IN_CODE_LIMIT",
+  });
 
 /** The e-mail carrying a sign-in code, in Japanese with an English line. */
 export function signInCodeMessage(code: string): { subject: string; body: string } {

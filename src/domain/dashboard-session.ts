@@ -62,7 +62,9 @@ export function csrfTokenMatches(expectedHash: string, given: string): boolean {
 }
 
 export const signedOut = () =>
-  new RequestRefusal("unauthenticated", "not signed in, or the session expired: sign in again", "SESSION_REQUIRED");
+  new RequestRefusal("unauthenticated", "not signed in, or the session expired: sign in again", {
+    reason: "SESSION_REQUIRED",
+  });
 
 /** Wrong second-step codes (TOTP or recovery, at sign-in or step-up): five lock them for 15 minutes. */
 export const totpAttemptLimits = Object.freeze({ max: 5, lockMs: 15 * 60_000 });
@@ -79,14 +81,14 @@ export const stepUpRequired = () =>
   new RequestRefusal(
     "precondition",
     "this action needs a TOTP code from the last 5 minutes: send one to VerifyStepUp, then try again",
-    "STEP_UP_REQUIRED",
+    { reason: "STEP_UP_REQUIRED" },
   );
 
 export const totpEnrollmentRequired = () =>
   new RequestRefusal(
     "precondition",
     "the merchant requires two-step verification: enrol TOTP first (BeginTotpEnrollment)",
-    "TOTP_ENROLLMENT_REQUIRED",
+    { reason: "TOTP_ENROLLMENT_REQUIRED" },
   );
 
 /** Ten single-use recovery codes, 64 random bits each, shown as xxxx-xxxx-xxxx-xxxx. */
@@ -109,8 +111,6 @@ export function hashRecoveryCode(code: string): string {
 }
 
 export const totpNotEnabled = () =>
-  new RequestRefusal(
-    "precondition",
-    "TOTP is not enabled for this user: enrol an authenticator app first",
-    "TOTP_NOT_ENABLED",
-  );
+  new RequestRefusal("precondition", "TOTP is not enabled for this user: enrol an authenticator app first", {
+    reason: "TOTP_NOT_ENABLED",
+  });

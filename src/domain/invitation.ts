@@ -18,13 +18,15 @@ export function invitationUsable(invitation: { used_at: string | null; expires_a
 }
 
 export const invitationInvalid = () =>
-  new RequestRefusal("not_found", "this link is unknown, used, cancelled or expired", "INVITATION_INVALID");
+  new RequestRefusal("not_found", "this link is unknown, used, cancelled or expired", { reason: "INVITATION_INVALID" });
 
 export const teamMemberNotFound = (userId: string) =>
-  new RequestRefusal("not_found", `no user ${userId} in this merchant's team`, "TEAM_MEMBER_NOT_FOUND");
+  new RequestRefusal("not_found", `no user ${userId} in this merchant's team`, { reason: "TEAM_MEMBER_NOT_FOUND" });
 
 export const lastOwner = () =>
-  new RequestRefusal("precondition", "the merchant must keep an owner: make another user owner first", "LAST_OWNER");
+  new RequestRefusal("precondition", "the merchant must keep an owner: make another user owner first", {
+    reason: "LAST_OWNER",
+  });
 
 export const userExists = (email: string) =>
-  new RequestRefusal("conflict", `a dashboard user with e-mail ${email} already exists`, "USER_EXISTS");
+  new RequestRefusal("conflict", `a dashboard user with e-mail ${email} already exists`, { reason: "USER_EXISTS" });

@@ -22,6 +22,17 @@ export const refundRefusalMessages = Object.freeze({
 
 export type RefundRefusal = keyof typeof refundRefusalMessages;
 
+/**
+ * The reason the dashboard gets for each rule (docs/guide/dashboard.md#refunds), named here so that
+ * renaming a rule above is not an API change.
+ */
+export const refundRefusalReasons: Readonly<Record<RefundRefusal, string>> = Object.freeze({
+  notOwned: "REFUND_NOT_OWNED",
+  notCancellable: "REFUND_NOT_CANCELLABLE",
+  exceedsRefundable: "REFUND_EXCEEDS_REFUNDABLE",
+  alreadyPartiallyRefunded: "REFUND_ALREADY_PARTIALLY_REFUNDED",
+});
+
 /** A refused refund; `refusal` names the rule for clients that show it in their own words (the dashboard). */
 export class RefundRefusedFailure extends PaymentFailure {
   constructor(readonly refusal: RefundRefusal) {

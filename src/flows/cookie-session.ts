@@ -32,7 +32,9 @@ export async function checkCookieSession<Row extends CookieSessionRow>(
     throw signedOut();
   }
   if (!csrfTokenMatches(session.csrf_hash, csrfToken))
-    throw new RequestRefusal("unauthenticated", "missing or wrong x-csrf-token header", "CSRF_TOKEN_INVALID");
+    throw new RequestRefusal("unauthenticated", "missing or wrong x-csrf-token header", {
+      reason: "CSRF_TOKEN_INVALID",
+    });
   const extended = extendedIdleExpiry(times, now);
   if (extended) await ctx.tx.write((trx) => store.extendIdle(trx, extended.toISOString()));
   return session;

@@ -160,7 +160,8 @@ export function newUserRow(input: {
   };
 }
 
-const wrongCredentials = () => new RequestRefusal("unauthenticated", "wrong e-mail or password", "SIGN_IN_FAILED");
+const wrongCredentials = () =>
+  new RequestRefusal("unauthenticated", "wrong e-mail or password", { reason: "SIGN_IN_FAILED" });
 
 /**
  * The first step of a sign-in, the password. The attempt is counted, by e-mail, before the
@@ -356,24 +357,22 @@ export async function startSession(
 }
 
 const signInAgain = () =>
-  new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", "SIGN_IN_EXPIRED");
+  new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", {
+    reason: "SIGN_IN_EXPIRED",
+  });
 /** A wrong code, saying how many more are checked before the 15-minute lock (ErrorInfo metadata attemptsLeft). */
 const wrongCode = (attemptsLeft: number) =>
   new RequestRefusal(
     "invalid",
     `invalid TOTP or recovery code (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
-    "TOTP_CODE_INVALID",
-    undefined,
-    { attemptsLeft: String(attemptsLeft) },
+    { reason: "TOTP_CODE_INVALID", facts: { attemptsLeft: String(attemptsLeft) } },
   );
 
 const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
-  new RequestRefusal(
-    "rate_limited",
-    `${what} until ${until.toISOString()}`,
+  new RequestRefusal("rate_limited", `${what} until ${until.toISOString()}`, {
     reason,
-    Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
-  );
+    retryAfterSeconds: Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
+  });
 
 /**
  * Counts one attempt of `key` before it is checked, committed before the check runs: the end of
@@ -436,7 +435,7 @@ export async function signOut(ctx: FlowContext, principal: DashboardPrincipal): 
 }
 
 const totpAlreadyEnabled = () =>
-  new RequestRefusal("precondition", "TOTP is already enabled for this user", "TOTP_ALREADY_ENABLED");
+  new RequestRefusal("precondition", "TOTP is already enabled for this user", { reason: "TOTP_ALREADY_ENABLED" });
 
 /** Starts TOTP enrolment: a new secret, kept until a first code confirms it. */
 export async function beginTotpEnrollment(
@@ -470,13 +469,11 @@ export async function confirmTotpEnrollment(
     if (!user) throw signedOut();
     if (user.totp_enabled === 1) throw totpAlreadyEnabled();
     if (!user.totp_secret)
-      throw new RequestRefusal(
-        "precondition",
-        "start the enrolment first (BeginTotpEnrollment)",
-        "TOTP_ENROLLMENT_NOT_STARTED",
-      );
+      throw new RequestRefusal("precondition", "start the enrolment first (BeginTotpEnrollment)", {
+        reason: "TOTP_ENROLLMENT_NOT_STARTED",
+      });
     const verdict = verifyTotpCode(user.totp_secret, code, now, user.totp_last_step);
-    if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", "TOTP_CODE_INVALID");
+    if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", { reason: "TOTP_CODE_INVALID" });
     await updateDashboardUser(trx, user.id, {
       totp_enabled: 1,
       totp_last_step: verdict.step,

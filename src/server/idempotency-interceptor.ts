@@ -85,8 +85,7 @@ function keyOf(req: UnaryRequest, path: readonly DescField[]): string {
     throw new PaymentFailure(
       PaymentErrorCode.BAD_REQUEST,
       `idempotency_key: value length must be at most ${maxKeyLength} characters`,
-      code || undefined,
-      "idempotency_key",
+      { code: code || undefined, field: "idempotency_key" },
     );
   }
   return fromHeader;

@@ -5,7 +5,7 @@ import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { http } from "../../gen/google/api/annotations_pb.js";
-import { httpStatusOf } from "../errors.js";
+import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { wireProblemKey } from "./wire-checks.js";
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -167,7 +167,7 @@ async function readBody(req: NodeRequest): Promise<string> {
 function writeError(
   res: NodeResponse,
   error: ConnectError,
-  status = httpStatusOf[error.code],
+  status = codeToHttpStatus(error.code),
   headers: Record<string, string> = {},
 ) {
   const body = JSON.stringify({
