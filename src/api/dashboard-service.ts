@@ -81,6 +81,7 @@ import { emailPrefixKey } from "../domain/customer-search.js";
 import type { ChargeSearch, PayerRow } from "../flows/dashboard.js";
 import { createRefundHandlers } from "./payment-refunds.js";
 import { createSandboxService } from "./sandbox-service.js";
+import { limits } from "../domain/limits.js";
 
 /** The consignor settings as the dashboard shows them. */
 function encodeConsignor(input: ConsignorInput) {
@@ -201,6 +202,7 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
           ),
         ),
         charges: detail.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)),
+        chargesTruncated: detail.chargesTruncated,
         stopRequests: detail.stopRequests.map(encodeStopRequest),
       };
     },
@@ -414,7 +416,9 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     },
     async listCsvBatches(req, context) {
       return {
-        batches: (await listRecentCsvBatches(ctx, dashboardPrincipalOf(context), req.pageSize || 20)).map(encodeBatch),
+        batches: (
+          await listRecentCsvBatches(ctx, dashboardPrincipalOf(context), req.pageSize || limits.pageSizeDefault)
+        ).map(encodeBatch),
       };
     },
     async downloadCsvBatchResult(req, context) {

@@ -5,6 +5,7 @@ import { totpNotEnabled } from "./dashboard-session.js";
 import { isLocked } from "./failure-lock.js";
 import { errorTypeMessages, errorTypeMessagesJa } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
 
 /**
  * A CSV batch from upload to result (docs/guide/csv-batches.md). Rows are stored in a state;
@@ -37,11 +38,11 @@ export const csvChargeReasons: Readonly<Record<"initiateFailed" | "stillProcessi
 /** The TOTP confirmation of a batch (docs/reference/contract.md#limits). */
 export const csvConfirmationLimits = Object.freeze({
   /** A challenge is answered within 5 minutes (a new one can be asked for while the batch lives). */
-  challengeMs: 5 * 60_000,
+  challengeMs: limits.csvBatchChallengeMs,
   /** An unconfirmed batch lives 30 minutes. */
-  batchMs: 30 * 60_000,
+  batchMs: limits.csvBatchUnconfirmedMs,
   /** docs/reference/contract.md#limits: 3 failures lock confirmation for 15 minutes. */
-  lock: Object.freeze({ max: 3, lockMs: 15 * 60_000 }),
+  lock: Object.freeze({ max: limits.csvBatchConfirmationFailuresMax, lockMs: limits.csvBatchConfirmationLockMs }),
 });
 
 /** The refusals of upload and confirmation; each carries a stable reason in an ErrorInfo detail. */

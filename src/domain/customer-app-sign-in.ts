@@ -1,6 +1,8 @@
 import { normalizeEmail } from "./customer.js";
 import { oneTimeCodeRules, type OneTimeCodeRecord } from "./one-time-code.js";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
+import { daysMs, minutesMs } from "./duration.js";
 
 /**
  * Signing in to the customer app (docs/guide/customer-app.md#signing-in): the hosted page's
@@ -8,8 +10,8 @@ import { RequestRefusal } from "./request-refusal.js";
  * a payment link, at most 10 sent to one e-mail a day.
  */
 export const customerSignInRules = Object.freeze({
-  maxCodesPerDay: oneTimeCodeRules.maxCodesPerLink,
-  dayMs: 24 * 3_600_000,
+  maxCodesPerDay: limits.customerSignInCodesPerDayMax,
+  dayMs: daysMs(1),
 });
 
 /** The owner key of an e-mail's sign-in codes in the one-time code store. */
@@ -29,7 +31,7 @@ export const tooManySignInCodes = () =>
 
 /** The e-mail carrying a sign-in code, in Japanese with an English line. */
 export function signInCodeMessage(code: string): { subject: string; body: string } {
-  const minutes = oneTimeCodeRules.validityMs / 60_000;
+  const minutes = oneTimeCodeRules.validityMs / minutesMs(1);
   return {
     subject: "【furikomi】ご利用明細のログインコード / Sign-in code",
     body: [

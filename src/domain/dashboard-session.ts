@@ -1,19 +1,24 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
 
 /**
  * Dashboard sessions (docs/guide/dashboard.md): a session ends after 30 minutes without a
  * call, and 12 hours after sign-in whatever happens. The idle deadline moves at most once a
  * minute, so a busy page does not write on every call.
  */
-export const sessionLimits = Object.freeze({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, touchEveryMs: 60_000 });
+export const sessionLimits = Object.freeze({
+  idleMs: limits.dashboardSessionIdleMs,
+  absoluteMs: limits.dashboardSessionAbsoluteMs,
+  touchEveryMs: limits.dashboardSessionTouchEveryMs,
+});
 
 /**
  * At most ten passwords are checked per e-mail in a run (each counted before it is checked, a
  * success gives its own back); the tenth locks that e-mail's sign-in for 15 minutes, and a run is
  * forgotten 15 minutes after its last attempt.
  */
-export const signInLimits = Object.freeze({ max: 10, lockMs: 15 * 60_000 });
+export const signInLimits = Object.freeze({ max: limits.signInPasswordsMax, lockMs: limits.signInLockMs });
 
 export interface SessionTimes {
   idleExpiresAt: Date;
@@ -67,10 +72,10 @@ export const signedOut = () =>
   });
 
 /** Wrong second-step codes (TOTP or recovery, at sign-in or step-up): five lock them for 15 minutes. */
-export const totpAttemptLimits = Object.freeze({ max: 5, lockMs: 15 * 60_000 });
+export const totpAttemptLimits = Object.freeze({ max: limits.totpFailuresMax, lockMs: limits.totpLockMs });
 
 /** How long the token between a sign-in's two steps, and a step-up, stay good. */
-export const secondStepMs = 5 * 60_000;
+export const secondStepMs = limits.signInSecondStepMs;
 
 /** Whether a session that last gave a code at `verifiedAt` may make a sensitive call at `now`. */
 export function steppedUp(verifiedAt: Date | null, now: Date): boolean {

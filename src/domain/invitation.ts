@@ -1,10 +1,11 @@
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
 
 /**
  * Team invitations and password-reset links (docs/guide/dashboard.md#the-team): a random token in a
  * link, shown once to the owner who made it, stored only as its hash, usable once within 72 hours.
  */
-export const invitationValidityMs = 72 * 3_600_000;
+export const invitationValidityMs = limits.invitationValidityMs;
 
 export type InvitationPurpose = "invite" | "password_reset";
 

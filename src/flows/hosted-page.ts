@@ -74,6 +74,7 @@ import {
   reclaimStaleApproval,
 } from "./on-session-approval.js";
 import { currentOutcome } from "./payment-link-transition.js";
+import { limits } from "../domain/limits.js";
 
 /** The merchant as the page shows it, with the way back. */
 export interface HostedMerchantView {
@@ -421,7 +422,7 @@ export async function linkBankAccount(
 /** Banks of the Zengin master matching what the customer typed (any link's token may ask). */
 export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
   if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  return searchBanks(bankMaster(ctx.config.mode), query, limit || 20).map((bank) => ({
+  return searchBanks(bankMaster(ctx.config.mode), query, limit || limits.pageSizeDefault).map((bank) => ({
     code: bank.code,
     name: bankDisplayName(bank),
     kana: bank.kana,
@@ -441,7 +442,7 @@ export async function searchBranchDirectory(
   if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
   return {
     bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },
-    branches: searchBranches(bank, query, limit || 20).map((branch) => ({
+    branches: searchBranches(bank, query, limit || limits.pageSizeDefault).map((branch) => ({
       code: branch.code,
       name: branchDisplayName(bank.code, branch),
       kana: branch.kana,
@@ -485,8 +486,7 @@ export async function submitKyc(
 }
 
 // A concurrent approval is waited for up to this long (the simulated bank's latency is at most 30 s).
-const approvalWaitPolls = 1600;
-const approvalPollMs = 25;
+const { paymentLinkApprovalWaitPolls: approvalWaitPolls, paymentLinkApprovalPollMs: approvalPollMs } = limits;
 
 /**
  * ApprovePayment: after the two-factor step (and the bank link for new accounts), executes the

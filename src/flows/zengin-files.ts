@@ -66,6 +66,7 @@ import {
 } from "../storage/zengin.js";
 import type { FlowContext } from "./flow-context.js";
 import { recordRefundVerdict } from "./refund.js";
+import { limits } from "../domain/limits.js";
 
 /** What the cycle works with: the transport, ZENGIN_DIR for the kept copies, and who hears of a quarantine. */
 export interface ZenginExchange {
@@ -187,7 +188,7 @@ function sha256Of(bytes: Uint8Array): string {
 }
 
 /** Items read and encoded at a time when a request file is written. */
-const pageSize = 2000;
+const pageSize = limits.zenginRequestPageRows;
 
 /**
  * The request file's bytes, from what is recorded, a page of items at a time: the same every
@@ -349,7 +350,7 @@ type Checked =
   | { ok: false; reason: string; merchantId?: string; sent?: ZenginFileTable };
 
 /** Records of a result file looked up, checked and applied at a time. */
-const batchSize = 1000;
+const batchSize = limits.zenginResultBatchRows;
 
 /** Decodes the file and matches it to the request file we sent (docs/operations/zengin.md#the-cycle). */
 async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
@@ -552,7 +553,7 @@ async function settleDebits(
 }
 
 /** How often the cycle looks for due files and results when nothing else asks. */
-const cycleIntervalMs = 60_000;
+const cycleIntervalMs = limits.zenginCycleIntervalMs;
 
 /** The "zengin-cycle" job: one turn, then again in a minute. */
 export async function runZenginCycleJob(ctx: FlowContext, exchange: ZenginExchange): Promise<{ retryAt: Date }> {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createTransport } from "nodemailer";
 import type { Notifier, OutgoingMessage } from "./notifier.js";
+import { limits } from "../domain/limits.js";
 
 export interface SmtpSettings {
   host: string;
@@ -21,7 +22,7 @@ export interface SmtpSettings {
   maxConnections: number;
 }
 
-const timeoutMs = 30_000;
+const timeoutMs = limits.smtpTimeoutMs;
 
 /**
  * The production notifier: nodemailer over a pool of SMTP connections to the relay (STARTTLS when

@@ -7,6 +7,7 @@ import type { Transactor, Tx } from "./transactor.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import type { ChargeRecord } from "../domain/records.js";
 import { asyncRequestFromRow, chargeFromRow } from "./records.js";
+import { limits } from "../domain/limits.js";
 
 /** The two queues of items on their way through a file: debits (trx-*) and transfers (rfd-*). */
 export type ZenginItemKind = "zengin_debits" | "zengin_transfers";
@@ -299,7 +300,12 @@ export async function updateFile(trx: Tx, id: string, changes: Partial<ZenginFil
 
 /** Files for the operator and the dashboard, newest first. */
 export async function listFiles(db: Tx, merchantId?: string): Promise<ZenginFileTable[]> {
-  let query = db.selectFrom("zengin_files").selectAll().orderBy("created_at", "desc").orderBy("id").limit(500);
+  let query = db
+    .selectFrom("zengin_files")
+    .selectAll()
+    .orderBy("created_at", "desc")
+    .orderBy("id")
+    .limit(limits.zenginFileListMax);
   if (merchantId) query = query.where("merchant_id", "=", merchantId);
   return query.execute();
 }
