@@ -7,11 +7,13 @@ import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType, RefundStatus } fr
 import { type DebitRecord, decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
 import { reconcile } from "../../src/flows/reconcile.js";
-import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
 import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 let server: TestServer;
 let dir: string;
@@ -39,8 +41,12 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const exchange = () => zenginExchangeOf(server.ctx, (file) => quarantined.push(file));
@@ -342,8 +348,12 @@ describe("the cycle as a job, with the simulated bank (sandbox default): debits,
     });
   });
   afterAll(async () => {
-    await sandbox?.stop();
-    rmSync(sandboxDir, { recursive: true, force: true });
+    try {
+      await expectReconciled(sandbox);
+    } finally {
+      await sandbox?.stop();
+      rmSync(sandboxDir, { recursive: true, force: true });
+    }
   });
 
   /** Moves the manual clock in 3-hour steps, running due jobs at each. */

@@ -4,18 +4,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
-import {
-  importResultFile,
-  runZenginCycle,
-  zenginExchangeOf,
-  type ZenginExchange,
-} from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { type ZenginExchange, zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
+import { importResultFile } from "../../src/flows/zengin-result-import.js";
 import { answerRequestFiles, resultNameOf } from "../../src/ports/zengin-simulated-bank.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 import pino from "pino";
 import { loadConfig } from "../../src/config.js";
 import { startService } from "../../src/composition-root.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 /**
  * Crashes around the file exchange, injected at each step (the transport or the archive copy
@@ -54,8 +52,12 @@ beforeAll(async () => {
   await server.jobs.drain();
 });
 afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const crashing = (exchange: ZenginExchange, step: "send" | "remove"): ZenginExchange => ({
