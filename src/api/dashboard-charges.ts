@@ -10,7 +10,7 @@ import {
 } from "../../gen/payments/v1/dashboard_service_pb.js";
 import { chargeExportChunk } from "../domain/charge-export.js";
 import { emailPrefixKey } from "../domain/customer-search.js";
-import { RefundRefusedFailure } from "../domain/refund.js";
+import { RefundRefusedFailure, refundRefusalReasons } from "../domain/refund.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import {
   chargeDetail,
@@ -62,6 +62,7 @@ export function createChargeHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof 
           ),
         ),
         charges: detail.charges.map(({ charge, refunds }) => encodeCharge(charge, refunds)),
+        chargesTruncated: detail.chargesTruncated,
         stopRequests: detail.stopRequests.map(encodeStopRequest),
       };
     },
@@ -116,8 +117,8 @@ export function createChargeHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof 
  */
 function dashboardRefundRefusal(error: unknown): unknown {
   if (!(error instanceof RefundRefusedFailure)) return error;
-  const reason = `REFUND_${error.refusal.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
-  return new RequestRefusal(error.refusal === "notOwned" ? "not_found" : "precondition", error.message, reason);
+  const reason = refundRefusalReasons[error.refusal];
+  return new RequestRefusal(error.refusal === "notOwned" ? "not_found" : "precondition", error.message, { reason });
 }
 
 /** A ListCharges / ExportCharges filter as the flow's search. */

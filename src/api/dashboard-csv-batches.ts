@@ -15,6 +15,7 @@ import {
 import type { FlowContext } from "../flows/flow-context.js";
 import { dashboardPrincipalOf } from "./dashboard-session.js";
 import { auditedContext } from "./dashboard-team.js";
+import { limits } from "../domain/limits.js";
 
 type CsvBatchMethods =
   | "listCsvBatchRows"
@@ -74,7 +75,9 @@ export function createCsvBatchHandlers(ctx: FlowContext): Pick<ServiceImpl<typeo
     },
     async listCsvBatches(req, context) {
       return {
-        batches: (await listRecentCsvBatches(ctx, dashboardPrincipalOf(context), req.pageSize || 20)).map(encodeBatch),
+        batches: (
+          await listRecentCsvBatches(ctx, dashboardPrincipalOf(context), req.pageSize || limits.pageSizeDefault)
+        ).map(encodeBatch),
       };
     },
     async downloadCsvBatchResult(req, context) {

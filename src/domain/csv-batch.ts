@@ -5,6 +5,7 @@ import { totpNotEnabled } from "./dashboard-session.js";
 import { isLocked } from "./failure-lock.js";
 import { errorTypeMessages, errorTypeMessagesJa } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
 
 /**
  * A CSV batch from upload to result (docs/guide/csv-batches.md). Rows are stored in a state;
@@ -86,11 +87,11 @@ export const csvChargeReasons: Readonly<Record<"initiateFailed" | "stillProcessi
 /** The TOTP confirmation of a batch (docs/reference/contract.md#limits). */
 export const csvConfirmationLimits = Object.freeze({
   /** A challenge is answered within 5 minutes (a new one can be asked for while the batch lives). */
-  challengeMs: 5 * 60_000,
+  challengeMs: limits.csvBatchChallengeMs,
   /** An unconfirmed batch lives 30 minutes. */
-  batchMs: 30 * 60_000,
+  batchMs: limits.csvBatchUnconfirmedMs,
   /** docs/reference/contract.md#limits: 3 failures lock confirmation for 15 minutes. */
-  lock: Object.freeze({ max: 3, lockMs: 15 * 60_000 }),
+  lock: Object.freeze({ max: limits.csvBatchConfirmationFailuresMax, lockMs: limits.csvBatchConfirmationLockMs }),
 });
 
 /** The refusals of upload and confirmation; each carries a stable reason in an ErrorInfo detail. */
@@ -100,30 +101,25 @@ export const csvBatchRefusals = Object.freeze({
     new RequestRefusal(
       "invalid",
       `${replayed ? "this TOTP code was already used; wait for the next one" : "invalid TOTP code"} (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
-      "TOTP_CODE_INVALID",
-      undefined,
-      { attemptsLeft: String(attemptsLeft) },
+      { reason: "TOTP_CODE_INVALID", facts: { attemptsLeft: String(attemptsLeft) } },
     ),
   challengeExpired: () =>
-    new RequestRefusal(
-      "precondition",
-      "the TOTP challenge expired or was used: ask for a new one",
-      "TOTP_CHALLENGE_EXPIRED",
-    ),
+    new RequestRefusal("precondition", "the TOTP challenge expired or was used: ask for a new one", {
+      reason: "TOTP_CHALLENGE_EXPIRED",
+    }),
   locked: (until: Date) =>
     new RequestRefusal(
       "rate_limited",
       `TOTP challenge locked after ${csvConfirmationLimits.lock.max} failed codes until ${until.toISOString()}`,
-      "TOTP_CHALLENGE_LOCKED",
+      { reason: "TOTP_CHALLENGE_LOCKED" },
     ),
-  challengeNotFound: () => new RequestRefusal("not_found", "TOTP challenge not found", "TOTP_CHALLENGE_NOT_FOUND"),
-  batchNotFound: () => new RequestRefusal("not_found", "batch not found", "CSV_BATCH_NOT_FOUND"),
+  challengeNotFound: () =>
+    new RequestRefusal("not_found", "TOTP challenge not found", { reason: "TOTP_CHALLENGE_NOT_FOUND" }),
+  batchNotFound: () => new RequestRefusal("not_found", "batch not found", { reason: "CSV_BATCH_NOT_FOUND" }),
   batchExpired: () =>
-    new RequestRefusal(
-      "precondition",
-      "the batch expired before it was confirmed: upload the file again",
-      "CSV_BATCH_EXPIRED",
-    ),
+    new RequestRefusal("precondition", "the batch expired before it was confirmed: upload the file again", {
+      reason: "CSV_BATCH_EXPIRED",
+    }),
 });
 
 export interface ConfirmationFacts {

@@ -1,11 +1,12 @@
 import type { RoleName } from "./dashboard-role.js";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
 
 /**
  * Team invitations and password-reset links (docs/guide/dashboard.md#the-team): a random token in a
  * link, shown once to the owner who made it, stored only as its hash, usable once within 72 hours.
  */
-export const invitationValidityMs = 72 * 3_600_000;
+export const invitationValidityMs = limits.invitationValidityMs;
 
 export type InvitationPurpose = "invite" | "password_reset";
 
@@ -36,13 +37,15 @@ export function invitationUsable(invitation: Pick<InvitationRecord, "usedAt" | "
 }
 
 export const invitationInvalid = () =>
-  new RequestRefusal("not_found", "this link is unknown, used, cancelled or expired", "INVITATION_INVALID");
+  new RequestRefusal("not_found", "this link is unknown, used, cancelled or expired", { reason: "INVITATION_INVALID" });
 
 export const teamMemberNotFound = (userId: string) =>
-  new RequestRefusal("not_found", `no user ${userId} in this merchant's team`, "TEAM_MEMBER_NOT_FOUND");
+  new RequestRefusal("not_found", `no user ${userId} in this merchant's team`, { reason: "TEAM_MEMBER_NOT_FOUND" });
 
 export const lastOwner = () =>
-  new RequestRefusal("precondition", "the merchant must keep an owner: make another user owner first", "LAST_OWNER");
+  new RequestRefusal("precondition", "the merchant must keep an owner: make another user owner first", {
+    reason: "LAST_OWNER",
+  });
 
 export const userExists = (email: string) =>
-  new RequestRefusal("conflict", `a dashboard user with e-mail ${email} already exists`, "USER_EXISTS");
+  new RequestRefusal("conflict", `a dashboard user with e-mail ${email} already exists`, { reason: "USER_EXISTS" });

@@ -27,7 +27,9 @@ export async function checkCookieSession<Session extends CookieSession>(
     throw signedOut();
   }
   if (!csrfTokenMatches(session.csrfHash, csrfToken))
-    throw new RequestRefusal("unauthenticated", "missing or wrong x-csrf-token header", "CSRF_TOKEN_INVALID");
+    throw new RequestRefusal("unauthenticated", "missing or wrong x-csrf-token header", {
+      reason: "CSRF_TOKEN_INVALID",
+    });
   const extended = extendedIdleExpiry(session, now);
   if (extended) await ctx.tx.write((trx) => store.extendIdle(trx, extended.toISOString()));
   return session;

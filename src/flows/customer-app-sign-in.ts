@@ -75,8 +75,10 @@ export async function sendSignInCode(
       throw new RequestRefusal(
         "rate_limited",
         `a code was just sent; ask for a new one after ${availableAt.toISOString()}`,
-        "SIGN_IN_CODE_TOO_SOON",
-        Math.ceil((availableAt.getTime() - now.getTime()) / 1000),
+        {
+          reason: "SIGN_IN_CODE_TOO_SOON",
+          retryAfterSeconds: Math.ceil((availableAt.getTime() - now.getTime()) / 1000),
+        },
       );
     if (codes.length >= customerSignInRules.maxCodesPerDay) throw tooManySignInCodes();
     await deleteOneTimeCodesBefore(trx, owner, new Date(now.getTime() - customerSignInRules.dayMs).toISOString());

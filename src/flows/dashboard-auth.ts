@@ -152,7 +152,8 @@ export function newUser(input: {
   };
 }
 
-const wrongCredentials = () => new RequestRefusal("unauthenticated", "wrong e-mail or password", "SIGN_IN_FAILED");
+const wrongCredentials = () =>
+  new RequestRefusal("unauthenticated", "wrong e-mail or password", { reason: "SIGN_IN_FAILED" });
 
 /**
  * The first step of a sign-in, the password. The attempt is counted, by e-mail, before the
@@ -347,7 +348,9 @@ export async function startSession(
 }
 
 const signInAgain = () =>
-  new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", "SIGN_IN_EXPIRED");
+  new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", {
+    reason: "SIGN_IN_EXPIRED",
+  });
 
 /**
  * The user of a session cookie, checking the CSRF token the page sends (x-csrf-token): an

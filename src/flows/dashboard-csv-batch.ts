@@ -151,7 +151,7 @@ export async function newCsvBatchChallenge(
     const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, batchId);
     if (!batch) throw csvBatchRefusals.batchNotFound();
     if (batch.status !== "uploaded")
-      throw new RequestRefusal("precondition", "the batch is already confirmed", "CSV_BATCH_CONFIRMED");
+      throw new RequestRefusal("precondition", "the batch is already confirmed", { reason: "CSV_BATCH_CONFIRMED" });
     if (now >= batch.expiresAt) throw csvBatchRefusals.batchExpired();
     await insertChallenge(trx, principal, batch, challenge, now);
   });
@@ -308,7 +308,9 @@ export async function csvBatchResult(
   const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
   if (!batch) throw csvBatchRefusals.batchNotFound();
   if (batch.status === "uploaded")
-    throw new RequestRefusal("precondition", "the batch has not been confirmed yet", "CSV_BATCH_NOT_CONFIRMED");
+    throw new RequestRefusal("precondition", "the batch has not been confirmed yet", {
+      reason: "CSV_BATCH_NOT_CONFIRMED",
+    });
   const { rows } = await batchWithRows(ctx, batch);
   const baseName = batch.fileName.replace(/\.csv$/i, "");
   return { fileName: `${baseName}-result.csv`, content: resultCsv(batch.header, rows) };

@@ -19,12 +19,10 @@ import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { beginIdempotentRequest, finishIdempotentRequest, settleFailedRequest } from "./idempotency.js";
 import { createOffSessionPaymentAsync, type OffSessionInput } from "./off-session.js";
+import { limits } from "../domain/limits.js";
 
 /** A row whose charge could not be started for an unexpected reason is tried this many times. */
-const maxStartAttempts = 3;
 /** A row waiting for another request under its key (a re-uploaded file running at once) waits this long per try. */
-const inFlightRetryMs = 5_000;
-const maxInFlightAttempts = 30;
 
 /**
  * The csv-row job (kind "csv-row", ref `bat-…:<row>`): charges one queued row through the
@@ -53,8 +51,13 @@ export async function runCsvRowJob(ctx: FlowContext, ref: string, attempt: numbe
     started = await startChargeOnce(ctx, { id: merchant.id, name: merchant.name }, row.idempotencyKey, input);
   } catch (error) {
     const inFlight = error instanceof RequestRefusal && error.kind === "in_flight";
-    if (attempt < (inFlight ? maxInFlightAttempts : maxStartAttempts)) {
-      return { retryAt: new Date(ctx.clock.now().getTime() + (inFlight ? inFlightRetryMs : 1000 * 2 ** attempt)) };
+    if (attempt < (inFlight ? limits.csvRowInFlightAttemptsMax : limits.csvRowStartAttemptsMax)) {
+      return {
+        retryAt: new Date(
+          ctx.clock.now().getTime() +
+            (inFlight ? limits.csvRowInFlightRetryMs : limits.csvRowStartRetryFirstDelayMs * 2 ** attempt),
+        ),
+      };
     }
     started = { reason: csvChargeReasons.initiateFailed };
   }

@@ -28,6 +28,7 @@ import type { StopRequestRecord } from "../domain/stop-request.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { setWebhookUrl } from "./merchants.js";
 import { getCharge, getCustomer } from "./status.js";
+import { limits } from "../domain/limits.js";
 
 export type { ChargeSearch, PayerRow };
 
@@ -39,8 +40,9 @@ export interface ChargeWithRefunds {
 }
 
 /**
- * A customer's page: statuses, contracts, every charge (triggered test errors included) with its
- * refunds, and the stop requests the customer made in the customer app.
+ * A customer's page: statuses, contracts, the most recent charges (triggered test errors included)
+ * with their refunds, capped (docs/reference/limits.md#the-catalogue) and saying so, and the stop
+ * requests the customer made in the customer app.
  */
 export async function customerDetail(
   ctx: FlowContext,
@@ -50,15 +52,22 @@ export async function customerDetail(
   customer: CustomerRecord;
   contracts: ContractRecord[];
   charges: ChargeWithRefunds[];
+  chargesTruncated: boolean;
   stopRequests: StopRequestRecord[];
 }> {
   const customer = await getCustomer(ctx, merchant, customerId);
   const [contracts, charges, stopRequests] = await Promise.all([
     contractsOfCustomer(ctx.tx.db, merchant.id, customer.id),
-    listChargesOfMerchant(ctx.tx.db, merchant.id, { customerId: customer.id, limit: 500 }),
+    listChargesOfMerchant(ctx.tx.db, merchant.id, {
+      customerId: customer.id,
+      limit: limits.customerDetailChargesMax + 1,
+    }),
     stopRequestsOfCustomer(ctx.tx.db, merchant.id, customer.id),
   ]);
-  return { customer, contracts, charges: await withRefunds(ctx, charges), stopRequests };
+  // One more than shown tells whether there are more.
+  const shown = charges.slice(0, limits.customerDetailChargesMax);
+  const chargesTruncated = charges.length > shown.length;
+  return { customer, contracts, charges: await withRefunds(ctx, shown), chargesTruncated, stopRequests };
 }
 
 /** The merchant's charges, newest first, filtered (docs/guide/dashboard.md#finding-things), with their payers. */
@@ -127,7 +136,7 @@ export async function findCustomers(
 }
 
 /** How many charges an export reads at a time. */
-const exportPageSize = 500;
+const exportPageSize = limits.chargeExportPageRows;
 
 /**
  * Every charge the filter keeps, newest first, read in keyset pages so that an export of any size

@@ -18,12 +18,12 @@ import {
   failTriggeredApproval,
   reclaimStaleApproval,
 } from "./on-session-approval.js";
+import { limits } from "../domain/limits.js";
 
 /** The hosted page's last step (docs/guide/hosted-page.md); its errors follow flows/hosted-page.ts. */
 
 // A concurrent approval is waited for up to this long (the simulated bank's latency is at most 30 s).
-const approvalWaitPolls = 1600;
-const approvalPollMs = 25;
+const { paymentLinkApprovalWaitPolls: approvalWaitPolls, paymentLinkApprovalPollMs: approvalPollMs } = limits;
 
 /**
  * ApprovePayment: after the two-factor step (and the bank link for new accounts), executes the

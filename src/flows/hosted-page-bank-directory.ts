@@ -5,13 +5,14 @@ import { bankMaster } from "../ports/bank-master.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
 import { linkNotFound } from "./hosted-page.js";
+import { limits } from "../domain/limits.js";
 
 /** The hosted page's bank and branch search; its errors follow flows/hosted-page.ts. */
 
 /** Banks of the Zengin master matching what the customer typed (any link's token may ask). */
 export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
   if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  return searchBanks(bankMaster(ctx.config.mode), query, limit || 20).map((bank) => ({
+  return searchBanks(bankMaster(ctx.config.mode), query, limit || limits.pageSizeDefault).map((bank) => ({
     code: bank.code,
     name: bankDisplayName(bank),
     kana: bank.kana,
@@ -31,7 +32,7 @@ export async function searchBranchDirectory(
   if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
   return {
     bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },
-    branches: searchBranches(bank, query, limit || 20).map((branch) => ({
+    branches: searchBranches(bank, query, limit || limits.pageSizeDefault).map((branch) => ({
       code: branch.code,
       name: branchDisplayName(bank.code, branch),
       kana: branch.kana,

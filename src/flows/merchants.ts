@@ -67,7 +67,7 @@ export async function createMerchant(
 /** Refuses a webhook URL the deployment's mode does not allow (production: public https only). */
 function checkWebhookUrl(ctx: FlowContext, url: string): void {
   const refusal = webhookUrlRefusal(url, ctx.config.mode);
-  if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, undefined, "webhook_url");
+  if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, { field: "webhook_url" });
 }
 
 /**

@@ -59,12 +59,9 @@ async function merchantLink(ctx: FlowContext, merchantId: string, paymentLinkUrl
   try {
     token = tokenOfPaymentLinkUrl(paymentLinkUrl);
   } catch {
-    throw new PaymentFailure(
-      PaymentErrorCode.BAD_REQUEST,
-      "payment_link_url: not a URL",
-      undefined,
-      "payment_link_url",
-    );
+    throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, "payment_link_url: not a URL", {
+      field: "payment_link_url",
+    });
   }
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link || link.merchantId !== merchantId) throw notFound("payment link");

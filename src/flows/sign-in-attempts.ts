@@ -14,18 +14,14 @@ export const wrongCode = (attemptsLeft: number) =>
   new RequestRefusal(
     "invalid",
     `invalid TOTP or recovery code (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
-    "TOTP_CODE_INVALID",
-    undefined,
-    { attemptsLeft: String(attemptsLeft) },
+    { reason: "TOTP_CODE_INVALID", facts: { attemptsLeft: String(attemptsLeft) } },
   );
 
 export const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
-  new RequestRefusal(
-    "rate_limited",
-    `${what} until ${until.toISOString()}`,
+  new RequestRefusal("rate_limited", `${what} until ${until.toISOString()}`, {
     reason,
-    Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
-  );
+    retryAfterSeconds: Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
+  });
 
 /**
  * Counts one attempt of `key` before it is checked, committed before the check runs: the end of

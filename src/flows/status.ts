@@ -5,12 +5,13 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import { findCharge, findContract, findCustomer, listCustomers, refundsOfCharge } from "../storage/status-queries.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { limits } from "../domain/limits.js";
 
 const notFound = (what: string, id: string) =>
   new PaymentFailure(PaymentErrorCode.NOT_FOUND, `${what} ${id} not found`);
 
 /** How many refunds GetCharge carries at most: the most recent; ListRefunds pages through them all. */
-export const chargeRefundsShown = 10;
+export const chargeRefundsShown = limits.chargeRefundsShownMax;
 
 /**
  * A charge is found by its `trx-…` id; the on-session payment's `chg-…` id (docs/reference/contract.md#identifiers)

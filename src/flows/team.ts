@@ -212,7 +212,7 @@ async function resetTotp(ctx: FlowContext, merchantId: string, userId: string) {
 /** The hash of a password a user chose, refused when too short (PASSWORD_TOO_WEAK). */
 async function newPasswordHash(password: string): Promise<string> {
   const problem = passwordProblem(password);
-  if (problem) throw new RequestRefusal("invalid", problem, "PASSWORD_TOO_WEAK");
+  if (problem) throw new RequestRefusal("invalid", problem, { reason: "PASSWORD_TOO_WEAK" });
   return hashPassword(password);
 }
 

@@ -13,7 +13,7 @@ import type { FlowContext } from "./flow-context.js";
 /** A dashboard user enrols TOTP (docs/guide/dashboard.md#two-step-verification-totp): a secret, then a first code. */
 
 const totpAlreadyEnabled = () =>
-  new RequestRefusal("precondition", "TOTP is already enabled for this user", "TOTP_ALREADY_ENABLED");
+  new RequestRefusal("precondition", "TOTP is already enabled for this user", { reason: "TOTP_ALREADY_ENABLED" });
 
 /** Starts TOTP enrolment: a new secret, kept until a first code confirms it. */
 export async function beginTotpEnrollment(
@@ -47,13 +47,11 @@ export async function confirmTotpEnrollment(
     if (!user) throw signedOut();
     if (user.totpEnabled) throw totpAlreadyEnabled();
     if (!user.totpSecret)
-      throw new RequestRefusal(
-        "precondition",
-        "start the enrolment first (BeginTotpEnrollment)",
-        "TOTP_ENROLLMENT_NOT_STARTED",
-      );
+      throw new RequestRefusal("precondition", "start the enrolment first (BeginTotpEnrollment)", {
+        reason: "TOTP_ENROLLMENT_NOT_STARTED",
+      });
     const verdict = verifyTotpCode(user.totpSecret, code, now, user.totpLastStep);
-    if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", "TOTP_CODE_INVALID");
+    if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", { reason: "TOTP_CODE_INVALID" });
     await updateDashboardUser(trx, user.id, {
       totpEnabled: true,
       totpLastStep: verdict.step,

@@ -2,10 +2,11 @@ import { readFileSync } from "node:fs";
 import { createTransport } from "nodemailer";
 import type { SmtpSettings } from "../config.js";
 import type { Notifier, OutgoingMessage } from "./notifier.js";
+import { limits } from "../domain/limits.js";
 
 export type { SmtpSettings };
 
-const timeoutMs = 30_000;
+const timeoutMs = limits.smtpTimeoutMs;
 
 /**
  * The production notifier: nodemailer over a pool of SMTP connections to the relay (STARTTLS when

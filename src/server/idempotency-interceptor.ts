@@ -16,11 +16,11 @@ import {
 } from "../flows/idempotency.js";
 import { idempotencyScopeKey, merchantKey } from "../api/request-context.js";
 import type { Logger } from "pino";
+import { limits } from "../domain/limits.js";
 
 /** Set on a response that is the stored first response of an earlier request with the same key. */
 export const replayedHeader = "idempotent-replayed";
 
-const maxKeyLength = 255;
 const jsonOptions = { alwaysEmitImplicit: true } as const;
 
 /**
@@ -90,13 +90,12 @@ function keyOf(req: UnaryRequest, path: readonly DescField[]): string {
   if (fromField !== "") return fromField;
   // RPC callers may send the header too (the plain HTTP paths copy it into the field already).
   const fromHeader = req.header.get("idempotency-key") ?? "";
-  if (fromHeader.length > maxKeyLength) {
+  if (fromHeader.length > limits.idempotencyKeyLengthMax) {
     const code = getOption(req.method, validation_error_code) as CataloguedCode | "";
     throw new PaymentFailure(
       PaymentErrorCode.BAD_REQUEST,
-      `idempotency_key: value length must be at most ${maxKeyLength} characters`,
-      code || undefined,
-      "idempotency_key",
+      `idempotency_key: value length must be at most ${limits.idempotencyKeyLengthMax} characters`,
+      { code: code || undefined, field: "idempotency_key" },
     );
   }
   return fromHeader;

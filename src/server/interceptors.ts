@@ -130,5 +130,5 @@ function requestFailure(
   field: string | undefined,
   rule: string,
 ): PaymentFailure {
-  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, message, code, field || undefined, undefined, rule);
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, message, { code, field: field || undefined, rule });
 }
