@@ -19,7 +19,7 @@ import {
   encodeDebitRecord,
   endRecord,
   type OpenedFile,
-  openDebitFile,
+  openDebitBatches,
 } from "../domain/zengin-debit-file.js";
 import { encodeRecords, monthDayOf } from "../domain/zengin-record.js";
 import { type AnsweredRecord, type RequestedRecord, ResultCheck } from "../domain/zengin-result-check.js";
@@ -28,7 +28,7 @@ import { debitDateOf, fileCutoffOf, resultDeadlineOf } from "../domain/zengin-sc
 import {
   decodeTransferFile,
   encodeTransferRecord,
-  openTransferFile,
+  openTransferBatches,
   transferHeaderRecord,
   transferTrailerRecord,
 } from "../domain/zengin-transfer-file.js";
@@ -307,18 +307,28 @@ export async function importResultFile(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
   });
+  // Every batch of the file (docs/operations/zengin.md#result-files-in-the-wild) applied in one
+  // transaction: all of them, or none when one of the files they answer is no longer waiting.
   const applied = checked.ok
     ? await ctx.tx.write(async (trx) => {
-        const sent = await lockFile(ctx.tx, trx, checked.sent.id);
-        if (sent?.state !== "sent") return `the results of ${checked.sent.name} were already imported`;
-        const totals = await applyResults(ctx, trx, sent, checked.file, now);
-        await updateFile(trx, sent.id, { state: "answered", updated_at: now.toISOString(), ...totals });
-        await insertFile(trx, {
-          ...incoming("archived", "", sent.merchant_id, sent.kind, sent.date, sent.id),
-          ...totals,
-          record_count: totals.done_count + totals.failed_count,
-          total_amount: totals.done_amount + totals.failed_amount,
-        });
+        const locked = [];
+        for (const batch of checked.batches) {
+          const sent = await lockFile(ctx.tx, trx, batch.sent.id);
+          if (sent?.state !== "sent") return `the results of ${batch.sent.name} were already imported`;
+          locked.push({ sent, file: batch.file });
+        }
+        for (const [index, { sent, file }] of locked.entries()) {
+          const totals = await applyResults(ctx, trx, sent, file, now);
+          await updateFile(trx, sent.id, { state: "answered", updated_at: now.toISOString(), ...totals });
+          const row = incoming("archived", "", sent.merchant_id, sent.kind, sent.date, sent.id);
+          await insertFile(trx, {
+            ...row,
+            id: index === 0 ? row.id : `${row.id}-${index + 1}`,
+            ...totals,
+            record_count: totals.done_count + totals.failed_count,
+            total_amount: totals.done_amount + totals.failed_amount,
+          });
+        }
         return undefined;
       })
     : checked.reason;
@@ -328,11 +338,12 @@ export async function importResultFile(
     return { ok: true, applied: true };
   }
   // The merchant (and the file it answers) when known, so the merchant's dashboard shows it too.
-  const sentFile = checked.sent;
+  const sentFile = checked.ok ? checked.batches[0].sent : checked.sent;
+  const merchantId = checked.ok ? sentFile?.merchant_id : checked.merchantId;
   await ctx.tx.write((trx) =>
     insertFile(
       trx,
-      incoming("quarantined", applied, checked.merchantId, sentFile?.kind, sentFile?.date, sentFile?.id ?? null),
+      incoming("quarantined", applied, merchantId, sentFile?.kind, sentFile?.date, sentFile?.id ?? null),
     ),
   );
   await keepLocally(exchange.dir, "quarantine", name, bytes, applied);
@@ -343,21 +354,45 @@ export async function importResultFile(
 /** A result file of either kind, opened: its records are read a batch at a time. */
 type ResultFile = OpenedFile<AnsweredRecord>;
 
-/** A file that can be applied, or why not (with the merchant and the sent file when they are known). */
+/** A file whose batches can be applied, or why not (with the merchant and the sent file when they are known). */
 type Checked =
-  | { ok: true; sent: ZenginFileTable; merchantId: string; file: ResultFile }
+  | { ok: true; batches: { sent: ZenginFileTable; file: ResultFile }[] }
   | { ok: false; reason: string; merchantId?: string; sent?: ZenginFileTable };
 
 /** Records of a result file looked up, checked and applied at a time. */
 const batchSize = 1000;
 
-/** Decodes the file and matches it to the request file we sent (docs/operations/zengin.md#the-cycle). */
+/**
+ * Decodes the file and matches each of its batches (header–trailer groups) to the request file
+ * we sent (docs/operations/zengin.md#the-cycle); the first batch that cannot be applied refuses it.
+ */
 async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
   const kind = bytes.subarray(1, 3).toString("latin1");
   if (kind !== "91" && kind !== "21") return { ok: false, reason: `not a 種別 91 or 21 file (header "${kind}")` };
-  const opened = kind === "91" ? openDebitFile(bytes, true) : openTransferFile(bytes);
+  const opened = kind === "91" ? openDebitBatches(bytes, true) : openTransferBatches(bytes);
   if (!opened.ok) return opened;
-  const file = opened.file;
+  const batches: { sent: ZenginFileTable; file: ResultFile }[] = [];
+  for (const [index, file] of opened.file.entries()) {
+    const checked = await checkBatch(db, kind, file);
+    const named = (reason: string) =>
+      opened.file.length > 1
+        ? `batch ${index + 1} of ${opened.file.length} (consignor ${file.consignor.code}, ${file.date}): ${reason}`
+        : reason;
+    if (!checked.ok) return { ...checked, reason: named(checked.reason) };
+    const { sent } = checked;
+    if (batches.some((batch) => batch.sent.id === sent.id))
+      return { ok: false, reason: named(`it answers ${sent.name} again`), merchantId: sent.merchant_id, sent };
+    batches.push(checked);
+  }
+  return { ok: true, batches };
+}
+
+/** One batch matched to the request file we sent, and checked against it record by record. */
+async function checkBatch(
+  db: Tx,
+  kind: string,
+  file: ResultFile,
+): Promise<{ ok: true; sent: ZenginFileTable; file: ResultFile } | Extract<Checked, { ok: false }>> {
   const consignor = await findConsignorByCode(db, file.consignor.code);
   if (!consignor) return { ok: false, reason: `no merchant has the consignor code ${file.consignor.code}` };
   const sent = await findSentFile(db, consignor.merchant_id, kind, file.date);
@@ -376,7 +411,7 @@ async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
     };
   const mismatch = await mismatchOf(db, sent, file);
   if (mismatch) return { ok: false, reason: mismatch, merchantId: sent.merchant_id, sent };
-  return { ok: true, sent, merchantId: sent.merchant_id, file };
+  return { ok: true, sent, file };
 }
 
 /**
