@@ -257,6 +257,8 @@ describe("result files in the wild (docs/operations/zengin.md#result-files-in-th
     const eofInside = Buffer.concat([result.subarray(0, 122), Buffer.from([0x1a]), result.subarray(122)]);
     expect(reasonOf(eofInside)).not.toBe("accepted");
     expect(reasonOf(Buffer.from("\r\n\x1a"))).toMatch(/empty/);
+    const short = Buffer.concat([result.subarray(0, 200), result.subarray(201)]);
+    expect(reasonOf(short)).toBe("record 2 is 119 bytes, not 120");
   });
 
   it("refuses a result code outside the published list (an agent's `N`), naming the record", () => {

@@ -160,7 +160,12 @@ function recordStarts(bytes: Uint8Array, end: number): { ok: true; at: Uint32Arr
   for (let start = 0; start < end; ) {
     const after = start + recordLength;
     const number = count + 1;
-    if (after > end) return { ok: false, reason: `record ${number} is ${end - start} bytes, not ${recordLength}` };
+    const lineEnd = lineEndIn(bytes, start, Math.min(after, end));
+    if (lineEnd >= 0 || after > end)
+      return {
+        ok: false,
+        reason: `record ${number} is ${(lineEnd >= 0 ? lineEnd : end) - start} bytes, not ${recordLength}`,
+      };
     at[count++] = start;
     if (after === end) break;
     if (bytes[after] === cr && bytes[after + 1] === lf) start = after + 2;
@@ -170,6 +175,13 @@ function recordStarts(bytes: Uint8Array, end: number): { ok: true; at: Uint32Arr
       return { ok: false, reason: `a blank line follows record ${number}, before the end of the file` };
   }
   return { ok: true, at: at.subarray(0, count) };
+}
+
+/** Where the first CR or LF is in bytes[start, end), or -1. */
+function lineEndIn(bytes: Uint8Array, start: number, end: number): number {
+  const record = bytes.subarray(start, end);
+  const at = Math.min(...[record.indexOf(cr), record.indexOf(lf)].map((index) => (index < 0 ? Infinity : index)));
+  return at === Infinity ? -1 : start + at;
 }
 
 /** 120 checked bytes as text: ASCII as it is, 0xA1–0xDF as half-width katakana. */

@@ -1,4 +1,9 @@
-import { effectiveAccountType, summariseAccount, type BankAccountSummaryView } from "../domain/bank-account.js";
+import {
+  effectiveAccountType,
+  requireDebitableAccountType,
+  summariseAccount,
+  type BankAccountSummaryView,
+} from "../domain/bank-account.js";
 import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.js";
 import { bankDisplayName, branchDisplayName, searchBanks, searchBranches } from "../domain/bank-directory.js";
 import {
@@ -14,6 +19,7 @@ import type { CustomerProfile } from "../domain/customer.js";
 import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { newId } from "../domain/ids.js";
 import { requireBankAccountHolder } from "../domain/kana.js";
+import { findConsignor } from "../storage/zengin.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
 import {
   codeMatches,
@@ -404,8 +410,11 @@ export async function linkBankAccount(
   token: string,
   input: LinkBankAccountInput,
 ): Promise<ChosenAccount> {
-  const accountHolder = requireBankAccountHolder(input.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
+  // Written to the 全銀協 rules, widened where the merchant's bank accepts more (docs/guide/direct-debit-files.md#characters-in-names).
+  const widened = (await findConsignor(ctx.tx.db, link.merchantId))?.name_characters ?? "";
+  const accountHolder = requireBankAccountHolder(input.accountHolder, "account_holder", widened);
+  requireDebitableAccountType(input.accountType);
   if (!workflowNeedsBankLink(link.workflow))
     throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
   const account = {

@@ -17,6 +17,7 @@ import {
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { resumeDeliveries } from "./webhook-delivery.js";
 import { normaliseBankKana } from "../domain/kana.js";
+import { parseWidenedCharacters } from "../domain/zengin-characters.js";
 import { findConsignor, findConsignorByCode, saveConsignor } from "../storage/zengin.js";
 
 export interface CreatedMerchant {
@@ -180,6 +181,11 @@ export interface ConsignorInput {
   accountNumber: string;
   /** A monthly debit day, 1–28 ("" or absent: ZENGIN_LEAD_DAYS business days after acceptance). */
   debitDay?: string;
+  /**
+   * Characters the consignor's bank accepts in names beyond the 全銀協 rules, some of `( ) - . /`
+   * (docs/guide/direct-debit-files.md#characters-in-names); absent keeps what is set.
+   */
+  nameCharacters?: string;
 }
 
 /**
@@ -193,9 +199,15 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     if (!new RegExp(`^\\d{${length}}$`).test(value)) throw refuse(field, `must be ${length} digits`);
     return value;
   };
+  const widening = parseWidenedCharacters(
+    input.nameCharacters ?? (await findConsignor(ctx.tx.db, merchantId))?.name_characters ?? "",
+  );
+  if (!widening.ok) throw refuse("consignor-name-characters", widening.reason);
+  const widened = widening.value;
   const kana = (field: string, value: string, length: number, optional = false) => {
     if (optional && value.trim() === "") return "";
-    const result = normaliseBankKana(value, length);
+    const bankName = field !== "consignor-name";
+    const result = normaliseBankKana(value, length, bankName ? { rule: "bank-name" } : { widened });
     if (!result.ok) throw refuse(field, result.reason);
     return result.value;
   };
@@ -218,6 +230,7 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     account_type: Number(input.accountType),
     account_number: digits("consignor-account", input.accountNumber, 7),
     debit_day: debitDayOf(input.debitDay ?? ""),
+    name_characters: widened,
     updated_at: ctx.clock.now().toISOString(),
   };
   await ctx.tx.write(async (trx) => {
@@ -245,5 +258,6 @@ export async function consignorSettings(ctx: FlowContext, merchantId: string): P
     accountType: row ? String(row.account_type) : "",
     accountNumber: row?.account_number ?? "",
     debitDay: row?.debit_day ? String(row.debit_day) : "",
+    nameCharacters: row?.name_characters ?? "",
   };
 }

@@ -341,10 +341,7 @@ export async function importResultFile(
   const sentFile = checked.ok ? checked.batches[0].sent : checked.sent;
   const merchantId = checked.ok ? sentFile?.merchant_id : checked.merchantId;
   await ctx.tx.write((trx) =>
-    insertFile(
-      trx,
-      incoming("quarantined", applied, merchantId, sentFile?.kind, sentFile?.date, sentFile?.id ?? null),
-    ),
+    insertFile(trx, incoming("quarantined", applied, merchantId, sentFile?.kind, sentFile?.date, sentFile?.id ?? null)),
   );
   await keepLocally(exchange.dir, "quarantine", name, bytes, applied);
   exchange.onQuarantine({ name, reason: applied });
