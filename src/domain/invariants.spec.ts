@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ApiSource, AsyncStatus, ChargeStatus, EventType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
-import { assertChargeInvariants, moneyViolations, type ChargeFacts, type MoneySnapshot } from "./invariants.js";
+import {
+  assertChargeInvariants,
+  moneyViolations,
+  type ChargeFacts,
+  type MoneySnapshot,
+  type ZenginFileFacts,
+  type ZenginItemFacts,
+} from "./invariants.js";
 
 const succeededAt = new Date("2026-03-10T01:00:00Z");
 
@@ -109,7 +116,7 @@ describe("money invariants", () => {
           { chargeId: "trx-1", type: EventType.REFUND_SUCCEEDED },
         ],
       }),
-      ["trx-1 debit-matches-charge", "trx-1 debit-matches-charge"],
+      ["trx-1 debit-matches-charge"],
     ],
     [
       "a debit from another account than the charge's",
@@ -174,6 +181,162 @@ describe("money invariants", () => {
     ],
   ])("finds %s", (_, breakIt, expected) => {
     expect(rulesOf(breakIt(consistent()))).toEqual(expected);
+  });
+
+  describe("under the Zengin connector: the files are the bank's word, not the simulated ledger", () => {
+    const item = (overrides: Partial<ZenginItemFacts>): ZenginItemFacts => ({
+      reference: "trx-1",
+      state: "answered",
+      amount: 1_000,
+      resultCode: 0,
+      fileId: "zf-91",
+      accountKey: "key-1",
+      ...overrides,
+    });
+    const file = (overrides: Partial<ZenginFileFacts>): ZenginFileFacts => ({
+      id: "zf-91",
+      name: "Z91_1234567890_20261126.txt",
+      state: "answered",
+      recordCount: 1,
+      totalAmount: 1_000,
+      doneCount: 1,
+      doneAmount: 1_000,
+      failedCount: 0,
+      failedAmount: 0,
+      ...overrides,
+    });
+    /** A month's charge debited by file and ¥300 paid back by 総合振込; nothing on the simulated ledger. */
+    function byFiles(): MoneySnapshot {
+      return {
+        ...consistent(),
+        ledger: [],
+        zenginDebits: [item({})],
+        zenginTransfers: [item({ reference: "rfd-1", amount: 300, fileId: "zf-21" })],
+        zenginFiles: [
+          file({}),
+          file({ id: "zf-21", name: "Z21_1234567890_20261130.txt", totalAmount: 300, doneAmount: 300 }),
+        ],
+        accountKeys: [{ id: "bac-1", accountKey: "key-1" }],
+      };
+    }
+
+    it("a month collected and refunded by files, with no simulated ledger, has no violation", () => {
+      expect(rulesOf(byFiles())).toEqual([]);
+    });
+
+    it("a debit cancelled before its file: CANCELLED, never succeeded, no charge event", () => {
+      const cancelled: MoneySnapshot = {
+        ...byFiles(),
+        charges: [
+          charge({ status: ChargeStatus.CANCELLED, refundedAmount: 1_000, pendingRefundAmount: 0, succeededAt: null }),
+        ],
+        refunds: [
+          { id: "rfd-1", chargeId: "trx-1", amount: 1_000, status: RefundStatus.SUCCEEDED, cancellation: true },
+        ],
+        events: [{ chargeId: "trx-1", type: EventType.REFUND_SUCCEEDED }],
+        zenginDebits: [item({ state: "cancelled", resultCode: null, fileId: null })],
+        zenginTransfers: [],
+        zenginFiles: [],
+        pendingJobs: [],
+      };
+      expect(rulesOf(cancelled)).toEqual([]);
+    });
+
+    it.each<[string, (s: MoneySnapshot) => MoneySnapshot, string[]]>([
+      [
+        "a charge marked SUCCESS whose debit was answered 1 (資金不足)",
+        (s) => ({ ...s, zenginDebits: [item({ resultCode: 1 })] }),
+        ["trx-1 debit-matches-charge", "Z91_1234567890_20261126.txt file-matches-items"],
+      ],
+      [
+        "a charge marked SUCCESS whose debit is still in its file",
+        (s) => ({ ...s, zenginDebits: [item({ state: "filed", resultCode: null })] }),
+        ["trx-1 debit-matches-charge", "Z91_1234567890_20261126.txt file-matches-items"],
+      ],
+      [
+        "a charge still PENDING although its debit was answered",
+        (s) => ({
+          ...s,
+          charges: [charge({ status: ChargeStatus.PENDING, refundedAmount: 0, pendingRefundAmount: 0 })],
+          refunds: [],
+          asyncRequests: [{ id: "pwf-1", chargeId: "trx-1", status: AsyncStatus.RUNNING }],
+          events: [],
+          zenginTransfers: [],
+          zenginFiles: [file({})],
+        }),
+        ["trx-1 debit-matches-charge", "trx-1 not-stranded"],
+      ],
+      [
+        "a refund marked FAILED whose transfer was paid (answered 0)",
+        (s) => ({
+          ...s,
+          charges: [charge({ refundedAmount: 0, pendingRefundAmount: 200 })],
+          refunds: [
+            { id: "rfd-1", chargeId: "trx-1", amount: 300, status: RefundStatus.FAILED, cancellation: false },
+            s.refunds[1],
+          ],
+          events: [
+            { chargeId: "trx-1", type: EventType.CHARGE_SUCCESS },
+            { chargeId: "trx-1", type: EventType.REFUND_FAILED },
+          ],
+        }),
+        ["rfd-1 credit-matches-refund"],
+      ],
+      [
+        "a refund marked SUCCEEDED whose transfer the bank could not make",
+        (s) => ({
+          ...s,
+          zenginTransfers: [item({ reference: "rfd-1", amount: 300, fileId: "zf-21", resultCode: 2 })],
+        }),
+        ["rfd-1 credit-matches-refund", "Z21_1234567890_20261130.txt file-matches-items"],
+      ],
+      [
+        "a debit file naming another account than the charge's",
+        (s) => ({ ...s, zenginDebits: [item({ accountKey: "key-2" })] }),
+        ["trx-1 debit-to-charge-account"],
+      ],
+      [
+        "a transfer file naming another account than the charge was paid from",
+        (s) => ({
+          ...s,
+          zenginTransfers: [item({ reference: "rfd-1", amount: 300, fileId: "zf-21", accountKey: "key-2" })],
+        }),
+        ["rfd-1 credit-to-charge-account"],
+      ],
+      [
+        "a file whose recorded totals are not its items'",
+        (s) => ({ ...s, zenginFiles: [file({ totalAmount: 1_500 }), s.zenginFiles?.[1] ?? file({})] }),
+        ["Z91_1234567890_20261126.txt file-matches-items"],
+      ],
+      [
+        "a cancelled debit that still sent a success event",
+        (s) => ({
+          ...s,
+          charges: [
+            charge({
+              status: ChargeStatus.CANCELLED,
+              refundedAmount: 1_000,
+              pendingRefundAmount: 0,
+              succeededAt: null,
+            }),
+          ],
+          refunds: [
+            { id: "rfd-1", chargeId: "trx-1", amount: 1_000, status: RefundStatus.SUCCEEDED, cancellation: true },
+          ],
+          events: [
+            { chargeId: "trx-1", type: EventType.CHARGE_SUCCESS },
+            { chargeId: "trx-1", type: EventType.REFUND_SUCCEEDED },
+          ],
+          pendingJobs: [],
+          zenginDebits: [item({ state: "cancelled", resultCode: null, fileId: null })],
+          zenginTransfers: [],
+          zenginFiles: [],
+        }),
+        ["trx-1 one-event-per-outcome"],
+      ],
+    ])("finds %s", (_, breakIt, expected) => {
+      expect(rulesOf(breakIt(byFiles()))).toEqual(expected);
+    });
   });
 
   it("the engine refuses a charge write that refunds beyond the amount", () => {

@@ -26,7 +26,8 @@ export type InvariantRule =
   | "one-event-per-outcome"
   | "debit-to-charge-account"
   | "credit-to-charge-account"
-  | "not-stranded";
+  | "not-stranded"
+  | "file-matches-items";
 
 export type ChargeFacts = Pick<
   ChargeRecord,
@@ -58,11 +59,43 @@ export interface MoneySnapshot {
   pendingJobs: readonly { kind: string; refId: string }[];
   /**
    * Zengin debits (BANK_CONNECTOR=zengin) by charge: scheduled or filed ones wait for the file cycle
-   * (not stranded); a cancelled one was left out of its file, so nothing was booked to reverse.
+   * (not stranded); a cancelled one was left out of its file, so nothing was booked to reverse; an
+   * answered one says what the bank did (result 0: debited). Under the Zengin connector these, not
+   * the simulated ledger, are the bank's word on a charge.
    */
-  zenginDebits?: readonly { reference: string; state: string }[];
+  zenginDebits?: readonly ZenginItemFacts[];
+  /** Zengin transfers (総合振込) by refund: the bank's word on a refund paid back by file. */
+  zenginTransfers?: readonly ZenginItemFacts[];
+  /** Request files sent (direction out), with their totals as recorded. */
+  zenginFiles?: readonly ZenginFileFacts[];
+  /** The keyed hash of each bank account's identity (bank, branch, number), by bac-… id. */
+  accountKeys?: readonly { id: string; accountKey: string }[];
   /** Payment links by id: where the customer's part stands. */
   links: readonly { id: string; state: string }[];
+}
+
+/** A debit (trx-…) or transfer (rfd-…) of the Zengin exchange as the reconcile reads it. */
+export interface ZenginItemFacts {
+  readonly reference: string;
+  readonly state: "scheduled" | "filed" | "answered" | "cancelled";
+  readonly amount: number;
+  /** The bank's result code once answered (0: done). */
+  readonly resultCode: number | null;
+  readonly fileId: string | null;
+  /** The keyed hash of the account the file names. */
+  readonly accountKey: string;
+}
+
+export interface ZenginFileFacts {
+  readonly id: string;
+  readonly name: string;
+  readonly state: string;
+  readonly recordCount: number;
+  readonly totalAmount: number;
+  readonly doneCount: number;
+  readonly doneAmount: number;
+  readonly failedCount: number;
+  readonly failedAmount: number;
 }
 
 const settledStatuses = new Set([ChargeStatus.SUCCESS, ChargeStatus.CANCELLED, ChargeStatus.REFUNDED]);
@@ -98,14 +131,11 @@ export function assertChargeInvariants(charge: ChargeFacts): void {
 
 /** Every invariant over the whole snapshot. */
 export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
-  const net = new Map<string, number>();
-  for (const row of snapshot.ledger) net.set(row.reference, (net.get(row.reference) ?? 0) + row.amount);
-  const booked = new Set(snapshot.ledger.map((row) => row.reference));
+  const bank = bankWitness(snapshot);
   const refundsOf = groupBy(snapshot.refunds, (r) => r.chargeId);
   const eventsOf = groupBy(snapshot.events, (e) => e.chargeId);
   const chargesById = new Map(snapshot.charges.map((c) => [c.id, c]));
   const jobs = new Set(snapshot.pendingJobs.map((job) => `${job.kind}:${job.refId}`));
-  const zenginState = new Map((snapshot.zenginDebits ?? []).map((debit) => [debit.reference, debit.state]));
   const linkStates = new Map(snapshot.links.map((link) => [link.id, link.state]));
   const found: Violation[] = [];
 
@@ -127,29 +157,14 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
     if ((charge.status === ChargeStatus.CANCELLED) !== (cancellations === 1) || cancellations > 1)
       add("terminal-state", `status ${ChargeStatus[charge.status]} with ${cancellations} cancellations`);
 
-    if (!inFlightStatuses.has(charge.status)) {
-      const taken = -(net.get(charge.id) ?? 0) - (net.get(reversalReference(charge.id)) ?? 0);
-      const expected =
-        charge.status === ChargeStatus.SUCCESS || charge.status === ChargeStatus.REFUNDED ? charge.amount : 0;
-      if (taken !== expected)
-        add("debit-matches-charge", `${ChargeStatus[charge.status]} but the bank holds a debit of ${taken}`);
-      if (
-        charge.status === ChargeStatus.CANCELLED &&
-        zenginState.get(charge.id) !== "cancelled" &&
-        !(booked.has(charge.id) && booked.has(reversalReference(charge.id)))
-      )
-        add("debit-matches-charge", "CANCELLED without its debit and the debit's reversal");
-    }
+    const debitBroken = bank.debitViolation(charge);
+    if (debitBroken) add("debit-matches-charge", debitBroken);
 
     const events = eventsOf.get(charge.id) ?? [];
     const count = (...types: EventType[]) => events.filter((e) => types.includes(e.type)).length;
     const successes = count(EventType.CHARGE_SUCCESS);
     const failures = count(EventType.CHARGE_FAIL, EventType.TEST_CHARGE_FAIL);
-    const expected = settledStatuses.has(charge.status)
-      ? [1, 0]
-      : charge.status === ChargeStatus.FAILURE
-        ? [0, 1]
-        : [0, 0];
+    const expected = expectedOutcomeEvents(charge);
     if (successes !== expected[0] || failures !== expected[1])
       add(
         "one-event-per-outcome",
@@ -163,27 +178,25 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
         `${settledRefunds} succeeded and ${failedRefunds} failed refunds with ${count(EventType.REFUND_SUCCEEDED)} and ${count(EventType.REFUND_FAILED)} events`,
       );
 
-    if (charge.status === ChargeStatus.PENDING || charge.status === ChargeStatus.WAITING_EKYC) {
+    if (inFlightStatuses.has(charge.status)) {
       const moved =
         charge.apiSource === ApiSource.ON_SESSION
           ? linkWillMove(linkStates.get(charge.onSessionId ?? ""), charge.onSessionId ?? "", jobs)
           : jobs.has(`async-charge:${charge.id}`);
-      const inZenginFiles = ["scheduled", "filed"].includes(zenginState.get(charge.id) ?? "");
-      if (!moved && !inZenginFiles)
+      if (!moved && !bank.debitAwaitsFile(charge.id))
         add("not-stranded", `${ChargeStatus[charge.status]} with no job or customer step that will move it`);
     }
   }
 
   for (const refund of snapshot.refunds) {
     if (refund.status === RefundStatus.PENDING) continue;
-    const credited = net.get(refund.id) ?? 0;
-    const reversed = net.get(reversalReference(refund.id)) ?? 0;
+    const credited = bank.creditOf(refund.id);
     const expected = refund.status === RefundStatus.SUCCEEDED && !refund.cancellation ? refund.amount : 0;
-    if (credited + reversed !== expected)
+    if (credited !== expected)
       found.push({
         subject: refund.id,
         rule: "credit-matches-refund",
-        detail: `${RefundStatus[refund.status]}${refund.cancellation ? " (cancellation)" : ""} of ${refund.amount} but the bank holds a credit of ${credited + reversed}`,
+        detail: `${RefundStatus[refund.status]}${refund.cancellation ? " (cancellation)" : ""} of ${refund.amount} but ${bank.describeCredit(refund.id)}`,
       });
   }
 
@@ -197,6 +210,98 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
       });
   }
 
+  found.push(...accountViolations(snapshot, chargesById));
+  found.push(...zenginFileViolations(snapshot));
+  return found;
+}
+
+/**
+ * The events a charge's outcome sends: one CHARGE_SUCCESS once it succeeded, one CHARGE_FAIL once
+ * it failed, none in flight — and none for a Zengin debit cancelled before its file, which neither
+ * succeeded nor failed (docs/guide/direct-debit-files.md: only the refund's event is sent).
+ */
+function expectedOutcomeEvents(charge: ChargeFacts): [successes: number, failures: number] {
+  if (charge.status === ChargeStatus.CANCELLED && !charge.succeededAt) return [0, 0];
+  if (settledStatuses.has(charge.status)) return [1, 0];
+  return charge.status === ChargeStatus.FAILURE ? [0, 1] : [0, 0];
+}
+
+/**
+ * What the bank did with each reference. A charge or refund that went through the Zengin exchange
+ * is judged by the files (what was requested, what the result or 総合振込 answer says), which is all
+ * a real bank leaves us; every other one by the simulated bank's ledger (bookings and reversals).
+ */
+function bankWitness(snapshot: MoneySnapshot) {
+  const net = new Map<string, number>();
+  for (const row of snapshot.ledger) net.set(row.reference, (net.get(row.reference) ?? 0) + row.amount);
+  const booked = new Set(snapshot.ledger.map((row) => row.reference));
+  const debits = new Map((snapshot.zenginDebits ?? []).map((item) => [item.reference, item]));
+  const transfers = new Map((snapshot.zenginTransfers ?? []).map((item) => [item.reference, item]));
+  const ledgerNet = (reference: string) => (net.get(reference) ?? 0) + (net.get(reversalReference(reference)) ?? 0);
+
+  return {
+    /** Why a charge's debit disagrees with its status (undefined: it agrees). */
+    debitViolation(charge: ChargeFacts): string | undefined {
+      const status = ChargeStatus[charge.status];
+      const debit = debits.get(charge.id);
+      if (inFlightStatuses.has(charge.status))
+        return debit?.state === "answered"
+          ? `${status} although its debit was answered ${debit.resultCode}`
+          : undefined;
+      const expected =
+        charge.status === ChargeStatus.SUCCESS || charge.status === ChargeStatus.REFUNDED ? charge.amount : 0;
+      if (debit) {
+        if (fileAmount(debit) !== expected) return `${status} but ${describeItem(debit, "debit")}`;
+        if (charge.status === ChargeStatus.CANCELLED && debit.state !== "cancelled")
+          return `CANCELLED but ${describeItem(debit, "debit")}`;
+        return undefined;
+      }
+      const taken = -ledgerNet(charge.id);
+      if (taken !== expected) return `${status} but the bank holds a debit of ${taken}`;
+      if (
+        charge.status === ChargeStatus.CANCELLED &&
+        !(booked.has(charge.id) && booked.has(reversalReference(charge.id)))
+      )
+        return "CANCELLED without its debit and the debit's reversal";
+      return undefined;
+    },
+    /** A charge whose debit is scheduled or in a file: the file cycle moves it. */
+    debitAwaitsFile(chargeId: string): boolean {
+      const state = debits.get(chargeId)?.state;
+      return state === "scheduled" || state === "filed";
+    },
+    creditOf(refundId: string): number {
+      const transfer = transfers.get(refundId);
+      return transfer ? fileAmount(transfer) : ledgerNet(refundId);
+    },
+    describeCredit(refundId: string): string {
+      const transfer = transfers.get(refundId);
+      return transfer ? describeItem(transfer, "transfer") : `the bank holds a credit of ${ledgerNet(refundId)}`;
+    },
+  };
+}
+
+/** What an item moved at the bank: its amount once answered 0, nothing otherwise. */
+function fileAmount(item: ZenginItemFacts): number {
+  return item.state === "answered" && item.resultCode === 0 ? item.amount : 0;
+}
+
+function describeItem(item: ZenginItemFacts, kind: "debit" | "transfer"): string {
+  switch (item.state) {
+    case "answered":
+      return item.resultCode === 0
+        ? `its ${kind} of ${item.amount} was answered 0 (done)`
+        : `its ${kind} of ${item.amount} was answered ${item.resultCode} (not done)`;
+    case "cancelled":
+      return `its ${kind} was left out of its file (cancelled)`;
+    default:
+      return `its ${kind} of ${item.amount} is ${item.state}, not answered yet`;
+  }
+}
+
+/** Rules 8 and 8b: bookings and file records name the account the charge is paid from. */
+function accountViolations(snapshot: MoneySnapshot, chargesById: ReadonlyMap<string, ChargeFacts>): Violation[] {
+  const found: Violation[] = [];
   const contractAccounts = new Map(snapshot.contracts.map((contract) => [contract.id, contract.bankAccountId]));
   const refundsById = new Map(snapshot.refunds.map((refund) => [refund.id, refund]));
   for (const row of snapshot.ledger) {
@@ -220,6 +325,63 @@ export function moneyViolations(snapshot: MoneySnapshot): Violation[] {
         rule: "credit-to-charge-account",
         detail: `credited to account ${row.accountId}, the charge ${refunded.id} was paid from ${refunded.bankAccountId ?? "none"}`,
       });
+  }
+  // A file record names an account by its details; compared by the keyed hash of their identity.
+  const keys = new Map((snapshot.accountKeys ?? []).map((account) => [account.id, account.accountKey]));
+  const keyOf = (accountId: string | null) => (accountId ? keys.get(accountId) : undefined);
+  for (const debit of snapshot.zenginDebits ?? []) {
+    const charge = chargesById.get(debit.reference);
+    const expected = keyOf(charge?.bankAccountId ?? null);
+    if (charge && debit.state !== "cancelled" && expected !== undefined && expected !== debit.accountKey)
+      found.push({
+        subject: debit.reference,
+        rule: "debit-to-charge-account",
+        detail: `its debit file names another account than the charge's ${charge.bankAccountId}`,
+      });
+  }
+  for (const transfer of snapshot.zenginTransfers ?? []) {
+    const charge = chargesById.get(refundsById.get(transfer.reference)?.chargeId ?? "");
+    const expected = keyOf(charge?.bankAccountId ?? null);
+    if (charge && transfer.state !== "cancelled" && expected !== undefined && expected !== transfer.accountKey)
+      found.push({
+        subject: transfer.reference,
+        rule: "credit-to-charge-account",
+        detail: `its transfer file names another account than ${charge.id}'s ${charge.bankAccountId}`,
+      });
+  }
+  return found;
+}
+
+/**
+ * Rule 10: a request file's recorded totals are its items' (what was sent), and once answered its
+ * done and failed totals are what its items were answered (what came back).
+ */
+function zenginFileViolations(snapshot: MoneySnapshot): Violation[] {
+  const found: Violation[] = [];
+  const items = groupBy(
+    [...(snapshot.zenginDebits ?? []), ...(snapshot.zenginTransfers ?? [])].filter((item) => item.fileId),
+    (item) => item.fileId ?? "",
+  );
+  const total = (list: readonly ZenginItemFacts[]) => list.reduce((sum, item) => sum + item.amount, 0);
+  for (const file of snapshot.zenginFiles ?? []) {
+    if (file.state === "writing") continue;
+    const add = (detail: string) => found.push({ subject: file.name, rule: "file-matches-items", detail });
+    const ofFile = items.get(file.id) ?? [];
+    if (ofFile.length !== file.recordCount || total(ofFile) !== file.totalAmount)
+      add(`${file.recordCount} records of ${file.totalAmount} recorded, ${ofFile.length} items of ${total(ofFile)}`);
+    if (file.state !== "answered") continue;
+    const done = ofFile.filter((item) => item.state === "answered" && item.resultCode === 0);
+    const failed = ofFile.filter((item) => item.state === "answered" && item.resultCode !== 0);
+    if (
+      done.length !== file.doneCount ||
+      total(done) !== file.doneAmount ||
+      failed.length !== file.failedCount ||
+      total(failed) !== file.failedAmount ||
+      done.length + failed.length !== ofFile.length
+    )
+      add(
+        `answered ${file.doneCount} done (${file.doneAmount}) and ${file.failedCount} failed (${file.failedAmount}), its items ${done.length} (${total(done)}) and ${failed.length} (${total(failed)}) of ${ofFile.length}`,
+      );
   }
   return found;
 }

@@ -1,5 +1,7 @@
 import { sql } from "kysely";
-import type { MoneySnapshot } from "../domain/invariants.js";
+import { accountIdentity, parseAccount } from "../domain/bank-account.js";
+import type { MoneySnapshot, ZenginItemFacts } from "../domain/invariants.js";
+import { keyedHash, unseal } from "./sealed.js";
 import { chargeFromRow, refundFromRow } from "./records.js";
 import type { Transactor, Tx } from "./transactor.js";
 
@@ -16,18 +18,33 @@ export function moneySnapshot(tx: Transactor): Promise<MoneySnapshot> {
 }
 
 async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
-  const [charges, refunds, asyncRequests, ledger, events, pendingJobs, links, zenginDebits, contracts] =
-    await Promise.all([
-      db.selectFrom("charges").selectAll().execute(),
-      db.selectFrom("refunds").selectAll().execute(),
-      db.selectFrom("async_requests").select(["id", "charge_id", "status"]).execute(),
-      db.selectFrom("bank_ledger").select(["reference", "account_id", "amount"]).execute(),
-      db.selectFrom("events").select(["charge_id", "event_type"]).where("charge_id", "!=", "").execute(),
-      db.selectFrom("jobs").select(["kind", "ref_id"]).where("state", "=", "pending").execute(),
-      db.selectFrom("payment_links").select(["id", "state"]).execute(),
-      db.selectFrom("zengin_debits").select(["reference", "state"]).execute(),
-      db.selectFrom("contracts").select(["id", "bank_account_id"]).execute(),
-    ]);
+  const [
+    charges,
+    refunds,
+    asyncRequests,
+    ledger,
+    events,
+    pendingJobs,
+    links,
+    zenginDebits,
+    contracts,
+    zenginTransfers,
+    zenginFiles,
+    accounts,
+  ] = await Promise.all([
+    db.selectFrom("charges").selectAll().execute(),
+    db.selectFrom("refunds").selectAll().execute(),
+    db.selectFrom("async_requests").select(["id", "charge_id", "status"]).execute(),
+    db.selectFrom("bank_ledger").select(["reference", "account_id", "amount"]).execute(),
+    db.selectFrom("events").select(["charge_id", "event_type"]).where("charge_id", "!=", "").execute(),
+    db.selectFrom("jobs").select(["kind", "ref_id"]).where("state", "=", "pending").execute(),
+    db.selectFrom("payment_links").select(["id", "state"]).execute(),
+    db.selectFrom("zengin_debits").select(itemColumns).execute(),
+    db.selectFrom("contracts").select(["id", "bank_account_id"]).execute(),
+    db.selectFrom("zengin_transfers").select(itemColumns).execute(),
+    db.selectFrom("zengin_files").selectAll().where("direction", "=", "out").execute(),
+    db.selectFrom("bank_accounts").select(["id", "account_sealed"]).execute(),
+  ]);
   return {
     charges: charges.map(chargeFromRow),
     refunds: refunds.map(refundFromRow),
@@ -37,6 +54,47 @@ async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
     events: events.map((e) => ({ chargeId: e.charge_id, type: e.event_type })),
     pendingJobs: pendingJobs.map((j) => ({ kind: j.kind, refId: j.ref_id })),
     links,
-    zenginDebits,
+    zenginDebits: zenginDebits.map(itemFacts),
+    zenginTransfers: zenginTransfers.map(itemFacts),
+    zenginFiles: zenginFiles.map((f) => ({
+      id: f.id,
+      name: f.name,
+      state: f.state,
+      recordCount: f.record_count,
+      totalAmount: Number(f.total_amount),
+      doneCount: f.done_count,
+      doneAmount: Number(f.done_amount),
+      failedCount: f.failed_count,
+      failedAmount: Number(f.failed_amount),
+    })),
+    accountKeys: accounts.map((a) => ({ id: a.id, accountKey: accountKeyOf(a.account_sealed) })),
   };
+}
+
+const itemColumns = ["reference", "state", "amount", "result_code", "file_id", "account_sealed"] as const;
+
+function itemFacts(row: {
+  reference: string;
+  state: string;
+  amount: number;
+  result_code: number | null;
+  file_id: string | null;
+  account_sealed: string;
+}): ZenginItemFacts {
+  return {
+    reference: row.reference,
+    state: row.state as ZenginItemFacts["state"],
+    amount: Number(row.amount),
+    resultCode: row.result_code,
+    fileId: row.file_id,
+    accountKey: accountKeyOf(row.account_sealed),
+  };
+}
+
+/**
+ * Which account sealed details name, under the current key: the stored keyed hashes may predate
+ * a key rotation (until `secrets reseal`), so they are not compared as they are.
+ */
+function accountKeyOf(sealed: string): string {
+  return keyedHash(accountIdentity(parseAccount(unseal(sealed))));
 }

@@ -9,6 +9,7 @@ import { signedInUser } from "../helpers/dashboard.js";
 import { createPayment } from "../helpers/on-session.js";
 import type { TestServer } from "../helpers/test-server.js";
 import { startZenginServer } from "../helpers/zengin-server.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 /**
  * The Zengin alerts, through the jobs and the metrics endpoint as in production: results that
@@ -24,7 +25,11 @@ describe("results that never come, and a file nobody sent", () => {
     lateDir = late.ctx.config.zengin.dir;
   });
   afterAll(async () => {
-    await late?.stop();
+    try {
+      await expectReconciled(late);
+    } finally {
+      await late?.stop();
+    }
   });
 
   const metric = async (name: string) => {

@@ -8,6 +8,7 @@ import { enrolTotp, nextTotpCode, signedInUser, type DashboardBrowser } from "..
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import type { TestServer } from "../helpers/test-server.js";
 import { startZenginServer } from "../helpers/zengin-server.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 /**
  * A CSV batch under BANK_CONNECTOR=zengin: its charges get a debit date like any other, go into
@@ -25,7 +26,11 @@ beforeAll(async () => {
   secret = await enrolTotp(server, ops);
 });
 afterAll(async () => {
-  await server?.stop();
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+  }
 });
 
 /** Moves the clock to an instant and runs what is due then (the zengin-cycle job among them). */

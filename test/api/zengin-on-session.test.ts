@@ -10,6 +10,7 @@ import { createPayment } from "../helpers/on-session.js";
 import type { TestServer } from "../helpers/test-server.js";
 import { startZenginServer } from "../helpers/zengin-server.js";
 import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 /**
  * The hosted page's payments under BANK_CONNECTOR=zengin, end to end through the jobs as they
@@ -28,8 +29,12 @@ beforeAll(async () => {
   receiver = await receiveWebhooksOf(server.ctx, server.merchant);
 });
 afterAll(async () => {
-  await server?.stop();
-  await receiver?.close();
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+    await receiver?.close();
+  }
 });
 
 /** Moves the clock to an instant and runs what is due then (the zengin-cycle job among them). */

@@ -12,6 +12,7 @@ import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
 import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 let server: TestServer;
 let dir: string;
@@ -39,8 +40,12 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const exchange = () => zenginExchangeOf(server.ctx, (file) => quarantined.push(file));
@@ -346,8 +351,12 @@ describe("the cycle as a job, with the simulated bank (sandbox default): debits,
     });
   });
   afterAll(async () => {
-    await sandbox?.stop();
-    rmSync(sandboxDir, { recursive: true, force: true });
+    try {
+      await expectReconciled(sandbox);
+    } finally {
+      await sandbox?.stop();
+      rmSync(sandboxDir, { recursive: true, force: true });
+    }
   });
 
   /** Moves the manual clock in 3-hour steps, running due jobs at each. */

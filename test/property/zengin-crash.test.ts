@@ -16,6 +16,7 @@ import { api, startTestServer, type TestServer } from "../helpers/test-server.js
 import pino from "pino";
 import { loadConfig } from "../../src/config.js";
 import { startService } from "../../src/composition-root.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 
 /**
  * Crashes around the file exchange, injected at each step (the transport or the archive copy
@@ -54,8 +55,12 @@ beforeAll(async () => {
   await server.jobs.drain();
 });
 afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const crashing = (exchange: ZenginExchange, step: "send" | "remove"): ZenginExchange => ({
