@@ -10,6 +10,7 @@ import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.j
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { api, type TestServer } from "../helpers/test-server.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 import { startZenginServer } from "../helpers/zengin-server.js";
 
 /**
@@ -22,7 +23,13 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startZenginServer({ consignorCode: "8100000001", simulatedBank: false });
 });
-afterAll(async () => server?.stop());
+afterAll(async () => {
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+  }
+});
 
 const page = () => server.client(HostedPageService);
 const caught = (promise: Promise<unknown>) =>

@@ -7,6 +7,7 @@ import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, type TestServer } from "../helpers/test-server.js";
+import { expectReconciled } from "../helpers/reconcile.js";
 import { startZenginServer } from "../helpers/zengin-server.js";
 
 /**
@@ -56,7 +57,11 @@ beforeAll(async () => {
   expect(written).toHaveLength(framings.length);
 });
 afterAll(async () => {
-  await server?.stop();
+  try {
+    await expectReconciled(server);
+  } finally {
+    await server?.stop();
+  }
 });
 
 const cycle = () =>
