@@ -43,7 +43,8 @@ import { BankRedirectVerifier, FirstDebitVerifier } from "./ports/mandate-verifi
 import { createBankReturn } from "./server/bank-return.js";
 import { listenSandboxBankSite } from "./server/sandbox-bank-site.js";
 import { ZenginBank } from "./ports/zengin-bank.js";
-import { runZenginCycleJob, zenginExchangeOf } from "./flows/zengin-files.js";
+import { runZenginCycleJob } from "./flows/zengin-cycle.js";
+import { zenginExchangeOf } from "./flows/zengin-exchange.js";
 import { ensureSingletonJob } from "./storage/jobs.js";
 import { notifierForMode } from "./ports/notifier-for-mode.js";
 import { createHostedPageService } from "./api/hosted-page-service.js";

@@ -18,7 +18,7 @@ import {
 import { ListEventsRequestSchema, RedeliverEventRequestSchema } from "../../gen/payments/v1/payment_service_pb.js";
 import { GetBankAccountRequestSchema, ListMailboxRequestSchema } from "../../gen/payments/v1/sandbox_service_pb.js";
 import type { FlowContext } from "../flows/flow-context.js";
-import { zenginFilesOfMerchant } from "../flows/zengin-files.js";
+import { zenginFilesOfMerchant } from "../flows/zengin-dashboard-view.js";
 import { type ConsignorInput, consignorSettings, updateConsignor } from "../flows/merchants.js";
 
 import {
@@ -322,14 +322,14 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
           direction: file.direction,
           date: file.date,
           state: file.state,
-          recordCount: file.record_count,
-          totalAmount: BigInt(file.total_amount),
-          doneCount: file.done_count,
-          doneAmount: BigInt(file.done_amount),
-          failedCount: file.failed_count,
-          failedAmount: BigInt(file.failed_amount),
+          recordCount: file.recordCount,
+          totalAmount: BigInt(file.totalAmount),
+          doneCount: file.doneCount,
+          doneAmount: BigInt(file.doneAmount),
+          failedCount: file.failedCount,
+          failedAmount: BigInt(file.failedAmount),
           reason: file.reason,
-          createdAt: timestampFromDate(new Date(file.created_at)),
+          createdAt: timestampFromDate(file.createdAt),
           overdue: file.overdue,
         })),
         debitDates: view.debitDates.map((date) => ({

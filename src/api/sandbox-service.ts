@@ -6,7 +6,7 @@ import { BankAccountSchema, SandboxService, type BankAccount } from "../../gen/p
 import { RequestRefusal } from "../domain/request-refusal.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { configureKycReview, decideKyc } from "../flows/kyc-review.js";
-import { configureSimulatedZenginBank } from "../flows/zengin-files.js";
+import { configureSimulatedZenginBank } from "../flows/zengin-sandbox-settings.js";
 import {
   completePayment,
   configureBankAccount,

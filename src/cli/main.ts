@@ -28,13 +28,10 @@ import { SandboxBank } from "../ports/sandbox-bank.js";
 import { ZenginBank } from "../ports/zengin-bank.js";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import {
-  importResultFile,
-  listZenginFiles,
-  runZenginCycle,
-  showZenginFile,
-  zenginExchangeOf,
-} from "../flows/zengin-files.js";
+import { consignorView, listZenginFiles, showZenginFile } from "../flows/zengin-cli-views.js";
+import { runZenginCycle } from "../flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../flows/zengin-exchange.js";
+import { importResultFile } from "../flows/zengin-result-import.js";
 import { notifierForMode } from "../ports/notifier-for-mode.js";
 import type { FlowContext } from "../flows/flow-context.js";
 
@@ -190,18 +187,20 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     const value = (name: string) => String(values[name] ?? "");
     return withContext(async (ctx) => ({
       merchant_id: value("id"),
-      consignor: await updateConsignor(ctx, value("id"), {
-        code: value("consignor-code"),
-        name: value("consignor-name"),
-        bankCode: value("consignor-bank"),
-        bankName: value("consignor-bank-name"),
-        branchCode: value("consignor-branch"),
-        branchName: value("consignor-branch-name"),
-        accountType: value("consignor-account-type"),
-        accountNumber: value("consignor-account"),
-        debitDay: value("debit-day"),
-        nameCharacters: values["consignor-name-characters"],
-      }),
+      consignor: consignorView(
+        await updateConsignor(ctx, value("id"), {
+          code: value("consignor-code"),
+          name: value("consignor-name"),
+          bankCode: value("consignor-bank"),
+          bankName: value("consignor-bank-name"),
+          branchCode: value("consignor-branch"),
+          branchName: value("consignor-branch-name"),
+          accountType: value("consignor-account-type"),
+          accountNumber: value("consignor-account"),
+          debitDay: value("debit-day"),
+          nameCharacters: values["consignor-name-characters"],
+        }),
+      ),
     }));
   },
   "zengin files": async (args) => {

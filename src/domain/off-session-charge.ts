@@ -1,5 +1,6 @@
 import { ApiSource, ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { newPendingCharge, type NewChargeInput } from "./charge.js";
+import type { ChargeSettlement } from "./charge-settlement.js";
 import { errorTypeMessages } from "./payment-failure.js";
 import type { ChargeRecord } from "./records.js";
 
@@ -33,11 +34,6 @@ export function newOffSessionCharge(
 ): ChargeRecord {
   return newPendingCharge({ ...input, onSessionId: null }, now);
 }
-
-/** How a bank answer settles a charge. */
-export type ChargeSettlement =
-  | { status: ChargeStatus.SUCCESS }
-  | { status: ChargeStatus.FAILURE; errorType: ErrorType; message: string };
 
 /**
  * The answer as final (the synchronous call, or the engine's last attempt): a retryable

@@ -412,7 +412,7 @@ export async function linkBankAccount(
 ): Promise<ChosenAccount> {
   const link = await openStep(ctx, token, { verified: true });
   // Written to the 全銀協 rules, widened where the merchant's bank accepts more (docs/guide/direct-debit-files.md#characters-in-names).
-  const widened = (await findConsignor(ctx.tx.db, link.merchantId))?.name_characters ?? "";
+  const widened = (await findConsignor(ctx.tx.db, link.merchantId))?.nameCharacters ?? "";
   const accountHolder = requireBankAccountHolder(input.accountHolder, "account_holder", widened);
   requireDebitableAccountType(input.accountType);
   if (!workflowNeedsBankLink(link.workflow))

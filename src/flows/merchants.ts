@@ -19,6 +19,7 @@ import { resumeDeliveries } from "./webhook-delivery.js";
 import { normaliseBankKana } from "../domain/kana.js";
 import { parseWidenedCharacters } from "../domain/zengin-characters.js";
 import { findConsignor, findConsignorByCode, saveConsignor } from "../storage/zengin.js";
+import type { ConsignorSettings } from "../domain/zengin-records.js";
 
 export interface CreatedMerchant {
   merchant_id: string;
@@ -200,7 +201,7 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     return value;
   };
   const widening = parseWidenedCharacters(
-    input.nameCharacters ?? (await findConsignor(ctx.tx.db, merchantId))?.name_characters ?? "",
+    input.nameCharacters ?? (await findConsignor(ctx.tx.db, merchantId))?.nameCharacters ?? "",
   );
   if (!widening.ok) throw refuse("consignor-name-characters", widening.reason);
   const widened = widening.value;
@@ -219,45 +220,45 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
   };
   if (!["1", "2", "9"].includes(input.accountType))
     throw refuse("consignor-account-type", "must be 1 (普通), 2 (当座) or 9 (その他)");
-  const row = {
-    merchant_id: merchantId,
+  const settings: ConsignorSettings = {
+    merchantId,
     code: digits("consignor-code", input.code, 10),
     name: kana("consignor-name", input.name, 40),
-    bank_code: digits("consignor-bank", input.bankCode, 4),
-    bank_name: kana("consignor-bank-name", input.bankName ?? "", 15, true),
-    branch_code: digits("consignor-branch", input.branchCode, 3),
-    branch_name: kana("consignor-branch-name", input.branchName ?? "", 15, true),
-    account_type: Number(input.accountType),
-    account_number: digits("consignor-account", input.accountNumber, 7),
-    debit_day: debitDayOf(input.debitDay ?? ""),
-    name_characters: widened,
-    updated_at: ctx.clock.now().toISOString(),
+    bankCode: digits("consignor-bank", input.bankCode, 4),
+    bankName: kana("consignor-bank-name", input.bankName ?? "", 15, true),
+    branchCode: digits("consignor-branch", input.branchCode, 3),
+    branchName: kana("consignor-branch-name", input.branchName ?? "", 15, true),
+    accountType: Number(input.accountType),
+    accountNumber: digits("consignor-account", input.accountNumber, 7),
+    debitDay: debitDayOf(input.debitDay ?? ""),
+    nameCharacters: widened,
+    updatedAt: ctx.clock.now(),
   };
   await ctx.tx.write(async (trx) => {
     if (!(await findMerchant(trx, merchantId)))
       throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
-    const holder = await findConsignorByCode(trx, row.code);
-    if (holder && holder.merchant_id !== merchantId)
-      throw refuse("consignor-code", `${row.code} is already another merchant's consignor code`);
-    await saveConsignor(trx, row);
-    await ctx.audit?.(trx, { action: "consignor.update", target: merchantId, details: { code: row.code } });
+    const holder = await findConsignorByCode(trx, settings.code);
+    if (holder && holder.merchantId !== merchantId)
+      throw refuse("consignor-code", `${settings.code} is already another merchant's consignor code`);
+    await saveConsignor(trx, settings);
+    await ctx.audit?.(trx, { action: "consignor.update", target: merchantId, details: { code: settings.code } });
   });
-  return row;
+  return settings;
 }
 
 /** The merchant's consignor settings as `updateConsignor` takes them ("" when none are set). */
 export async function consignorSettings(ctx: FlowContext, merchantId: string): Promise<ConsignorInput> {
-  const row = await findConsignor(ctx.tx.db, merchantId);
+  const settings = await findConsignor(ctx.tx.db, merchantId);
   return {
-    code: row?.code ?? "",
-    name: row?.name ?? "",
-    bankCode: row?.bank_code ?? "",
-    bankName: row?.bank_name ?? "",
-    branchCode: row?.branch_code ?? "",
-    branchName: row?.branch_name ?? "",
-    accountType: row ? String(row.account_type) : "",
-    accountNumber: row?.account_number ?? "",
-    debitDay: row?.debit_day ? String(row.debit_day) : "",
-    nameCharacters: row?.name_characters ?? "",
+    code: settings?.code ?? "",
+    name: settings?.name ?? "",
+    bankCode: settings?.bankCode ?? "",
+    bankName: settings?.bankName ?? "",
+    branchCode: settings?.branchCode ?? "",
+    branchName: settings?.branchName ?? "",
+    accountType: settings ? String(settings.accountType) : "",
+    accountNumber: settings?.accountNumber ?? "",
+    debitDay: settings?.debitDay ? String(settings.debitDay) : "",
+    nameCharacters: settings?.nameCharacters ?? "",
   };
 }

@@ -14,12 +14,8 @@ import {
 } from "../domain/async-request.js";
 import { transitionCharge } from "../domain/charge.js";
 import { newId } from "../domain/ids.js";
-import {
-  afterBankAnswer,
-  newOffSessionCharge,
-  settlementOf,
-  type ChargeSettlement,
-} from "../domain/off-session-charge.js";
+import type { ChargeSettlement } from "../domain/charge-settlement.js";
+import { afterBankAnswer, newOffSessionCharge, settlementOf } from "../domain/off-session-charge.js";
 import { offSessionRefusal } from "../domain/off-session-eligibility.js";
 import { errorTriggerOf, triggeredErrorMessage } from "../domain/error-trigger.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
@@ -33,12 +29,12 @@ import {
   lockAsyncRequest,
   saveAsyncRequestStatus,
 } from "../storage/async-requests.js";
-import { insertCharge, lockCharge, saveChargeStatus } from "../storage/charges.js";
+import { insertCharge, lockCharge } from "../storage/charges.js";
 import { findActivatedContracts } from "../storage/contracts.js";
-import { findMerchant } from "../storage/merchants.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { settleCharges } from "./charge-settlement.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
 import { recordEvent } from "../storage/events.js";
 
@@ -270,7 +266,7 @@ async function startCharge(
       : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal, message });
   await insertCharge(trx, charge);
   if (source.triggered !== undefined) await recordTriggeredEvents(trx, pending, charge, merchant.name, now);
-  else if (charge.status === ChargeStatus.FAILURE) await recordChargeEvent(trx, charge, merchant.name, now);
+  else if (charge.status === ChargeStatus.FAILURE) await recordFailedStart(trx, charge, merchant.name, now);
   return charge;
 }
 
@@ -297,44 +293,23 @@ function debit(ctx: FlowContext, charge: ChargeRecord) {
 }
 
 /**
- * One transaction: the charge (if still PENDING) to SUCCESS or FAILURE, its request to SUCCEEDED
- * or FAILED, and the charge event. A charge someone else settled first is returned as it is.
- * (The bank answers one reference once, so a second worker's call agrees with the first.)
+ * One transaction settles the charge, its request and its event (flows/charge-settlement.ts). A
+ * charge someone else settled first is returned as it is. (The bank answers one reference once,
+ * so a second worker's call agrees with the first.)
  */
 async function settleCharge(ctx: FlowContext, chargeId: string, settlement: ChargeSettlement): Promise<ChargeRecord> {
   const now = ctx.clock.now();
-  const { charge, settled } = await ctx.tx.write(async (trx) => {
-    const locked = await lockCharge(ctx.tx, trx, chargeId);
-    if (!locked) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
-    if (locked.status !== ChargeStatus.PENDING) {
-      // Failed first (e.g. a retryable refusal the synchronous call could not wait out): the
-      // outcome stands and the ledger follows it, so a booking that landed since is reversed.
-      if (locked.status === ChargeStatus.FAILURE && settlement.status === ChargeStatus.SUCCESS)
-        await ctx.bank.reverseBooking(trx, { reference: chargeId, at: now });
-      return { charge: locked, settled: false };
-    }
-    const failure =
-      settlement.status === ChargeStatus.FAILURE
-        ? { errorType: settlement.errorType, message: settlement.message }
-        : undefined;
-    const next = transitionCharge(locked, settlement.status, now, failure);
-    await saveChargeStatus(trx, next);
-    const request = await lockedAsyncRequestOf(ctx, trx, next);
-    if (request && !isAsyncRequestFinal(request.status)) {
-      const running =
-        request.status === AsyncStatus.RUNNING ? request : transitionAsyncRequest(request, AsyncStatus.RUNNING, now);
-      const final = failure ? AsyncStatus.FAILED : AsyncStatus.SUCCEEDED;
-      await saveAsyncRequestStatus(trx, transitionAsyncRequest(running, final, now, { failure }));
-    }
-    const merchant = await findMerchant(trx, next.merchantId);
-    await recordChargeEvent(trx, next, merchant?.name ?? "", now);
-    return { charge: next, settled: true };
+  const [decision] = await ctx.tx.write(async (trx) => {
+    const charge = await lockCharge(ctx.tx, trx, chargeId);
+    if (!charge) throw new PaymentFailure(PaymentErrorCode.INTERNAL, `charge ${chargeId} vanished`);
+    const request = await lockedAsyncRequestOf(ctx, trx, charge);
+    return settleCharges(ctx, trx, [{ charge, request, settlement }], now);
   });
-  if (settled) {
+  if (decision.settled) {
     ctx.wake("events");
-    ctx.metrics?.chargeSettled(charge);
+    ctx.metrics?.chargeSettled(decision.charge);
   }
-  return charge;
+  return decision.charge;
 }
 
 async function lockedAsyncRequestOf(
@@ -369,12 +344,11 @@ async function recordTriggeredEvents(
   });
 }
 
-/** CHARGE_SUCCESS or CHARGE_FAIL with the charge body, in the transaction that settled the charge. */
-async function recordChargeEvent(trx: Tx, charge: ChargeRecord, merchantName: string, now: Date): Promise<void> {
-  const type = charge.status === ChargeStatus.SUCCESS ? EventType.CHARGE_SUCCESS : EventType.CHARGE_FAIL;
+/** CHARGE_FAIL for a charge that could not start (a bank's answer settles through flows/charge-settlement.ts). */
+async function recordFailedStart(trx: Tx, charge: ChargeRecord, merchantName: string, now: Date): Promise<void> {
   await recordEvent(trx, {
     merchantId: charge.merchantId,
-    type,
+    type: EventType.CHARGE_FAIL,
     chargeId: charge.id,
     content: chargeEventContent(charge, merchantName),
     now,

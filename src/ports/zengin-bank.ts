@@ -8,14 +8,15 @@ import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
 import { findBankAccountById } from "../storage/bank-accounts.js";
 import type { Transactor } from "../storage/transactor.js";
-import { findConsignor, findItem, hasEarlierDebit, insertItem, type ZenginItemKind } from "../storage/zengin.js";
+import type { ZenginItemKind } from "../domain/zengin-records.js";
+import { findConsignor, hasEarlierDebit, hasItem, insertItem } from "../storage/zengin.js";
 import type { BankGateway, BankRequest, BankResult } from "./bank-gateway.js";
 
 /**
  * The Zengin file exchange as the bank gateway (BANK_CONNECTOR=zengin): a debit or a refund is
  * not booked at once but scheduled for the merchant's next request file (種別 91 for a debit on
  * its debit date, 種別 21 for a refund at the next cutoff); the result file settles it
- * (flows/zengin-files.ts). The reference (trx-*, rfd-*) keys the item, so asking twice schedules once.
+ * (flows/zengin-result-import.ts). The reference (trx-*, rfd-*) keys the item, so asking twice schedules once.
  */
 export class ZenginBank implements BankGateway {
   readonly #calendar;
@@ -43,7 +44,7 @@ export class ZenginBank implements BankGateway {
 
   async #schedule(table: ZenginItemKind, request: BankRequest): Promise<BankResult> {
     const db = this.tx.db;
-    if (await findItem(db, table, request.reference)) return { ok: false, scheduled: true };
+    if (await hasItem(db, table, request.reference)) return { ok: false, scheduled: true };
     const consignor = await findConsignor(db, request.merchantId);
     if (!consignor) return refusal("the merchant has no Zengin consignor settings (merchants update --consignor-…)");
     // The charge's account: the one its contract was approved with, or its link approved.
@@ -52,7 +53,7 @@ export class ZenginBank implements BankGateway {
     // Linking keeps the holder in the bank's half-width form; older rows are normalised here, to
     // the 全銀協 rules as the consignor widens them (docs/guide/direct-debit-files.md#characters-in-names).
     const holder = normaliseBankKana(account.accountHolder, accountHolderMaxLength, {
-      widened: consignor.name_characters,
+      widened: consignor.nameCharacters,
     });
     if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
     const debit = table === "zengin_debits";
@@ -62,22 +63,21 @@ export class ZenginBank implements BankGateway {
     if (undebitable) return refusal(undebitable);
     // 新規コード 1: the first debit under this account's mandate registers it at the bank.
     const earlier = debit && (await hasEarlierDebit(db, request.merchantId, account));
-    const now = request.at.toISOString();
     await this.tx.write((trx) =>
       insertItem(trx, table, {
         reference: request.reference,
-        merchant_id: request.merchantId,
+        merchantId: request.merchantId,
         // A refund goes into the transfer file of the next cutoff, paid the business day after it.
         date: !debit
           ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
-          : consignor.debit_day > 0
-            ? monthlyDebitDateOf(request.at, consignor.debit_day, timetableOf(this.config), this.#calendar)
+          : consignor.debitDay > 0
+            ? monthlyDebitDateOf(request.at, consignor.debitDay, timetableOf(this.config), this.#calendar)
             : debitDateOf(request.at, timetableOf(this.config), this.#calendar),
         state: "scheduled",
-        file_id: null,
-        customer_number: null,
+        fileId: null,
+        customerNumber: null,
         amount: request.amount,
-        new_code: debit && !earlier ? 1 : 0,
+        newCode: debit && !earlier ? 1 : 0,
         // Sealed as the file will carry it (storage/zengin.ts). BankAccountType's numbers are the
         // Zengin 預金種目 codes (1 普通, 2 当座; 4 貯蓄 in a refund's transfer only).
         account: {
@@ -87,9 +87,9 @@ export class ZenginBank implements BankGateway {
           accountNumber: account.accountNumber.padStart(7, "0"),
           accountHolder: holder.value,
         },
-        result_code: null,
-        created_at: now,
-        updated_at: now,
+        resultCode: null,
+        createdAt: request.at,
+        updatedAt: request.at,
       }),
     );
     return { ok: false, scheduled: true };

@@ -33,14 +33,14 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
     if (["incoming", "archive", "quarantine"].some((folder) => existsSync(join(dir, folder, resultName)))) continue;
     const sent = await findSentFileByName(tx.db, name);
     if (!sent || sent.state !== "sent") continue;
-    const delayMs = (await simulatedResultMinutes(tx.db, sent.merchant_id)) * 60_000;
+    const delayMs = (await simulatedResultMinutes(tx.db, sent.merchantId)) * 60_000;
     if (now.getTime() < jstInstant(sent.date).getTime() + delayMs) continue;
     const bytes = await readFile(join(dir, "outgoing", name));
     const at = now.toISOString();
     // Booked under our reference (trx-*, rfd-*), as the instant simulated bank books: reconcile reads one ledger.
     const items = new Map(
       (await itemsOfFile(tx.db, sent.kind === "91" ? "zengin_debits" : "zengin_transfers", sent.id)).map((item) => [
-        item.customer_number,
+        item.customerNumber,
         item,
       ]),
     );
@@ -50,7 +50,7 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
       decide: Parameters<typeof bookSimulatedTransfer>[1]["decide"],
     ) =>
       bookSimulatedTransfer(tx, {
-        merchantId: sent.merchant_id,
+        merchantId: sent.merchantId,
         bankCode: record.bankCode,
         branchCode: record.branchCode,
         accountNumber: record.accountNumber,

@@ -34,6 +34,7 @@ export async function saveChargeAccount(trx: Tx, chargeId: string, accountId: st
  * UPDATE per distinct change and chunk of ids.
  */
 export async function saveChargeStatuses(trx: Tx, charges: readonly ChargeRecord[]): Promise<void> {
+  for (const charge of charges) assertChargeInvariants(charge);
   await updateGrouped(
     charges.map((charge) => ({
       id: charge.id,

@@ -1,17 +1,37 @@
 import { sql } from "kysely";
-import { accountIdentity, parseAccount, serialiseAccount, type BankAccountDetails } from "../domain/bank-account.js";
-import { keyedHash, keyedHashes, seal, unseal } from "./sealed.js";
+import { accountIdentity, type BankAccountDetails } from "../domain/bank-account.js";
+import { keyedHashes } from "./sealed.js";
 import { bookLedgerEntry, isBooked, lockBankAccountByNumbers, type BankAccountRecord } from "./bank-accounts.js";
-import type { ZenginConsignorTable, ZenginFileTable, ZenginItemTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import type { AsyncRequestRecord } from "../domain/async-request.js";
 import type { ChargeRecord } from "../domain/records.js";
+import type {
+  ConsignorSettings,
+  ZenginFileDirection,
+  ZenginFileKind,
+  ZenginFileRecord,
+  ZenginFileState,
+  ZenginFileTotals,
+  ZenginItemKind,
+  ZenginItemRecord,
+} from "../domain/zengin-records.js";
 import { asyncRequestFromRow, chargeFromRow } from "./records.js";
+import {
+  consignorFromRow,
+  consignorToRow,
+  fileChangesToRow,
+  fileFromRow,
+  fileToRow,
+  itemFromRow,
+  itemToRow,
+} from "./zengin-rows.js";
 
-/** The two queues of items on their way through a file: debits (trx-*) and transfers (rfd-*). */
-export type ZenginItemKind = "zengin_debits" | "zengin_transfers";
+/** The Zengin exchange's storage: it takes and hands out the records of domain/zengin-records.ts. */
 
-export async function saveConsignor(trx: Tx, row: ZenginConsignorTable): Promise<void> {
+export { sealedItemAccount } from "./zengin-rows.js";
+
+export async function saveConsignor(trx: Tx, settings: ConsignorSettings): Promise<void> {
+  const row = consignorToRow(settings);
   const { merchant_id: _, ...changes } = row;
   await trx
     .insertInto("zengin_consignors")
@@ -20,56 +40,37 @@ export async function saveConsignor(trx: Tx, row: ZenginConsignorTable): Promise
     .execute();
 }
 
-export async function findConsignor(db: Tx, merchantId: string): Promise<ZenginConsignorTable | undefined> {
-  return db.selectFrom("zengin_consignors").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
+export async function findConsignor(db: Tx, merchantId: string): Promise<ConsignorSettings | undefined> {
+  const row = await db
+    .selectFrom("zengin_consignors")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return row && consignorFromRow(row);
 }
 
-export async function findConsignorByCode(db: Tx, code: string): Promise<ZenginConsignorTable | undefined> {
-  return db.selectFrom("zengin_consignors").selectAll().where("code", "=", code).executeTakeFirst();
-}
-
-/**
- * An item with its account unsealed (only in memory: bank, branch, 預金種目, 7-digit number and
- * holder kana are kept sealed at rest, docs/reference/security.md#bank-accounts).
- */
-export type ZenginItem = Omit<ZenginItemTable, "account_sealed" | "account_key"> & { account: BankAccountDetails };
-
-function itemOf({ account_sealed, account_key: _, ...row }: ZenginItemTable): ZenginItem {
-  return { ...row, account: parseAccount(unseal(account_sealed)) };
+export async function findConsignorByCode(db: Tx, code: string): Promise<ConsignorSettings | undefined> {
+  const row = await db.selectFrom("zengin_consignors").selectAll().where("code", "=", code).executeTakeFirst();
+  return row && consignorFromRow(row);
 }
 
 /** The keys an account may be stored under in `account_key` (the current SECRETS_KEY's and the previous ones'). */
 export const itemAccountKeys = (numbers: Pick<BankAccountDetails, "bankCode" | "branchCode" | "accountNumber">) =>
   keyedHashes(accountIdentity(numbers));
 
-/** The sealed columns of an account: the details sealed, and the keyed hash of which account it is. */
-export function sealedItemAccount(
-  account: BankAccountDetails,
-): Pick<ZenginItemTable, "account_sealed" | "account_key"> {
-  return { account_sealed: seal(serialiseAccount(account)), account_key: keyedHash(accountIdentity(account)) };
-}
-
 /** Records an item once: the reference is the bank-side idempotency key. */
-export async function insertItem(trx: Tx, table: ZenginItemKind, item: ZenginItem): Promise<void> {
-  const { account, ...row } = item;
+export async function insertItem(trx: Tx, table: ZenginItemKind, item: ZenginItemRecord): Promise<void> {
   await trx
     .insertInto(table)
-    .values({ ...row, ...sealedItemAccount(account) })
+    .values(itemToRow(item))
     .onConflict((oc) => oc.column("reference").doNothing())
     .execute();
 }
 
-export async function findItem(db: Tx, table: ZenginItemKind, reference: string): Promise<ZenginItemTable | undefined> {
-  return db.selectFrom(table).selectAll().where("reference", "=", reference).executeTakeFirst();
-}
-
-export async function lockItem(
-  tx: Transactor,
-  trx: Tx,
-  table: ZenginItemKind,
-  reference: string,
-): Promise<ZenginItemTable | undefined> {
-  return tx.lockRows(trx.selectFrom(table).selectAll().where("reference", "=", reference)).executeTakeFirst();
+/** True when an item with this reference was recorded (the bank was already asked). */
+export async function hasItem(db: Tx, table: ZenginItemKind, reference: string): Promise<boolean> {
+  const row = await db.selectFrom(table).select("reference").where("reference", "=", reference).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** True when the item was still waiting for its file (and is now left out of it). */
@@ -84,14 +85,14 @@ export async function cancelItem(trx: Tx, table: ZenginItemKind, reference: stri
 }
 
 /** Merchants and dates with items waiting for a file. */
-export async function scheduledGroups(db: Tx, table: ZenginItemKind): Promise<{ merchant_id: string; date: string }[]> {
+export async function scheduledGroups(db: Tx, table: ZenginItemKind): Promise<{ merchantId: string; date: string }[]> {
   const rows = await db
     .selectFrom(table)
     .select(["merchant_id", "date"])
     .where("state", "=", "scheduled")
     .distinct()
     .execute();
-  return rows.map((row) => ({ merchant_id: row.merchant_id, date: row.date ?? "" }));
+  return rows.map((row) => ({ merchantId: row.merchant_id, date: row.date ?? "" }));
 }
 
 /**
@@ -128,14 +129,20 @@ export async function itemsByCustomerNumber(
   table: ZenginItemKind,
   fileId: string,
   customerNumbers: readonly string[],
-): Promise<Pick<ZenginItemTable, "reference" | "customer_number" | "amount" | "account_key">[]> {
+): Promise<{ reference: string; customerNumber: string; amount: number; accountKey: string }[]> {
   if (customerNumbers.length === 0) return [];
-  return db
+  const rows = await db
     .selectFrom(table)
     .select(["reference", "customer_number", "amount", "account_key"])
     .where("file_id", "=", fileId)
     .where("customer_number", "in", customerNumbers)
     .execute();
+  return rows.map((row) => ({
+    reference: row.reference,
+    customerNumber: row.customer_number ?? "",
+    amount: Number(row.amount),
+    accountKey: row.account_key,
+  }));
 }
 
 /** A page of a file's items in customer-number order, after `after` (keyset: the file is written page by page). */
@@ -145,7 +152,7 @@ export async function itemsOfFilePage(
   fileId: string,
   after: string,
   limit: number,
-): Promise<ZenginItem[]> {
+): Promise<ZenginItemRecord[]> {
   const rows = await db
     .selectFrom(table)
     .selectAll()
@@ -154,7 +161,7 @@ export async function itemsOfFilePage(
     .orderBy("customer_number")
     .limit(limit)
     .execute();
-  return rows.map(itemOf);
+  return rows.map(itemFromRow);
 }
 
 /** The charges of a debit file with these customer numbers, and their async requests (the file row is locked by the caller). */
@@ -227,61 +234,70 @@ export async function rescheduleItems(
     .execute();
 }
 
-export async function itemsOfFile(db: Tx, table: ZenginItemKind, fileId: string): Promise<ZenginItem[]> {
+export async function itemsOfFile(db: Tx, table: ZenginItemKind, fileId: string): Promise<ZenginItemRecord[]> {
   const rows = await db
     .selectFrom(table)
     .selectAll()
     .where("file_id", "=", fileId)
     .orderBy("customer_number")
     .execute();
-  return rows.map(itemOf);
+  return rows.map(itemFromRow);
 }
 
-export async function insertFile(trx: Tx, row: ZenginFileTable): Promise<boolean> {
+/** Records a file once (its id says which merchant, kind and date): false when it already was. */
+export async function insertFile(trx: Tx, file: ZenginFileRecord): Promise<boolean> {
   const inserted = await trx
     .insertInto("zengin_files")
-    .values(row)
+    .values(fileToRow(file))
     .onConflict((oc) => oc.column("id").doNothing())
     .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export async function findFile(db: Tx, id: string): Promise<ZenginFileTable | undefined> {
-  return db.selectFrom("zengin_files").selectAll().where("id", "=", id).executeTakeFirst();
+export async function findFile(db: Tx, id: string): Promise<ZenginFileRecord | undefined> {
+  const row = await db.selectFrom("zengin_files").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && fileFromRow(row);
 }
 
-export async function lockFile(tx: Transactor, trx: Tx, id: string): Promise<ZenginFileTable | undefined> {
-  return tx.lockRows(trx.selectFrom("zengin_files").selectAll().where("id", "=", id)).executeTakeFirst();
+export async function lockFile(tx: Transactor, trx: Tx, id: string): Promise<ZenginFileRecord | undefined> {
+  const row = await tx.lockRows(trx.selectFrom("zengin_files").selectAll().where("id", "=", id)).executeTakeFirst();
+  return row && fileFromRow(row);
 }
 
-export async function filesInState(db: Tx, direction: "in" | "out", state: string): Promise<ZenginFileTable[]> {
-  return db
+export async function filesInState(
+  db: Tx,
+  direction: ZenginFileDirection,
+  state: ZenginFileState,
+): Promise<ZenginFileRecord[]> {
+  const rows = await db
     .selectFrom("zengin_files")
     .selectAll()
     .where("direction", "=", direction)
     .where("state", "=", state)
     .orderBy("created_at")
     .execute();
+  return rows.map(fileFromRow);
 }
 
 /** The received file with these bytes, if one was already imported or quarantined. */
-export async function findIncomingBySha(db: Tx, sha256: string): Promise<ZenginFileTable | undefined> {
-  return db
+export async function findIncomingBySha(db: Tx, sha256: string): Promise<ZenginFileRecord | undefined> {
+  const row = await db
     .selectFrom("zengin_files")
     .selectAll()
     .where("direction", "=", "in")
     .where("sha256", "=", sha256)
     .executeTakeFirst();
+  return row && fileFromRow(row);
 }
 
 /** The file we sent for a consignor's merchant, kind and date (MMDD), newest first. */
 export async function findSentFile(
   db: Tx,
   merchantId: string,
-  kind: string,
+  kind: ZenginFileKind,
   monthDay: string,
-): Promise<ZenginFileTable | undefined> {
-  return db
+): Promise<ZenginFileRecord | undefined> {
+  const row = await db
     .selectFrom("zengin_files")
     .selectAll()
     .where("merchant_id", "=", merchantId)
@@ -291,17 +307,18 @@ export async function findSentFile(
     .where("state", "in", ["sent", "answered"])
     .orderBy("date", "desc")
     .executeTakeFirst();
+  return row && fileFromRow(row);
 }
 
-export async function updateFile(trx: Tx, id: string, changes: Partial<ZenginFileTable>): Promise<void> {
-  await trx.updateTable("zengin_files").set(changes).where("id", "=", id).execute();
+export async function updateFile(trx: Tx, id: string, changes: Partial<ZenginFileRecord>): Promise<void> {
+  await trx.updateTable("zengin_files").set(fileChangesToRow(changes)).where("id", "=", id).execute();
 }
 
 /** Files for the operator and the dashboard, newest first. */
-export async function listFiles(db: Tx, merchantId?: string): Promise<ZenginFileTable[]> {
+export async function listFiles(db: Tx, merchantId?: string): Promise<ZenginFileRecord[]> {
   let query = db.selectFrom("zengin_files").selectAll().orderBy("created_at", "desc").orderBy("id").limit(500);
   if (merchantId) query = query.where("merchant_id", "=", merchantId);
-  return query.execute();
+  return (await query.execute()).map(fileFromRow);
 }
 
 /** Quarantined files, and sent files whose results are overdue at `now` (metrics, dashboard). */
@@ -316,13 +333,14 @@ export async function zenginAlerts(db: Tx, now: Date): Promise<{ quarantined: nu
   return { quarantined: Number(row.quarantined ?? 0), overdue: Number(row.overdue ?? 0) };
 }
 
-export async function findSentFileByName(db: Tx, name: string): Promise<ZenginFileTable | undefined> {
-  return db
+export async function findSentFileByName(db: Tx, name: string): Promise<ZenginFileRecord | undefined> {
+  const row = await db
     .selectFrom("zengin_files")
     .selectAll()
     .where("direction", "=", "out")
     .where("name", "=", name)
     .executeTakeFirst();
+  return row && fileFromRow(row);
 }
 
 /**
@@ -377,13 +395,17 @@ export async function hasEarlierDebit(
 }
 
 /** A file's record count and total, from its items. */
-export async function fileTotals(trx: Tx, table: ZenginItemKind, fileId: string) {
+export async function fileTotals(
+  trx: Tx,
+  table: ZenginItemKind,
+  fileId: string,
+): Promise<Pick<ZenginFileTotals, "recordCount" | "totalAmount">> {
   const row = await trx
     .selectFrom(table)
     .select([sql<number>`count(*)`.as("n"), sql<number>`coalesce(sum(amount), 0)`.as("total")])
     .where("file_id", "=", fileId)
     .executeTakeFirstOrThrow();
-  return { record_count: Number(row.n), total_amount: Number(row.total) };
+  return { recordCount: Number(row.n), totalAmount: Number(row.total) };
 }
 
 /** Minutes after 00:00 JST of a file's date when the simulated bank answers it (default 17:00). */

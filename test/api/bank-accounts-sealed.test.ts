@@ -7,7 +7,8 @@ import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
-import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { createLogger } from "../../src/server/logger.js";
 import { findCurrentBankAccount, findPendingBankAccount, openBankAccount } from "../../src/storage/bank-accounts.js";
 import { resealSecrets } from "../../src/storage/maintenance.js";

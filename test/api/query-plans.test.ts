@@ -11,7 +11,8 @@ import { debitTotalsOf, findCurrentBankAccount } from "../../src/storage/bank-ac
 import { postgresTarget, queryLog } from "../../src/storage/database.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
-import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { signInCustomer } from "../helpers/customer-app.js";
 import { createPayment, freshEmail } from "../helpers/on-session.js";

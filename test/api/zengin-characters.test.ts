@@ -6,7 +6,8 @@ import { BankAccountType, ChargeStatus } from "../../gen/payments/v1/enums_pb.js
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { decodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { consignorSettings, updateConsignor } from "../../src/flows/merchants.js";
-import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { api, type TestServer } from "../helpers/test-server.js";
@@ -102,7 +103,7 @@ describe("names to the 全銀協 rules, where they enter", () => {
       bankName: "ミズホ",
       branchName: "ホンテン（エイギョウブ）",
     });
-    expect(saved).toMatchObject({ name: "ﾌﾘｺﾐ ｼﾖｳｼﾞ", branch_name: "ﾎﾝﾃﾝ-ｴｲｷﾞﾖｳﾌﾞ", name_characters: "" });
+    expect(saved).toMatchObject({ name: "ﾌﾘｺﾐ ｼﾖｳｼﾞ", branchName: "ﾎﾝﾃﾝ-ｴｲｷﾞﾖｳﾌﾞ", nameCharacters: "" });
     await expect(
       updateConsignor(server.ctx, server.merchant.merchant_id, { ...consignor, name: "ﾌﾘｺﾐ/ｼﾖｳｼﾞ" }),
     ).rejects.toThrow(/consignor-name: "\/" cannot be used/);

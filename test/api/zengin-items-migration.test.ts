@@ -49,7 +49,7 @@ for (const dialect of dialects) {
         storage = await openStorage(url);
         try {
           const [debit] = await itemsOfFile(storage.db, "zengin_debits", "zfl-1");
-          expect(debit).toMatchObject({ reference: "trx-1", amount: 1_500, new_code: 1 });
+          expect(debit).toMatchObject({ reference: "trx-1", amount: 1_500, newCode: 1 });
           expect(debit.account).toEqual({
             bankCode: "0005",
             branchCode: "123",

@@ -7,7 +7,8 @@ import { AsyncStatus, ChargeStatus, ContractStatus, ErrorType, RefundStatus } fr
 import { type DebitRecord, decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
 import { reconcile } from "../../src/flows/reconcile.js";
-import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
 import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";

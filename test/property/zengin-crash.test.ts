@@ -4,12 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
-import {
-  importResultFile,
-  runZenginCycle,
-  zenginExchangeOf,
-  type ZenginExchange,
-} from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { type ZenginExchange, zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
+import { importResultFile } from "../../src/flows/zengin-result-import.js";
 import { answerRequestFiles, resultNameOf } from "../../src/ports/zengin-simulated-bank.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";

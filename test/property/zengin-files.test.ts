@@ -8,7 +8,8 @@ import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-
 import { accountIdentity } from "../../src/domain/bank-account.js";
 import { ResultCheck } from "../../src/domain/zengin-result-check.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
-import { runZenginCycle, zenginExchangeOf } from "../../src/flows/zengin-files.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer } from "../helpers/test-server.js";

@@ -1,0 +1,37 @@
+import type { FlowContext } from "./flow-context.js";
+import type { ZenginExchange } from "./zengin-exchange.js";
+import { writeDueFiles } from "./zengin-request-files.js";
+import { importResultFile } from "./zengin-result-import.js";
+
+export interface ZenginCycleReport {
+  written: string[];
+  imported: string[];
+  quarantined: { name: string; reason: string }[];
+}
+
+/**
+ * One turn of the file exchange (`zengin run`, and the "zengin-cycle" job every minute): write
+ * the files whose cutoff has passed, let the simulated bank answer, and import what came back
+ * (docs/operations/zengin.md#the-cycle).
+ */
+export async function runZenginCycle(ctx: FlowContext, exchange: ZenginExchange): Promise<ZenginCycleReport> {
+  const written = await writeDueFiles(ctx, exchange);
+  await exchange.simulatedBank?.(ctx.clock.now());
+  const report: ZenginCycleReport = { written, imported: [], quarantined: [] };
+  for (const name of await exchange.transport.received()) {
+    const outcome = await importResultFile(ctx, exchange, name, await exchange.transport.read(name));
+    if (outcome.ok) report.imported.push(name);
+    else report.quarantined.push({ name, reason: outcome.reason });
+    await exchange.transport.remove(name);
+  }
+  return report;
+}
+
+/** How often the cycle looks for due files and results when nothing else asks. */
+const cycleIntervalMs = 60_000;
+
+/** The "zengin-cycle" job: one turn, then again in a minute. */
+export async function runZenginCycleJob(ctx: FlowContext, exchange: ZenginExchange): Promise<{ retryAt: Date }> {
+  await runZenginCycle(ctx, exchange);
+  return { retryAt: new Date(ctx.clock.now().getTime() + cycleIntervalMs) };
+}

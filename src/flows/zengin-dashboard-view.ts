@@ -1,0 +1,35 @@
+import { listFiles } from "../storage/zengin.js";
+import type { FlowContext } from "./flow-context.js";
+
+/**
+ * The dashboard's view (DashboardService.ListZenginFiles): the merchant's files, each debit date
+ * reconciled, and the alerts (docs/operations/zengin.md#alerts).
+ */
+export async function zenginFilesOfMerchant(ctx: FlowContext, merchantId: string) {
+  const now = ctx.clock.now();
+  const files = (await listFiles(ctx.tx.db, merchantId)).map((file) => ({
+    ...file,
+    overdue: file.direction === "out" && file.state === "sent" && file.dueAt !== null && file.dueAt < now,
+  }));
+  const debitDates = files
+    .filter((file) => file.direction === "out" && file.kind === "91")
+    .map((file) => {
+      const answered = file.doneCount + file.failedCount;
+      const results = file.doneAmount + file.failedAmount;
+      return {
+        date: file.date,
+        requestedCount: file.recordCount,
+        requestedAmount: file.totalAmount,
+        answeredCount: answered,
+        debitedAmount: file.doneAmount,
+        failedAmount: file.failedAmount,
+        reconciled: file.state === "answered" && answered === file.recordCount && results === file.totalAmount,
+      };
+    });
+  return {
+    files,
+    debitDates,
+    quarantined: files.filter((file) => file.state === "quarantined").length,
+    overdue: files.filter((file) => file.overdue).length,
+  };
+}
