@@ -11,7 +11,12 @@
  *   table, docs/reference/contract.md#error-mapping): thrown as a PaymentFailure.
  * - A step taken out of order or too often (precondition, rate_limited): thrown as a RequestRefusal.
  */
-import { effectiveAccountType, summariseAccount, type BankAccountSummaryView } from "../domain/bank-account.js";
+import {
+  effectiveAccountType,
+  requireDebitableAccountType,
+  summariseAccount,
+  type BankAccountSummaryView,
+} from "../domain/bank-account.js";
 import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.js";
 import {
   BankAccountType,
@@ -25,6 +30,7 @@ import {
 import type { CustomerProfile } from "../domain/customer.js";
 import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { requireBankAccountHolder } from "../domain/kana.js";
+import { findConsignor } from "../storage/zengin.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
 import {
   errorTriggerOf,
@@ -322,8 +328,11 @@ export async function linkBankAccount(
   token: string,
   input: LinkBankAccountInput,
 ): Promise<ChosenAccount> {
-  const accountHolder = requireBankAccountHolder(input.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
+  // Written to the 全銀協 rules, widened where the merchant's bank accepts more (docs/guide/direct-debit-files.md#characters-in-names).
+  const widened = (await findConsignor(ctx.tx.db, link.merchantId))?.nameCharacters ?? "";
+  const accountHolder = requireBankAccountHolder(input.accountHolder, "account_holder", widened);
+  requireDebitableAccountType(input.accountType);
   if (!workflowNeedsBankLink(link.workflow))
     throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
   const account = {

@@ -17,6 +17,7 @@ import {
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { resumeDeliveries } from "./webhook-delivery.js";
 import { normaliseBankKana } from "../domain/kana.js";
+import { parseWidenedCharacters } from "../domain/zengin-characters.js";
 import { findConsignor, findConsignorByCode, saveConsignor } from "../storage/zengin.js";
 import type { ConsignorSettings } from "../domain/zengin-records.js";
 
@@ -178,6 +179,11 @@ export interface ConsignorInput {
   accountNumber: string;
   /** A monthly debit day, 1–28 ("" or absent: ZENGIN_LEAD_DAYS business days after acceptance). */
   debitDay?: string;
+  /**
+   * Characters the consignor's bank accepts in names beyond the 全銀協 rules, some of `( ) - . /`
+   * (docs/guide/direct-debit-files.md#characters-in-names); absent keeps what is set.
+   */
+  nameCharacters?: string;
 }
 
 /**
@@ -191,9 +197,15 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     if (!new RegExp(`^\\d{${length}}$`).test(value)) throw refuse(field, `must be ${length} digits`);
     return value;
   };
+  const widening = parseWidenedCharacters(
+    input.nameCharacters ?? (await findConsignor(ctx.tx.db, merchantId))?.nameCharacters ?? "",
+  );
+  if (!widening.ok) throw refuse("consignor-name-characters", widening.reason);
+  const widened = widening.value;
   const kana = (field: string, value: string, length: number, optional = false) => {
     if (optional && value.trim() === "") return "";
-    const result = normaliseBankKana(value, length);
+    const bankName = field !== "consignor-name";
+    const result = normaliseBankKana(value, length, bankName ? { rule: "bank-name" } : { widened });
     if (!result.ok) throw refuse(field, result.reason);
     return result.value;
   };
@@ -216,6 +228,7 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     accountType: Number(input.accountType),
     accountNumber: digits("consignor-account", input.accountNumber, 7),
     debitDay: debitDayOf(input.debitDay ?? ""),
+    nameCharacters: widened,
     updatedAt: ctx.clock.now(),
   };
   await ctx.tx.write(async (trx) => {
@@ -243,5 +256,6 @@ export async function consignorSettings(ctx: FlowContext, merchantId: string): P
     accountType: settings ? String(settings.accountType) : "",
     accountNumber: settings?.accountNumber ?? "",
     debitDay: settings?.debitDay ? String(settings.debitDay) : "",
+    nameCharacters: settings?.nameCharacters ?? "",
   };
 }

@@ -37,6 +37,7 @@ import * as customerApp from "./migrations/0022-customer-app.js";
 import * as csvRowReasonJa from "./migrations/0023-csv-row-reason-ja.js";
 import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
 import { limits } from "../domain/limits.js";
+import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   "0022-customer-app": customerApp,
   "0023-csv-row-reason-ja": csvRowReasonJa,
   "0024-zengin-items-sealed": zenginItemsSealed,
+  "0025-consignor-name-characters": consignorNameCharacters,
 };
 
 /**

@@ -577,6 +577,8 @@ export interface ZenginConsignorTable {
   account_number: string;
   /** A monthly debit day (1–28); 0 for none. */
   debit_day: number;
+  /** What its bank accepts in names beyond the 全銀協 rules (some of `( ) - . /`; domain/zengin-characters.ts). */
+  name_characters: string;
   updated_at: string;
 }
 
