@@ -52,9 +52,10 @@ const usage = `usage: furikomi <command>
   merchants update --id MERCHANT_ID --consignor-code 10_DIGITS --consignor-name KANA
          --consignor-bank 4_DIGITS [--consignor-bank-name KANA] --consignor-branch 3_DIGITS
          [--consignor-branch-name KANA] --consignor-account-type 1|2|9 --consignor-account 7_DIGITS
-         [--debit-day 1-28]
+         [--debit-day 1-28] [--consignor-name-characters "/"]
       Sets the merchant's Zengin consignor (委託者) settings for BANK_CONNECTOR=zengin; with
-      --debit-day charges are debited on that day of the month.
+      --debit-day charges are debited on that day of the month. Names are written to the 全銀協
+      character rules; --consignor-name-characters adds some of ( ) - . / where the bank accepts them.
   keys rotate --merchant MERCHANT_ID
       Revokes the merchant's API keys and prints a new one.
   users add --merchant MERCHANT_ID --email EMAIL [--role owner|admin|operator|viewer]
@@ -168,6 +169,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
           "consignor-account-type",
           "consignor-account",
           "debit-day",
+          "consignor-name-characters",
         ].map((name) => [name, { type: "string" as const }]),
       ),
     });
@@ -196,6 +198,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
           accountType: value("consignor-account-type"),
           accountNumber: value("consignor-account"),
           debitDay: value("debit-day"),
+          nameCharacters: values["consignor-name-characters"],
         }),
       ),
     }));

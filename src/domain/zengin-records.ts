@@ -11,6 +11,8 @@ export interface ConsignorSettings extends Consignor {
   readonly merchantId: string;
   /** A monthly debit day (1–28); 0 for none (ZENGIN_LEAD_DAYS business days after acceptance). */
   readonly debitDay: number;
+  /** What its bank accepts in names beyond the 全銀協 rules, some of `( ) - . /` (zengin-characters.ts). */
+  readonly nameCharacters: string;
   readonly updatedAt: Date;
 }
 

@@ -17,6 +17,7 @@ import {
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { resumeDeliveries } from "./webhook-delivery.js";
 import { normaliseBankKana } from "../domain/kana.js";
+import { parseWidenedCharacters } from "../domain/zengin-characters.js";
 import { findConsignor, findConsignorByCode, saveConsignor } from "../storage/zengin.js";
 import type { ConsignorSettings } from "../domain/zengin-records.js";
 
@@ -42,20 +43,17 @@ export async function createMerchant(
     await insertMerchant(trx, {
       id: merchantId,
       name: input.name,
-      logo_url: input.logoUrl ?? "",
-      webhook_url: input.webhookUrl ?? "",
-      webhook_secret: webhookSecret,
-      onboarding_complete: 1,
-      webhook_failing: 0,
-      webhook_failing_reason: "",
-      created_at: now,
+      logoUrl: input.logoUrl ?? "",
+      webhookUrl: input.webhookUrl ?? "",
+      webhookSecret,
+      createdAt: new Date(now),
     });
     await insertApiKey(trx, {
       id: newId("key"),
-      merchant_id: merchantId,
-      key_hash: hashApiKey(apiKey),
+      merchantId,
+      keyHash: hashApiKey(apiKey),
       prefix: apiKey.slice(0, 12),
-      created_at: now,
+      createdAt: new Date(now),
     });
   });
   return {
@@ -70,7 +68,7 @@ export async function createMerchant(
 /** Refuses a webhook URL the deployment's mode does not allow (production: public https only). */
 function checkWebhookUrl(ctx: FlowContext, url: string): void {
   const refusal = webhookUrlRefusal(url, ctx.config.mode);
-  if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, undefined, "webhook_url");
+  if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, { field: "webhook_url" });
 }
 
 /**
@@ -105,10 +103,10 @@ export async function rotateApiKey(
     await revokeApiKeys(trx, merchantId, now);
     await insertApiKey(trx, {
       id: newId("key"),
-      merchant_id: merchantId,
-      key_hash: hashApiKey(apiKey),
+      merchantId,
+      keyHash: hashApiKey(apiKey),
       prefix: apiKey.slice(0, 12),
-      created_at: now,
+      createdAt: new Date(now),
     });
   });
   return { merchant_id: merchantId, api_key: apiKey };
@@ -119,10 +117,10 @@ export async function listAllMerchants(ctx: FlowContext) {
   return rows.map((m) => ({
     merchant_id: m.id,
     name: m.name,
-    webhook_url: m.webhook_url,
-    webhook_failing: m.webhook_failing === 1,
-    webhook_failing_reason: m.webhook_failing_reason,
-    created_at: m.created_at,
+    webhook_url: m.webhookUrl,
+    webhook_failing: m.webhookFailing,
+    webhook_failing_reason: m.webhookFailingReason,
+    created_at: m.createdAt.toISOString(),
   }));
 }
 
@@ -151,7 +149,7 @@ export function createAuthenticator(ctx: FlowContext): (apiKey: string) => Promi
 export async function getSupportContact(ctx: FlowContext, merchantId: string): Promise<SupportContact> {
   const merchant = await findMerchant(ctx.tx.db, merchantId);
   if (!merchant) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
-  return { email: merchant.support_email, phone: merchant.support_phone, url: merchant.support_url };
+  return { email: merchant.supportEmail, phone: merchant.supportPhone, url: merchant.supportUrl };
 }
 
 /** Sets the support contact (dashboard settings, `furikomi merchants set-contact`); "" clears a field. */
@@ -181,6 +179,11 @@ export interface ConsignorInput {
   accountNumber: string;
   /** A monthly debit day, 1–28 ("" or absent: ZENGIN_LEAD_DAYS business days after acceptance). */
   debitDay?: string;
+  /**
+   * Characters the consignor's bank accepts in names beyond the 全銀協 rules, some of `( ) - . /`
+   * (docs/guide/direct-debit-files.md#characters-in-names); absent keeps what is set.
+   */
+  nameCharacters?: string;
 }
 
 /**
@@ -194,9 +197,15 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     if (!new RegExp(`^\\d{${length}}$`).test(value)) throw refuse(field, `must be ${length} digits`);
     return value;
   };
+  const widening = parseWidenedCharacters(
+    input.nameCharacters ?? (await findConsignor(ctx.tx.db, merchantId))?.nameCharacters ?? "",
+  );
+  if (!widening.ok) throw refuse("consignor-name-characters", widening.reason);
+  const widened = widening.value;
   const kana = (field: string, value: string, length: number, optional = false) => {
     if (optional && value.trim() === "") return "";
-    const result = normaliseBankKana(value, length);
+    const bankName = field !== "consignor-name";
+    const result = normaliseBankKana(value, length, bankName ? { rule: "bank-name" } : { widened });
     if (!result.ok) throw refuse(field, result.reason);
     return result.value;
   };
@@ -219,6 +228,7 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     accountType: Number(input.accountType),
     accountNumber: digits("consignor-account", input.accountNumber, 7),
     debitDay: debitDayOf(input.debitDay ?? ""),
+    nameCharacters: widened,
     updatedAt: ctx.clock.now(),
   };
   await ctx.tx.write(async (trx) => {
@@ -246,5 +256,6 @@ export async function consignorSettings(ctx: FlowContext, merchantId: string): P
     accountType: settings ? String(settings.accountType) : "",
     accountNumber: settings?.accountNumber ?? "",
     debitDay: settings?.debitDay ? String(settings.debitDay) : "",
+    nameCharacters: settings?.nameCharacters ?? "",
   };
 }

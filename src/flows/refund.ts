@@ -285,7 +285,7 @@ export async function settleRefundsNow(
         throw new RequestRefusal(
           "precondition",
           `refund ${id} is in a 総合振込 (種別 21) file sent to the bank: only the bank's answer settles it, it cannot be failed`,
-          "REFUND_IN_SENT_FILE",
+          { reason: "REFUND_IN_SENT_FILE" },
         );
     } else await settlePendingRefund(ctx, id, 1, forcedFailure);
     settled.push(await getRefund(ctx, merchant, id));

@@ -1,5 +1,6 @@
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
-import { zenginSettlementOf, zenginResultOfCode } from "../domain/zengin-result.js";
+import { zenginResultOfCode } from "../domain/zengin-result.js";
+import { zenginSettlementOf } from "../domain/zengin-settlement.js";
 import type { AnsweredRecord } from "../domain/zengin-result-check.js";
 import { findRefund } from "../storage/refunds.js";
 import type { Tx } from "../storage/transactor.js";

@@ -1,9 +1,9 @@
 import { ChargeStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { Config } from "../config.js";
 import { bankCalendar } from "../domain/bank-calendar.js";
-import { effectiveAccountType } from "../domain/bank-account.js";
+import { effectiveAccountType, undebitableAccountType } from "../domain/bank-account.js";
 import { japaneseNationalHolidays } from "./national-holidays.js";
-import { normaliseBankKana } from "../domain/kana.js";
+import { accountHolderMaxLength, normaliseBankKana } from "../domain/kana.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
 import { findBankAccountById } from "../storage/bank-accounts.js";
@@ -67,9 +67,16 @@ export class ZenginBank implements BankGateway {
     // The charge's account: the one its contract was approved with, or its link approved.
     const account = (await findBankAccountById(trx, request.accountId))?.details;
     if (!account) return refusal("no bank account linked");
-    // Linking keeps the holder in the bank's half-width form; older rows are normalised here.
-    const holder = normaliseBankKana(account.accountHolder);
+    // Linking keeps the holder in the bank's half-width form; older rows are normalised here, to
+    // the 全銀協 rules as the consignor widens them (docs/guide/direct-debit-files.md#characters-in-names).
+    const holder = normaliseBankKana(account.accountHolder, accountHolderMaxLength, {
+      widened: consignor.nameCharacters,
+    });
     if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
+    // An account stored as 貯蓄 (4) before linking refused it: a debit is refused at acceptance, a
+    // refund's 総合振込 still carries 4 (docs/guide/direct-debit-files.md#account-types).
+    const undebitable = debit && undebitableAccountType(account.accountType);
+    if (undebitable) return refusal(undebitable);
     // 新規コード 1 until a debit of this account under the merchant's mandate was answered 0.
     const registered = debit && (await mandateRegistered(trx, request.merchantId, account));
     // A refund goes into the transfer file of the next cutoff, paid the business day after it.
@@ -88,7 +95,7 @@ export class ZenginBank implements BankGateway {
       amount: request.amount,
       newCode: debit && !registered ? 1 : 0,
       // Sealed as the file will carry it (storage/zengin.ts). BankAccountType's numbers are the
-      // Zengin 預金種目 codes (1 普通, 2 当座, 4 貯蓄).
+      // Zengin 預金種目 codes (1 普通, 2 当座; 4 貯蓄 in a refund's transfer only).
       account: {
         bankCode: account.bankCode,
         branchCode: account.branchCode,

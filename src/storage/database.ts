@@ -36,6 +36,8 @@ import * as auditLogAppendOnly from "./migrations/0021-audit-log-append-only.js"
 import * as customerApp from "./migrations/0022-customer-app.js";
 import * as csvRowReasonJa from "./migrations/0023-csv-row-reason-ja.js";
 import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
+import { limits } from "../domain/limits.js";
+import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -72,6 +74,7 @@ const migrations: Record<string, Migration> = {
   "0022-customer-app": customerApp,
   "0023-csv-row-reason-ja": csvRowReasonJa,
   "0024-zengin-items-sealed": zenginItemsSealed,
+  "0025-consignor-name-characters": consignorNameCharacters,
 };
 
 /**
@@ -108,7 +111,7 @@ function openSqlite(url: string): Storage {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${limits.sqliteBusyTimeoutMs}`);
   cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: sqlite }), log: logQueries });
   if (path === ":memory:") return { db, dialect: "sqlite", durable: async () => {}, close: () => db.destroy() };
@@ -192,7 +195,7 @@ function cacheStatements(sqlite: SqliteDatabase): void {
     let statement = cache.get(source);
     if (!statement) {
       statement = prepare(source);
-      if (cache.size < 2000) cache.set(source, statement);
+      if (cache.size < limits.sqliteStatementCacheMax) cache.set(source, statement);
     }
     return statement;
   }) as typeof sqlite.prepare;

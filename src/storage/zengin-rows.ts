@@ -19,6 +19,7 @@ export function consignorFromRow(row: ZenginConsignorTable): ConsignorSettings {
     merchantId: row.merchant_id,
     ...consignorOf(row),
     debitDay: Number(row.debit_day),
+    nameCharacters: row.name_characters,
     updatedAt: new Date(row.updated_at),
   };
 }
@@ -35,6 +36,7 @@ export function consignorToRow(record: ConsignorSettings): ZenginConsignorTable 
     account_type: record.accountType,
     account_number: record.accountNumber,
     debit_day: record.debitDay,
+    name_characters: record.nameCharacters,
     updated_at: record.updatedAt.toISOString(),
   };
 }

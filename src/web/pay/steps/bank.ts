@@ -2,7 +2,7 @@ import { BankAccountType } from "../../../../gen/payments/v1/enums_pb.js";
 import type { BankDirectoryEntry } from "../../../../gen/payments/v1/hosted_page_service_pb.js";
 import { normaliseBankKana } from "../../../domain/kana.js";
 import { yuchoBankCode, yuchoToZengin } from "../../../domain/yucho-account.js";
-import { load, render, session } from "../flow.js";
+import { load, render, session } from "../session.js";
 import { readForm, showServerError, showStepError, toKatakana } from "../form.js";
 import { $, announce, hasMessage, input, safeUrl, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError } from "../rpc.js";
@@ -145,7 +145,14 @@ function previewHolder(): void {
   const typed = toKatakana(input("account_holder").value);
   const bankForm = typed ? normaliseBankKana(typed) : undefined;
   if (bankForm?.ok) setText($("holder-preview"), "bank.holderPreview", { value: bankForm.value });
+  else if (bankForm && refusedCharacterOf(bankForm.reason))
+    setText($("holder-preview"), "bank.holderRefused", { char: refusedCharacterOf(bankForm.reason)! });
   else setRaw($("holder-preview"), "");
+}
+
+/** The character the 全銀協 rules refused, from the domain's reason (`"ｦ" cannot be used in …`). */
+function refusedCharacterOf(reason: string): string | undefined {
+  return /"(.+?)" cannot be used in/u.exec(reason)?.[1];
 }
 
 export async function linkBank(form: HTMLFormElement): Promise<void> {
@@ -164,6 +171,15 @@ export async function linkBank(form: HTMLFormElement): Promise<void> {
       }),
     );
   } catch (error) {
+    const refused = (error as PageError).field === "account_holder" && (error as PageError).refusedCharacter;
+    if (refused) {
+      // The character named, in the page's language, beside the field (the server's rule, widened for the merchant).
+      const field = input("account_holder");
+      field.setAttribute("aria-invalid", "true");
+      setText($("account_holder-error"), "bank.holderRefused", { char: refused });
+      field.focus();
+      return;
+    }
     if (showServerError(form, "bank", error as PageError)) await load();
     return;
   }
