@@ -9,7 +9,7 @@ export interface ZenginExchange {
   onQuarantine(file: { name: string; reason: string }): void;
   /** A 総合振込 answer says refunds were paid that are recorded as failed (the amount went out twice?). */
   onPaidAfterFailure?(file: { name: string; refunds: string[] }): void;
-  /** A file in incoming/ whose name the exchange does not expect (docs/operations/zengin.md#unexpected-files). */
+  /** A file in incoming/ whose name the exchange does not expect (docs/operations/zengin.md#unexpected-file-names). */
   onUnexpectedName?(file: { name: string }): void;
   /** The simulated bank (ZENGIN_SIMULATED_BANK=on): answers request files whose time has come. */
   readonly simulatedBank?: (now: Date) => Promise<unknown>;

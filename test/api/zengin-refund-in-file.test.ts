@@ -106,6 +106,19 @@ async function untilTransfer(id: string, state: string) {
 const refundRow = (id: string) =>
   server.ctx.tx.db.selectFrom("refunds").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
+/** A charge paid through its file, then a partial refund of it accepted: the refund's id. */
+async function refundOfPaidCharge(accountNumber: string, price: number, amount: number, answered: Set<string>) {
+  const { customerId } = await seedActiveCustomer(server, { accountNumber });
+  const created = await post("/v1/payments/off-session/async", {
+    customer_id: customerId,
+    charge: { price, description: "会費" },
+  });
+  await untilPaid(created.body.chargeId, answered);
+  const refund = await post("/v1/refund", { charge_id: created.body.chargeId, amount });
+  expect(refund.status).toBe(200);
+  return refund.body.refund.refundId as string;
+}
+
 describe("issue 34 point 7: a refund in a sent 種別 21 file cannot be failed by the sandbox", () => {
   const answered = new Set<string>();
   let chargeId = "";
@@ -148,15 +161,7 @@ describe("issue 34 point 7: a refund in a sent 種別 21 file cannot be failed b
   });
 
   it("fails a refund whose transfer still waits for its file, and leaves it out of the file", async () => {
-    const { customerId } = await seedActiveCustomer(server, { accountNumber: "0052222" });
-    const created = await post("/v1/payments/off-session/async", {
-      customer_id: customerId,
-      charge: { price: 2000, description: "会費" },
-    });
-    await untilPaid(created.body.chargeId, answered);
-    const refund = await post("/v1/refund", { charge_id: created.body.chargeId, amount: 700 });
-    expect(refund.status).toBe(200);
-    const id = refund.body.refund.refundId;
+    const id = await refundOfPaidCharge("0052222", 2000, 700, answered);
     // The settlement job schedules the transfer for the next cutoff; the sandbox fails it first.
     await untilTransfer(id, "scheduled");
     const failed = await server.client(SandboxService).settleRefunds({ refundId: id, fail: true });
@@ -175,14 +180,7 @@ describe("issue 34 point 7: a refund in a sent 種別 21 file cannot be failed b
   });
 
   it("reports a 総合振込 answer paying a refund recorded as failed: notice, and reconcile names it", async () => {
-    const { customerId } = await seedActiveCustomer(server, { accountNumber: "0053333" });
-    const created = await post("/v1/payments/off-session/async", {
-      customer_id: customerId,
-      charge: { price: 3000, description: "会費" },
-    });
-    await untilPaid(created.body.chargeId, answered);
-    const refund = await post("/v1/refund", { charge_id: created.body.chargeId, amount: 500 });
-    const id = refund.body.refund.refundId;
+    const id = await refundOfPaidCharge("0053333", 3000, 500, answered);
     await untilTransfer(id, "filed");
     // Recorded as failed by hand while its transfer is in a sent file (what point 7 now prevents).
     await server.ctx.tx.db.updateTable("refunds").set({ status: RefundStatus.FAILED }).where("id", "=", id).execute();
