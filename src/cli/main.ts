@@ -34,6 +34,7 @@ import { zenginExchangeOf } from "../flows/zengin-exchange.js";
 import { importResultFile } from "../flows/zengin-result-import.js";
 import { notifierForMode } from "../ports/notifier-for-mode.js";
 import type { FlowContext } from "../flows/flow-context.js";
+import { modeRulesOf } from "../domain/mode.js";
 
 const usage = `usage: furikomi <command>
 
@@ -113,8 +114,9 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
       tx,
       clock: systemClock,
       config,
+      mode: modeRulesOf(config.mode),
       bank: config.bankConnector === "zengin" ? new ZenginBank(tx, config) : new SandboxBank(tx),
-      notifier: notifierForMode(config, tx),
+      notifier: notifierForMode(modeRulesOf(config.mode), config.smtp, tx),
       verifiers: { firstDebit: new FirstDebitVerifier() },
       wake: () => {},
     });

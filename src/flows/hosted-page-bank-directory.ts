@@ -12,7 +12,7 @@ import { limits } from "../domain/limits.js";
 /** Banks of the Zengin master matching what the customer typed (any link's token may ask). */
 export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
   if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  return searchBanks(bankMaster(ctx.config.mode), query, limit || limits.pageSizeDefault).map((bank) => ({
+  return searchBanks(bankMaster(ctx.mode.simulatedBanks), query, limit || limits.pageSizeDefault).map((bank) => ({
     code: bank.code,
     name: bankDisplayName(bank),
     kana: bank.kana,
@@ -28,7 +28,7 @@ export async function searchBranchDirectory(
   limit: number,
 ) {
   if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  const bank = bankMaster(ctx.config.mode)[bankCode];
+  const bank = bankMaster(ctx.mode.simulatedBanks)[bankCode];
   if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
   return {
     bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },

@@ -213,7 +213,7 @@ export async function linkTrigger(
   link: PaymentLinkRecord,
   point: TriggerPoint,
 ): Promise<ErrorTrigger> {
-  const sandbox = ctx.config.mode === "sandbox";
+  const sandbox = ctx.mode.sandboxTools;
   const fromCustomer = sandbox && onSessionTriggerSource(link.workflow) === "customer";
   const metadata = fromCustomer
     ? ((await findCustomerById(ctx.tx.db, link.customerId))?.metadata ?? {})
@@ -370,7 +370,7 @@ export async function submitKyc(
     const submitted = withKycSubmission(customer, form, now);
     await saveCustomer(trx, submitted);
     await markPaymentLinkStep(trx, link.id, "kyc_submitted", now);
-    const automatic = options.decide && ctx.config.mode === "sandbox" && submitted.kycStatus === KycStatus.IN_REVIEW;
+    const automatic = options.decide && ctx.mode.sandboxTools && submitted.kycStatus === KycStatus.IN_REVIEW;
     const reviewedAt =
       method === KycMethod.UNSPECIFIED ? undefined : kycReviewDueAt(method, calendarOf(ctx.config), now);
     return automatic ? scheduleKycReview(ctx, trx, link.merchantId, link.customerId, now, reviewedAt) : "manual";

@@ -279,7 +279,7 @@ async function startCharge(
 
 /** docs/reference/contract.md#error-triggers — the request's charge metadata decides; an invalid value is refused before anything is written. */
 function offSessionTrigger(ctx: FlowContext, input: OffSessionInput): ErrorType | undefined {
-  const trigger = errorTriggerOf(input.metadata, "off_session", ctx.config.mode === "sandbox");
+  const trigger = errorTriggerOf(input.metadata, "off_session", ctx.mode.sandboxTools);
   if (trigger.kind === "invalid") throw invalidTriggerFailure(trigger.value, "charge.metadata");
   return trigger.kind === "error" ? trigger.errorType : undefined;
 }

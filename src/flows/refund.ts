@@ -242,11 +242,7 @@ async function askBank(
 ): Promise<BankVerdict> {
   if (forcedFailure !== undefined) return { ok: false, rootCause: forcedFailure };
   // With the Zengin file exchange the simulated bank fails it from its transfer file instead.
-  if (
-    ctx.config.mode === "sandbox" &&
-    ctx.config.bankConnector === "simulated" &&
-    sandboxForcesRefundFailure(refund.metadata)
-  )
+  if (ctx.mode.sandboxTools && ctx.config.bankConnector === "simulated" && sandboxForcesRefundFailure(refund.metadata))
     return { ok: false, rootCause: sandboxRefundFailureMessage };
   // Back to the account the charge was paid from, whichever account the customer uses now.
   if (!charge.bankAccountId) return { ok: false, rootCause: "the charge has no bank account to refund to" };
