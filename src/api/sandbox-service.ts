@@ -107,20 +107,20 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
 
 function encodeAccount({ account, summary, underMaintenance, ledger }: SimulatedAccount): BankAccount {
   return create(BankAccountSchema, {
-    customerId: account.customer_id,
+    customerId: account.customerId,
     accountNumber: summary.maskedAccountNumber,
     display: summary.display,
     balance: BigInt(account.balance),
     quota: BigInt(account.quota),
     underMaintenance,
-    reject: account.reject === 1,
-    latencyMs: account.latency_ms,
-    maintenanceUntil: account.maintenance_until ? timestampFromDate(new Date(account.maintenance_until)) : undefined,
+    reject: account.reject,
+    latencyMs: account.latencyMs,
+    maintenanceUntil: account.maintenanceUntil ? timestampFromDate(account.maintenanceUntil) : undefined,
     ledger: ledger.map((entry) => ({
       reference: entry.reference,
       amount: BigInt(entry.amount),
-      balanceAfter: BigInt(entry.balance_after),
-      at: timestampFromDate(new Date(entry.at)),
+      balanceAfter: BigInt(entry.balanceAfter),
+      at: timestampFromDate(entry.at),
     })),
   });
 }

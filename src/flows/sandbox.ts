@@ -27,7 +27,6 @@ import {
   setBankAccountBalance,
   updateBankAccountSettings,
   type BankAccountRecord,
-  type LedgerEntry,
 } from "../storage/bank-accounts.js";
 import {
   effectiveAccountType,
@@ -50,6 +49,7 @@ import { sendTwoFactorCode, verifyTwoFactorCode } from "./hosted-page-code.js";
 import { completeBankReturn, directoryNames } from "./account-verification.js";
 import { decideKyc } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
+import type { LedgerEntry } from "../domain/simulated-bank-account.js";
 
 const notFound = (what: string) => new PaymentFailure(PaymentErrorCode.NOT_FOUND, `${what} not found`);
 
@@ -96,11 +96,7 @@ async function simulatedAccount(ctx: FlowContext, account: BankAccountRecord): P
   return {
     account,
     summary: summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode)),
-    underMaintenance: underMaintenanceAt(
-      account.under_maintenance === 1,
-      account.maintenance_until ? new Date(account.maintenance_until) : null,
-      ctx.clock.now(),
-    ),
+    underMaintenance: underMaintenanceAt(account.underMaintenance, account.maintenanceUntil, ctx.clock.now()),
     ledger: await ledgerOfAccount(ctx.tx.db, account.id),
   };
 }

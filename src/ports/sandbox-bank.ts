@@ -10,10 +10,8 @@ import {
 } from "../domain/bank-profile.js";
 import {
   bookLedgerEntry,
-  debitTotalsOf,
   findBankAccountById,
   findBankAnswer,
-  findBankSettings,
   insertBankAnswer,
   lockBankAccount,
   reverseLedgerEntry,
@@ -22,6 +20,8 @@ import {
 } from "../storage/bank-accounts.js";
 import { isUniqueViolation, type Transactor, type Tx } from "../storage/transactor.js";
 import type { BankGateway, BankRequest, ImmediateBankResult } from "./bank-gateway.js";
+import { underMaintenanceAt } from "../domain/simulated-bank-maintenance.js";
+import { findBankSettings } from "../storage/sandbox-settings.js";
 
 /** Balance of a freshly linked simulated account, in yen. */
 export const defaultSandboxBalance = 1_000_000;
@@ -47,7 +47,7 @@ export class SandboxBank implements BankGateway {
 
   async #book(request: Omit<BankRequest, "amount"> & { signedAmount: number }): Promise<ImmediateBankResult> {
     const account = await findBankAccountById(this.tx.db, request.accountId);
-    if (account && account.latency_ms > 0) await new Promise((resolve) => setTimeout(resolve, account.latency_ms));
+    if (account && account.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, account.latencyMs));
     const at = request.at.toISOString();
     try {
       return await this.tx.write(async (trx) => {
@@ -73,11 +73,11 @@ export class SandboxBank implements BankGateway {
     at: string,
   ): Promise<ImmediateBankResult> {
     const bank = await findBankSettings(trx, request.merchantId);
-    if (bank && underMaintenance(bank.under_maintenance, bank.maintenance_until, at))
+    if (bank && underMaintenanceAt(bank.underMaintenance, bank.maintenanceUntil, new Date(at)))
       return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
     const current = await lockBankAccount(this.tx, trx, request.accountId);
     if (!current) return refusal(ErrorType.PAYMENT_GATEWAY_FAILED, false, "no bank account linked");
-    if (underMaintenance(current.under_maintenance, current.maintenance_until, at))
+    if (underMaintenanceAt(current.underMaintenance, current.maintenanceUntil, new Date(at)))
       return refusal(ErrorType.PAYMENT_GATEWAY_UNAVAILABLE, true);
     const bankRule = japaneseBankRefusal(current, request);
     if (bankRule) return { ok: false, ...bankRule };
@@ -90,13 +90,13 @@ export class SandboxBank implements BankGateway {
     }
     await bookLedgerEntry(trx, {
       accountId: current.id,
-      customerId: current.customer_id,
+      customerId: current.customerId,
       reference: request.reference,
       signedAmount: request.signedAmount,
       balanceAfter: current.balance + request.signedAmount,
       at,
       ...(request.signedAmount < 0
-        ? { debitTotalsAfter: withDebit(debitTotalsOf(current), -request.signedAmount, request.at) }
+        ? { debitTotalsAfter: withDebit(current.debitTotals, -request.signedAmount, request.at) }
         : {}),
     });
     return { ok: true };
@@ -123,12 +123,7 @@ function japaneseBankRefusal(
   const profile = bankProfileOf(account.details.bankCode);
   const refusal = bankRuleRefusal(profile, account.details.accountNumber, request);
   if (refusal || request.signedAmount >= 0) return refusal;
-  return limitRefusal(profile, -request.signedAmount, debitedSoFar(debitTotalsOf(account), request.at));
-}
-
-function underMaintenance(flag: number, until: string | null, at: string): boolean {
-  if (until) return at < until;
-  return flag === 1;
+  return limitRefusal(profile, -request.signedAmount, debitedSoFar(account.debitTotals, request.at));
 }
 
 function refusal(

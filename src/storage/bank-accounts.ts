@@ -3,19 +3,42 @@ import type { Kysely } from "kysely";
 import { ContractStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { accountIdentity, parseAccount, serialiseAccount, type BankAccountDetails } from "../domain/bank-account.js";
 import { newId } from "../domain/ids.js";
+import type { LedgerEntry, SimulatedBankAccount } from "../domain/simulated-bank-account.js";
 import { keyedHash, keyedHashes, seal, unseal } from "./sealed.js";
 import { noDebits, withoutDebit, type DebitTotals } from "../domain/bank-profile.js";
 import { reversalReference } from "../domain/ledger-reference.js";
-import type { BankAccountTable, BankLedgerTable, BankSettingsTable, Database, DebitTotalColumns } from "./schema.js";
+import type { BankAccountTable, BankLedgerTable, Database, DebitTotalColumns } from "./schema.js";
 
-/** An approved account as the simulated bank keeps it, its details unsealed (they never leave the service unmasked). */
-export type BankAccountRecord = Omit<BankAccountTable, "account_sealed" | "account_key"> & {
-  details: BankAccountDetails;
-};
+/** An approved account as the simulated bank keeps it (domain/simulated-bank-account.ts). */
+export type BankAccountRecord = SimulatedBankAccount;
 
 function fromRow(row: BankAccountTable): BankAccountRecord {
-  const { account_sealed, account_key: _key, ...rest } = row;
-  return { ...rest, details: parseAccount(unseal(account_sealed)) };
+  return {
+    id: row.id,
+    customerId: row.customer_id,
+    merchantId: row.merchant_id,
+    details: parseAccount(unseal(row.account_sealed)),
+    balance: Number(row.balance),
+    quota: Number(row.quota),
+    underMaintenance: row.under_maintenance === 1,
+    maintenanceUntil: row.maintenance_until ? new Date(row.maintenance_until) : null,
+    reject: row.reject === 1,
+    latencyMs: row.latency_ms,
+    debitTotals: debitTotalsOf(row),
+    createdAt: new Date(row.created_at),
+  };
+}
+
+function ledgerEntryOf(
+  row: Pick<BankLedgerTable, "customer_id" | "reference" | "amount" | "balance_after" | "at">,
+): LedgerEntry {
+  return {
+    customerId: row.customer_id,
+    reference: row.reference,
+    amount: Number(row.amount),
+    balanceAfter: Number(row.balance_after),
+    at: new Date(row.at),
+  };
 }
 
 /**
@@ -124,27 +147,26 @@ export async function findCurrentBankAccount(
   return active ?? (await findBankAccountsOfCustomer(db, merchantId, customerId)).at(-1);
 }
 
-/** A ledger row as the sandbox shows it. */
-export type LedgerEntry = Omit<BankLedgerTable, "id" | "account_id">;
-
 /** What the customer's accounts booked, in order (every account of the customer). */
 export async function ledgerOf(db: Kysely<Database>, customerId: string): Promise<LedgerEntry[]> {
-  return db
+  const rows = await db
     .selectFrom("bank_ledger")
     .select(["customer_id", "reference", "amount", "balance_after", "at"])
     .where("customer_id", "=", customerId)
     .orderBy("id")
     .execute();
+  return rows.map(ledgerEntryOf);
 }
 
 /** What one account booked, in order. */
 export async function ledgerOfAccount(db: Kysely<Database>, accountId: string): Promise<LedgerEntry[]> {
-  return db
+  const rows = await db
     .selectFrom("bank_ledger")
     .select(["customer_id", "reference", "amount", "balance_after", "at"])
     .where("account_id", "=", accountId)
     .orderBy("id")
     .execute();
+  return rows.map(ledgerEntryOf);
 }
 
 /** The bank code of an account, if it exists. */
@@ -206,13 +228,8 @@ export async function isBooked(trx: Tx, reference: string): Promise<boolean> {
   return booked !== undefined;
 }
 
-/** The merchant's bank-wide sandbox settings (the maintenance switch), if set. */
-export async function findBankSettings(trx: Tx, merchantId: string): Promise<BankSettingsTable | undefined> {
-  return trx.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
-}
-
 /** The running debit totals kept on an account's row. */
-export function debitTotalsOf(account: Pick<BankAccountTable, DebitTotalColumns>): DebitTotals {
+function debitTotalsOf(account: Pick<BankAccountTable, DebitTotalColumns>): DebitTotals {
   return {
     dayStart: account.debits_day_start,
     today: Number(account.debits_today),
@@ -287,7 +304,7 @@ export async function reverseLedgerEntry(tx: Transactor, trx: Tx, reference: str
     balanceAfter: Number(account.balance) - amount,
     at,
     // A reversed debit no longer counts toward the limits of its day and month.
-    ...(amount < 0 ? { debitTotalsAfter: withoutDebit(debitTotalsOf(account), -amount, new Date(booking.at)) } : {}),
+    ...(amount < 0 ? { debitTotalsAfter: withoutDebit(account.debitTotals, -amount, new Date(booking.at)) } : {}),
   });
 }
 

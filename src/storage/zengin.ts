@@ -378,7 +378,7 @@ export async function bookSimulatedTransfer(
     if (code !== 0) return code;
     await bookLedgerEntry(trx, {
       accountId: account.id,
-      customerId: account.customer_id,
+      customerId: account.customerId,
       reference: request.reference,
       signedAmount: request.signedAmount,
       balanceAfter: Number(account.balance) + request.signedAmount,

@@ -28,7 +28,7 @@ describe.each(dialects)("same-day cancellation on %s", (dialect) => {
     expect(refund?.status).toBe(RefundStatus.SUCCEEDED);
     expect(charge?.chargeStatus).toBe(ChargeStatus.CANCELLED);
     const ledger = await ledgerOf(server.ctx.tx.db, customerId);
-    expect(ledger.map((row) => [row.reference, Number(row.amount), Number(row.balance_after)])).toEqual([
+    expect(ledger.map((row) => [row.reference, Number(row.amount), Number(row.balanceAfter)])).toEqual([
       [first.chargeId, -30_000, 70_000],
       [`${first.chargeId}/reversal`, 30_000, 100_000],
     ]);

@@ -7,7 +7,7 @@ import pg from "pg";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { debitedSoFar } from "../../src/domain/bank-profile.js";
-import { debitTotalsOf, findCurrentBankAccount } from "../../src/storage/bank-accounts.js";
+import { findCurrentBankAccount } from "../../src/storage/bank-accounts.js";
 import { postgresTarget, queryLog } from "../../src/storage/database.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
@@ -181,9 +181,8 @@ for (const dialect of dialects) {
       await client.createOffSessionPayment({ customerId, charge: { price: 2000 } });
       await client.createOffSessionPayment({ customerId, charge: { price: 4000 } });
       const at = server.clock.now();
-      const kept = debitTotalsOf(
-        (await findCurrentBankAccount(server.ctx.tx.db, server.merchant.merchant_id, customerId))!,
-      );
+      const kept = (await findCurrentBankAccount(server.ctx.tx.db, server.merchant.merchant_id, customerId))!
+        .debitTotals;
       expect(debitedSoFar(kept, at)).toEqual({ today: 6000, thisMonth: 7000 });
     });
   });

@@ -299,7 +299,7 @@ describe("refunds", () => {
       const credits = await refundCredits(server, customerId);
       expect(credits.map((c) => c.amount).sort((x, y) => x - y)).toEqual([500, 1000, 1500]);
       expect(new Set(credits.map((c) => c.reference)).size).toBe(3);
-      expect(credits.at(-1)?.balance_after).toBe(1_000_000);
+      expect(credits.at(-1)?.balanceAfter).toBe(1_000_000);
 
       const events = await refundEventsOf(server, chargeId);
       expect(events.map((e) => e.type)).toEqual([

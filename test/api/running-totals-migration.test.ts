@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { reversalReference } from "../../src/domain/ledger-reference.js";
-import { debitTotalsOf, findCurrentBankAccount } from "../../src/storage/bank-accounts.js";
+import { findCurrentBankAccount } from "../../src/storage/bank-accounts.js";
 import { openStorage } from "../../src/storage/database.js";
 import { refundToRow } from "../../src/storage/records.js";
 import { chargeRow } from "../helpers/charges.js";
@@ -103,7 +103,7 @@ for (const dialect of dialects) {
         storage = await openStorage(url);
         try {
           const account = await findCurrentBankAccount(storage.db, "mer-1", customerId);
-          expect(debitTotalsOf(account!)).toEqual({
+          expect(account?.debitTotals).toEqual({
             dayStart: "2026-03-09T15:00:00.000Z",
             today: 4500,
             monthStart: "2026-02-28T15:00:00.000Z",

@@ -61,6 +61,9 @@ function layerViolations(files: readonly SourceFile[]): string[] {
           `${file.path} → ${target} (a top-level file other than the roots imports only domain and generated code)`,
         );
     }
+    // Storage hands out records, never rows: the row types stay inside it (docs/architecture.md#layers).
+    if (layer !== "storage" && file.imports.includes("storage/schema.ts"))
+      violations.push(`${file.path} → storage/schema.ts (rows stay in storage: import the domain's records)`);
     if (layer !== "storage" && sqlBuilder.test(file.text))
       violations.push(`${file.path} → SQL builder (SQL lives in src/storage)`);
   }
@@ -156,6 +159,7 @@ describe("layers", () => {
         file("storage/jobs.ts", [], 'trx.deleteFrom("jobs"); sql`select 1`'),
         file("composition-root.ts", ["server/app.ts", "ports/clock.ts"], "sql`select 1`"),
         file("config.ts", ["domain/mode.ts", "ports/smtp-notifier.ts", "errors.ts"]),
+        file("flows/team.ts", ["storage/schema.ts", "storage/team.ts"]),
       ]),
     ).toEqual([
       "domain/charge.ts → errors.ts (domain imports only domain and generated types)",
@@ -167,6 +171,7 @@ describe("layers", () => {
       "flows/outbox.ts → SQL builder (SQL lives in src/storage)",
       "composition-root.ts → SQL builder (SQL lives in src/storage)",
       "config.ts → ports/smtp-notifier.ts (a top-level file other than the roots imports only domain and generated code)",
+      "flows/team.ts → storage/schema.ts (rows stay in storage: import the domain's records)",
     ]);
   });
 });
