@@ -9,7 +9,8 @@ import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain
 import { findBankAccountById } from "../storage/bank-accounts.js";
 import type { Transactor } from "../storage/transactor.js";
 import type { ZenginItemKind } from "../domain/zengin-records.js";
-import { findConsignor, hasEarlierDebit, hasItem, insertItem } from "../storage/zengin.js";
+import { hasEarlierDebit, hasItem, insertItem, listContracts } from "../storage/zengin.js";
+import { contractFor } from "../domain/contract-scope.js";
 import type { BankGateway, BankRequest, BankResult } from "./bank-gateway.js";
 
 /**
@@ -45,11 +46,16 @@ export class ZenginBank implements BankGateway {
   async #schedule(table: ZenginItemKind, request: BankRequest): Promise<BankResult> {
     const db = this.tx.db;
     if (await hasItem(db, table, request.reference)) return { ok: false, scheduled: true };
-    const consignor = await findConsignor(db, request.merchantId);
-    if (!consignor) return refusal("the merchant has no Zengin consignor settings (merchants update --consignor-…)");
+    const contracts = await listContracts(db, request.merchantId);
+    if (contracts.length === 0)
+      return refusal("the merchant has no Zengin consignor contract (zengin contracts add, or merchants update --consignor-…)");
     // The charge's account: the one its contract was approved with, or its link approved.
     const account = (await findBankAccountById(db, request.accountId))?.details;
     if (!account) return refusal("no bank account linked");
+    // The contract whose file carries it (docs/guide/direct-debit-files.md#contracts). Linking
+    // refuses an account outside them; one linked before a contract changed is refused here.
+    const consignor = contractFor(contracts, account.bankCode);
+    if (!consignor) return refusal(`none of the merchant's consignor contracts covers bank ${account.bankCode}`);
     // Linking keeps the holder in the bank's half-width form; older rows are normalised here.
     const holder = normaliseBankKana(account.accountHolder);
     if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
@@ -60,6 +66,7 @@ export class ZenginBank implements BankGateway {
       insertItem(trx, table, {
         reference: request.reference,
         merchantId: request.merchantId,
+        contractCode: consignor.code,
         // A refund goes into the transfer file of the next cutoff, paid the business day after it.
         date: !debit
           ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
