@@ -34,8 +34,7 @@ export function contractCovers(contract: ScopedContract, bankCode: string): bool
  * none covers it. Ties go to the lowest 委託者コード, so the choice never depends on the order given.
  */
 export function contractFor<C extends ScopedContract>(contracts: readonly C[], bankCode: string): C | undefined {
-  const rank = (contract: C) =>
-    contract.scope === "agent" ? (contract.banks.length === 0 ? 2 : 1) : 0;
+  const rank = (contract: C) => (contract.scope === "agent" ? (contract.banks.length === 0 ? 2 : 1) : 0);
   return contracts
     .filter((contract) => contractCovers(contract, bankCode))
     .sort((a, b) => rank(a) - rank(b) || a.code.localeCompare(b.code))[0];
@@ -59,9 +58,9 @@ export function anyContractCovers(contracts: readonly ScopedContract[], bankCode
   return contracts.some((contract) => contractCovers(contract, bankCode));
 }
 
-/** Why an account at this bank cannot be linked, in the customer's words (Japanese, the page's language). */
+/** Why an account at this bank cannot be linked (the API's message; the page words it in its language). */
 export function outsideContractsMessage(bankCode: string): string {
-  return `この加盟店は金融機関コード ${bankCode} の口座からの口座振替を扱っていません。別の金融機関の口座をお選びください。`;
+  return `bank_code: the merchant's direct-debit (口座振替) contracts do not cover bank ${bankCode}; choose an account at another bank`;
 }
 
 /**
@@ -72,7 +71,8 @@ export function parseAgentBanks(text: string): { ok: true; banks: string[] } | {
   const codes = text.split(/[\s,]+/).filter((code) => code !== "");
   for (const code of codes) {
     if (!/^\d{4}$/.test(code)) return { ok: false, reason: `${code} is not a 4-digit bank code` };
-    if (code === yuchoBankCode) return { ok: false, reason: "ゆうちょ銀行 (9900) needs a contract of its own (scope yucho)" };
+    if (code === yuchoBankCode)
+      return { ok: false, reason: "ゆうちょ銀行 (9900) needs a contract of its own (scope yucho)" };
   }
   return { ok: true, banks: [...new Set(codes)].sort() };
 }

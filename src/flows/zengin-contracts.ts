@@ -44,7 +44,8 @@ export interface ConsignorInput {
   transferCode?: string;
 }
 
-const refuse = (field: string, reason: string) => new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`);
+const refuse = (field: string, reason: string) =>
+  new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`);
 
 function digits(field: string, value: string, length: number): string {
   if (!new RegExp(`^\\d{${length}}$`).test(value)) throw refuse(field, `must be ${length} digits`);
@@ -227,5 +228,15 @@ export function contractInputOf(contract: ConsignorSettings): Required<Consignor
 export async function consignorSettings(ctx: FlowContext, merchantId: string): Promise<ConsignorInput> {
   const [first] = await listContracts(ctx.tx.db, merchantId);
   if (first) return contractInputOf(first);
-  return { code: "", name: "", bankCode: "", bankName: "", branchCode: "", branchName: "", accountType: "", accountNumber: "", debitDay: "" };
+  return {
+    code: "",
+    name: "",
+    bankCode: "",
+    bankName: "",
+    branchCode: "",
+    branchName: "",
+    accountType: "",
+    accountNumber: "",
+    debitDay: "",
+  };
 }

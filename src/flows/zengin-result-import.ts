@@ -121,7 +121,9 @@ async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
     return {
       ok: false,
       reason:
-        kind === "91" ? `no merchant has the consignor code ${code}` : `no merchant has the transfer requester code ${code}`,
+        kind === "91"
+          ? `no merchant has the consignor code ${code}`
+          : `no merchant has the transfer requester code ${code}`,
     };
   const sent = await findSentFile(db, contract, kind, file.date);
   if (!sent)

@@ -48,7 +48,9 @@ export class ZenginBank implements BankGateway {
     if (await hasItem(db, table, request.reference)) return { ok: false, scheduled: true };
     const contracts = await listContracts(db, request.merchantId);
     if (contracts.length === 0)
-      return refusal("the merchant has no Zengin consignor contract (zengin contracts add, or merchants update --consignor-…)");
+      return refusal(
+        "the merchant has no Zengin consignor contract (zengin contracts add, or merchants update --consignor-…)",
+      );
     // The charge's account: the one its contract was approved with, or its link approved.
     const account = (await findBankAccountById(db, request.accountId))?.details;
     if (!account) return refusal("no bank account linked");

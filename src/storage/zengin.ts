@@ -70,11 +70,7 @@ export async function findContract(db: Tx, code: string): Promise<ConsignorSetti
 
 /** The contract with this 振込依頼人コード (a 種別 21 file's header). */
 export async function findContractByTransferCode(db: Tx, code: string): Promise<ConsignorSettings | undefined> {
-  const row = await db
-    .selectFrom("zengin_contracts")
-    .selectAll()
-    .where("transfer_code", "=", code)
-    .executeTakeFirst();
+  const row = await db.selectFrom("zengin_contracts").selectAll().where("transfer_code", "=", code).executeTakeFirst();
   return row && consignorFromRow(row);
 }
 
