@@ -146,13 +146,12 @@ export async function addContract(ctx: FlowContext, merchantId: string, input: C
  * debits and transfers waiting for its next file follow it).
  */
 export async function updateContract(ctx: FlowContext, merchantId: string, code: string, input: ConsignorInput) {
-  const contract = contractOf(merchantId, input, ctx.clock.now());
   return ctx.tx.write(async (trx) => {
     await requireMerchant(trx, merchantId);
     const current = await findContract(trx, code);
     if (current?.merchantId !== merchantId)
       throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} has no contract ${code}`);
-    return replaceContract(ctx, trx, current, contract);
+    return replaceContract(ctx, trx, current, contractOf(merchantId, input, ctx.clock.now()));
   });
 }
 
