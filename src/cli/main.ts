@@ -217,8 +217,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
       ),
     }));
   },
-  "zengin contracts": async (args) =>
-    zenginContractsCommand(args, withContext, (message) => new UsageError(message)),
+  "zengin contracts": async (args) => zenginContractsCommand(args, withContext, (message) => new UsageError(message)),
   "zengin files": async (args) => {
     const [verb, file] = args;
     if (verb === "list") return withContext((ctx) => listZenginFiles(ctx));

@@ -1,7 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { decodeTransferFile } from "../../src/domain/zengin-transfer-file.js";
 import { addContract, deleteContract, merchantContracts, updateConsignor } from "../../src/flows/zengin-contracts.js";
@@ -9,6 +12,7 @@ import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
 import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { expectReconciled } from "../helpers/reconcile.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 import { zenginTuesday } from "../helpers/zengin-server.js";
@@ -45,7 +49,11 @@ beforeAll(async () => {
   });
   const merchantId = server.merchant.merchant_id;
   await addContract(server.ctx, merchantId, contract("bank", "3000000001", "3100000001", "0184", { bankName: "ﾐﾔｻﾞｷ" }));
-  await addContract(server.ctx, merchantId, contract("agent", "3000000002", "3100000002", "0001", { banks: "0005 0001" }));
+  await addContract(
+    server.ctx,
+    merchantId,
+    contract("agent", "3000000002", "3100000002", "0001", { banks: "0005 0001" }),
+  );
   await addContract(server.ctx, merchantId, contract("yucho", "3000000003", "3100000003", "9900"));
 });
 afterAll(async () => {
@@ -57,7 +65,11 @@ afterAll(async () => {
   }
 });
 
-const cycle = () => runZenginCycle(server.ctx, zenginExchangeOf(server.ctx, (file) => quarantined.push(file)));
+const cycle = () =>
+  runZenginCycle(
+    server.ctx,
+    zenginExchangeOf(server.ctx, (file) => quarantined.push(file)),
+  );
 
 async function post(path: string, json: object) {
   const res = await api(server, path, { method: "POST", json });
@@ -65,8 +77,7 @@ async function post(path: string, json: object) {
 }
 
 const statusOf = async (id: string) =>
-  (await server.ctx.tx.db.selectFrom("charges").select("status").where("id", "=", id).executeTakeFirstOrThrow())
-    .status;
+  (await server.ctx.tx.db.selectFrom("charges").select("status").where("id", "=", id).executeTakeFirstOrThrow()).status;
 
 describe("contracts with a scope: one request file per contract and date", () => {
   const charges: Record<string, string> = {};
@@ -88,13 +99,13 @@ describe("contracts with a scope: one request file per contract and date", () =>
     await expect(
       addContract(server.ctx, merchantId, contract("agent", "3000000009", "3100000009", "0001", { banks: "9900" })),
     ).rejects.toThrow(/banks: ゆうちょ銀行 \(9900\) needs a contract of its own/);
-    await expect(addContract(server.ctx, merchantId, contract("yucho", "3000000009", "3100000009", "0001"))).rejects.toThrow(
-      /consignor-bank: a yucho contract's own account is at ゆうちょ銀行/,
-    );
-    // The single-agent command is refused for a merchant with several contracts.
     await expect(
-      updateConsignor(server.ctx, merchantId, contract("agent", "3000000009", "", "0001")),
-    ).rejects.toThrow(/several contracts: use zengin contracts update/);
+      addContract(server.ctx, merchantId, contract("yucho", "3000000009", "3100000009", "0001")),
+    ).rejects.toThrow(/consignor-bank: a yucho contract's own account is at ゆうちょ銀行/);
+    // The single-agent command is refused for a merchant with several contracts.
+    await expect(updateConsignor(server.ctx, merchantId, contract("agent", "3000000009", "", "0001"))).rejects.toThrow(
+      /several contracts: use zengin contracts update/,
+    );
   });
 
   it("writes each debit into the file of the contract covering its bank, byte for byte the golden files", async () => {
@@ -188,3 +199,46 @@ describe("contracts with a scope: one request file per contract and date", () =>
   });
 });
 
+describe("linking: an account outside every contract of the merchant is refused when it is linked", () => {
+  /** The hosted page's steps up to the bank step, then LinkBankAccount with an account at `bankCode`. */
+  async function link(target: TestServer, bankCode: string) {
+    const email = freshEmail("contracts");
+    const created = await createPayment(target, { buyer: { email } });
+    const token = tokenOf(created.paymentLink!.url);
+    const page = target.client(HostedPageService);
+    await page.initiatePayment({ token });
+    await page.sendTwoFactorCode({ token });
+    await page.verifyTwoFactorCode({ token, code: await latestCode(target, email) });
+    return page.linkBankAccount({
+      token,
+      bankCode,
+      branchCode: "001",
+      accountNumber: "1357913",
+      accountHolder: "ヤマダ タロウ",
+    });
+  }
+
+  it("refuses a bank none of the contracts covers with BANK_OUTSIDE_CONTRACTS, and links one they cover", async () => {
+    const refused = await link(server, "0009").catch((error: unknown) => ConnectError.from(error));
+    expect(refused).toBeInstanceOf(ConnectError);
+    const error = refused as ConnectError;
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(error.rawMessage).toMatch(/do not cover bank 0009/);
+    expect(error.findDetails(ErrorInfoSchema).map((info) => info.reason)).toContain("BANK_OUTSIDE_CONTRACTS");
+    expect((await link(server, "0005")).linked).toBe(true);
+  });
+
+  it("changes nothing under the simulated connector, contracts or not", async () => {
+    const simulated = await startTestServer({ env: { WORKERS: "off" } });
+    try {
+      await addContract(
+        simulated.ctx,
+        simulated.merchant.merchant_id,
+        contract("bank", "3900000001", "3910000001", "0005"),
+      );
+      expect((await link(simulated, "0009")).linked).toBe(true);
+    } finally {
+      await simulated.stop();
+    }
+  });
+});
