@@ -29,7 +29,7 @@ const usage =
   "zengin contracts list --merchant M | add --merchant M --code C … | update --merchant M --code C … | remove --merchant M --code C";
 
 /**
- * `zengin contracts list|add|update|remove` (docs/reference/cli.md#zengin-contracts): a merchant's
+ * `zengin contracts list|add|update|remove` (docs/reference/cli.md): a merchant's
  * 口座振替 contracts; `update` changes only the flags given.
  */
 export async function zenginContractsCommand(
