@@ -31,3 +31,15 @@ export async function requireBankInContracts(ctx: FlowContext, merchantId: strin
       bankCode,
     });
 }
+
+/** Directory matches split: `banks` the contracts cover (all, when nothing limits), `outsideContracts` the rest. */
+export function splitByContracts<B extends { code: string }>(
+  found: readonly B[],
+  contracts: readonly ConsignorSettings[] | undefined,
+): { banks: B[]; outsideContracts: B[] } {
+  if (!contracts) return { banks: [...found], outsideContracts: [] };
+  return {
+    banks: found.filter((bank) => anyContractCovers(contracts, bank.code)),
+    outsideContracts: found.filter((bank) => !anyContractCovers(contracts, bank.code)),
+  };
+}

@@ -62,6 +62,7 @@ import {
   markPaymentLinkStep,
 } from "../storage/payment-links.js";
 import { chooseAccount, directoryNames, type ChosenAccount } from "./account-verification.js";
+import { limitingContracts, splitByContracts } from "./contract-scope.js";
 import { contractMandate, recordMandate, type ConsentEvidence } from "./mandates.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
@@ -418,14 +419,19 @@ export async function linkBankAccount(
   return chooseAccount(ctx, link, account, input.pageOrigin);
 }
 
-/** Banks of the Zengin master matching what the customer typed (any link's token may ask). */
+/**
+ * Banks of the Zengin master matching what the customer typed (any link's token may ask), split
+ * into those the merchant's contracts cover and the others (flows/contract-scope.ts).
+ */
 export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
-  if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  return searchBanks(bankMaster(ctx.config.mode), query, limit || 20).map((bank) => ({
+  const link = await findPaymentLinkByToken(ctx.tx.db, token);
+  if (!link) throw linkNotFound();
+  const found = searchBanks(bankMaster(ctx.config.mode), query, limit || 20).map((bank) => ({
     code: bank.code,
     name: bankDisplayName(bank),
     kana: bank.kana,
   }));
+  return splitByContracts(found, await limitingContracts(ctx, link.merchantId));
 }
 
 /** One bank's branches matching what the customer typed. */

@@ -218,6 +218,18 @@ describe("linking: an account outside every contract of the merchant is refused 
     });
   }
 
+  it("offers in the bank search only banks a contract covers, listing the others apart", async () => {
+    const email = freshEmail("search");
+    const created = await createPayment(server, { buyer: { email } });
+    const token = tokenOf(created.paymentLink!.url);
+    const page = server.client(HostedPageService);
+    const covered = await page.searchBanks({ token, query: "みずほ", limit: 5 });
+    expect(covered.banks.map((bank) => bank.code)).toContain("0001");
+    const outside = await page.searchBanks({ token, query: "三井住友", limit: 5 });
+    expect(outside.banks.map((bank) => bank.code)).not.toContain("0009");
+    expect(outside.outsideContracts.map((bank) => bank.code)).toContain("0009");
+  });
+
   it("refuses a bank none of the contracts covers with BANK_OUTSIDE_CONTRACTS, and links one they cover", async () => {
     const refused = await link(server, "0009").catch((error: unknown) => ConnectError.from(error));
     expect(refused).toBeInstanceOf(ConnectError);
