@@ -30,6 +30,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Whatever a test leaves running (timed out, threw) is torn down after its file.
+    setupFiles: ["test/helpers/teardown-setup.ts"],
     // Two cores: two files at a time keeps server-per-file suites from starving each other.
     maxWorkers: 2,
     projects: [

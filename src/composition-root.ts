@@ -58,6 +58,7 @@ import { createDashboardAuthInterceptor, createDashboardService } from "./api/da
 import { runCsvRowJob } from "./flows/dashboard-csv-row.js";
 import { createCustomerAppService, createCustomerAuthInterceptor } from "./api/customer-app-service.js";
 import { createCustomerAppPages } from "./server/customer-app-pages.js";
+import { limits } from "./domain/limits.js";
 
 export interface RunningService {
   readonly url: string;
@@ -150,10 +151,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
   );
   onWake("events", () => webhooks.wake());
 
-  // Ready while the database answers, within 2 s (a hung connection is not ready either).
+  // Ready while the database answers, within limits.readinessProbeTimeoutMs (a hung connection is not ready either).
   const ready = async () => {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 2_000)));
+    const timeout = new Promise<boolean>(
+      (resolve) => (timer = setTimeout(() => resolve(false), limits.readinessProbeTimeoutMs)),
+    );
     const probe = databaseAnswers(storage.db);
     try {
       return await Promise.race([probe, timeout]);
@@ -177,7 +180,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       createCustomerAuthInterceptor(ctx),
       createRateLimitInterceptor(config.rateLimit, config.signInRateLimit),
       createValidationInterceptor(),
-      createIdempotencyInterceptor(ctx),
+      createIdempotencyInterceptor(ctx, logger),
     ],
     routes: (router) => {
       router.service(PaymentService, createPaymentService(ctx));

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Mode } from "./domain/mode.js";
-import type { SmtpSettings } from "./ports/smtp-notifier.js";
+import { limits } from "./domain/limits.js";
 
 export type { Mode };
 
@@ -84,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const bankConnector = env.BANK_CONNECTOR || (mode === "sandbox" ? "simulated" : "zengin");
   if (bankConnector !== "simulated" && bankConnector !== "zengin")
     throw new Error(`BANK_CONNECTOR must be simulated or zengin, not ${bankConnector}`);
-  const http2MaxConcurrentStreams = Number(env.HTTP2_MAX_CONCURRENT_STREAMS ?? 100);
+  const http2MaxConcurrentStreams = Number(env.HTTP2_MAX_CONCURRENT_STREAMS ?? limits.http2ConcurrentStreamsDefault);
   if (!Number.isInteger(http2MaxConcurrentStreams) || http2MaxConcurrentStreams < 1) {
     throw new Error(`HTTP2_MAX_CONCURRENT_STREAMS must be a whole number ≥ 1, not ${env.HTTP2_MAX_CONCURRENT_STREAMS}`);
   }
@@ -103,9 +103,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxClock,
     workers: env.WORKERS !== "off",
     workerPollMs: Number(env.WORKER_POLL_MS ?? 1000),
-    webhookTimeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? 10_000),
+    webhookTimeoutMs: Number(env.WEBHOOK_TIMEOUT_MS ?? limits.webhookTimeoutMsDefault),
     apiKeyCacheMs: Number(env.API_KEY_CACHE_MS ?? 5000),
-    jobLeaseMs: Number(env.JOB_LEASE_MS ?? 60_000),
+    jobLeaseMs: Number(env.JOB_LEASE_MS ?? limits.jobLeaseMsDefault),
     smtp: smtpSettings(env),
     bankExtraHolidays: extraHolidays(env.BANK_EXTRA_HOLIDAYS),
     secretsKey: env.SECRETS_KEY || undefined,
@@ -116,9 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perEmailPerMinute: Number(env.SIGN_IN_RATE_LIMIT_PER_EMAIL ?? 10),
     }),
     httpTimeouts: Object.freeze({
-      headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? 30_000),
-      requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? 60_000),
-      idleMs: Number(env.HTTP_IDLE_TIMEOUT_MS ?? 65_000),
+      headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? limits.httpHeadersTimeoutMsDefault),
+      requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? limits.httpRequestTimeoutMsDefault),
+      idleMs: Number(env.HTTP_IDLE_TIMEOUT_MS ?? limits.httpIdleTimeoutMsDefault),
     }),
     http2MaxConcurrentStreams,
     hsts: Boolean(env.TLS_CERT_FILE && env.TLS_KEY_FILE) || publicBaseUrl.startsWith("https://"),
@@ -154,6 +154,26 @@ function zenginConfig(env: NodeJS.ProcessEnv, mode: Mode): ZenginConfig {
       ? { url: sftpUrl, keyFile: env.ZENGIN_SFTP_KEY_FILE ?? "", hostKey: env.ZENGIN_SFTP_HOST_KEY ?? "" }
       : undefined,
   });
+}
+
+/** The SMTP relay's settings (SMTP_*), read here and handed to the SMTP notifier (src/ports/smtp-notifier.ts). */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** Implicit TLS from the first byte (port 465); otherwise STARTTLS is used when the server offers it. */
+  secure: boolean;
+  user?: string;
+  password?: string;
+  /** The envelope and From: address. */
+  from: string;
+  /** The From: display name (non-ASCII is sent as an RFC 2047 encoded word). */
+  fromName: string;
+  /** Refuse to send when the server does not offer STARTTLS on a plain connection. */
+  requireTls: boolean;
+  /** A PEM file of certificates trusted for the relay besides the system's (a private CA). */
+  caFile?: string;
+  /** Connections kept open to the relay and reused. */
+  maxConnections: number;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorType, PaymentErrorCode } from "../gen/payments/v1/enums_pb.js";
-import { httpStatusOf, paymentErrorCodeOfTriggeredErrorType, toConnectError, triggeredFailure } from "./errors.js";
+import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
+import { paymentErrorCodeOfTriggeredErrorType, toConnectError, triggeredFailure } from "./errors.js";
 
 describe("the trigger table (docs/reference/contract.md#error-triggers)", () => {
   const expected: Array<[ErrorType, PaymentErrorCode, number]> = [
@@ -19,6 +20,6 @@ describe("the trigger table (docs/reference/contract.md#error-triggers)", () => 
   it.each(expected)("ErrorType %i → PaymentErrorCode %i → HTTP %i", (errorType, paymentErrorCode, status) => {
     expect(paymentErrorCodeOfTriggeredErrorType[errorType]).toBe(paymentErrorCode);
     const error = toConnectError(triggeredFailure(errorType, { chargeId: "trx-x" }))!;
-    expect(httpStatusOf[error.code]).toBe(status);
+    expect(codeToHttpStatus(error.code)).toBe(status);
   });
 });

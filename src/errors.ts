@@ -1,5 +1,21 @@
+/**
+ * Errors: which to throw, when (docs/reference/errors.md, docs/reference/contract.md#errors).
+ *
+ * - `PaymentFailure` (src/domain/payment-failure.ts): a payment request fails in a way the contract
+ *   catalogues: a `PaymentErrorCode` (decides the Connect code below) and, when merchants branch on
+ *   it, a catalogued `code` (ERROR_TYPE_…, ON_SESSION_PAYMENT_ERROR_CODE_…), with `field`, `context`
+ *   (ids to follow up) and `rule` as options.
+ * - `RequestRefusal` (src/domain/request-refusal.ts): everything else a caller did wrong or may not
+ *   do (no session, a role, a lock, a precondition, an unknown id outside payments): a `kind`
+ *   (decides the Connect code) and options: a stable `reason` (named explicitly, never built from
+ *   an identifier's spelling), `retryAfterSeconds`, `facts`.
+ * - `ConnectError`: only the server layer (wire checks, interceptors) builds one itself; flows never do.
+ * - Anything else thrown is a bug: the client sees `internal` and the log the stack.
+ *
+ * The HTTP status of each Connect code is the protocol's (connect's `codeToHttpStatus`).
+ */
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorToJson } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus, errorToJson } from "@connectrpc/connect/protocol-connect";
 import { create } from "@bufbuild/protobuf";
 import {
   ErrorInfoSchema,
@@ -58,28 +74,23 @@ export const paymentErrorCodeOfErrorType: Readonly<Record<ErrorType, PaymentErro
 
 /** A charge error as a request failure: the ErrorType is the catalogued code. */
 export function chargeFailure(errorType: ErrorType, message = errorTypeMessages[errorType]): PaymentFailure {
-  return new PaymentFailure(paymentErrorCodeOfErrorType[errorType], message, errorTypeName(errorType));
+  return new PaymentFailure(paymentErrorCodeOfErrorType[errorType], message, { code: errorTypeName(errorType) });
 }
 
 /** A sandbox triggerError as a request failure; `context` names the failed charge (chargeId, requestId). */
 export function triggeredFailure(errorType: ErrorType, context?: Record<string, string>): PaymentFailure {
-  return new PaymentFailure(
-    paymentErrorCodeOfTriggeredErrorType[errorType],
-    triggeredErrorMessage(errorType),
-    errorTypeName(errorType),
-    undefined,
+  return new PaymentFailure(paymentErrorCodeOfTriggeredErrorType[errorType], triggeredErrorMessage(errorType), {
+    code: errorTypeName(errorType),
     context,
-  );
+  });
 }
 
 /** docs/reference/contract.md#error-triggers: an invalid or unrecognised triggerError value is a BAD_REQUEST. */
 export function invalidTriggerFailure(value: string, field: string): PaymentFailure {
-  return new PaymentFailure(
-    PaymentErrorCode.BAD_REQUEST,
-    `${field}.${invalidTriggerMessage(value)}`,
-    errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
-    `${field}.${triggerErrorKey}`,
-  );
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}.${invalidTriggerMessage(value)}`, {
+    code: errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
+    field: `${field}.${triggerErrorKey}`,
+  });
 }
 
 const connectCodeOfRefusal: Readonly<Record<RefusalKind, Code>> = Object.freeze({
@@ -91,26 +102,6 @@ const connectCodeOfRefusal: Readonly<Record<RefusalKind, Code>> = Object.freeze(
   rate_limited: Code.ResourceExhausted,
   precondition: Code.FailedPrecondition,
   invalid: Code.InvalidArgument,
-});
-
-/** HTTP status of each Connect code, as the Connect protocol defines it. */
-export const httpStatusOf: Readonly<Record<Code, number>> = Object.freeze({
-  [Code.Canceled]: 499,
-  [Code.Unknown]: 500,
-  [Code.InvalidArgument]: 400,
-  [Code.DeadlineExceeded]: 504,
-  [Code.NotFound]: 404,
-  [Code.AlreadyExists]: 409,
-  [Code.PermissionDenied]: 403,
-  [Code.ResourceExhausted]: 429,
-  [Code.FailedPrecondition]: 400,
-  [Code.Aborted]: 409,
-  [Code.OutOfRange]: 400,
-  [Code.Unimplemented]: 501,
-  [Code.Internal]: 500,
-  [Code.Unavailable]: 503,
-  [Code.DataLoss]: 500,
-  [Code.Unauthenticated]: 401,
 });
 
 /**
@@ -156,7 +147,7 @@ export function toConnectError(error: unknown): ConnectError | undefined {
  * google.rpc.ErrorInfo whose reason is the method's validation code (`methodCode`).
  */
 export function withErrorInfo(error: ConnectError, methodCode: string): ConnectError {
-  if (httpStatusOf[error.code] !== 400) return error;
+  if (codeToHttpStatus(error.code) !== 400) return error;
   const hasInfo = error.details.some((d) => ("desc" in d ? d.desc.typeName : d.type) === ErrorInfoSchema.typeName);
   if (hasInfo) return error;
   const metadata: Record<string, string> = {};
@@ -229,6 +220,6 @@ export function storedErrorAnswer(error: unknown): { json: string; httpStatus: n
   if (!connectError) return undefined;
   return {
     json: JSON.stringify(errorToJson(connectError, { alwaysEmitImplicit: true })),
-    httpStatus: httpStatusOf[connectError.code],
+    httpStatus: codeToHttpStatus(connectError.code),
   };
 }

@@ -2,7 +2,8 @@ import { createContextKey, type HandlerContext, type Interceptor } from "@connec
 import { roleAllows, roleForbidden } from "../domain/dashboard-role.js";
 import { signedOut, totpEnrollmentRequired } from "../domain/dashboard-session.js";
 import { accessOf } from "./dashboard-access.js";
-import type { DashboardPrincipal } from "../flows/dashboard-auth.js";
+import { requireStepUp, type DashboardPrincipal } from "../flows/dashboard-auth.js";
+import type { FlowContext, MerchantPrincipal } from "../flows/flow-context.js";
 import { merchantKey } from "./request-context.js";
 
 /** The signed-in dashboard user of a DashboardService call. */
@@ -86,4 +87,16 @@ export function sessionCookieHeaders(
     `${cookies.session}=${session.token}; ${common}; HttpOnly; ${maxAge}`,
     `${cookies.csrf}=${session.csrfToken}; ${common}; ${maxAge}`,
   ];
+}
+
+/** The merchant of the signed-in user making this call. */
+export function dashboardMerchantOf(context: HandlerContext): MerchantPrincipal {
+  return dashboardPrincipalOf(context).merchant;
+}
+
+/** A sensitive call: a user with TOTP needs a code from the last 5 minutes. Answers the merchant. */
+export function steppedUpMerchant(ctx: FlowContext, context: HandlerContext): MerchantPrincipal {
+  const principal = dashboardPrincipalOf(context);
+  requireStepUp(ctx, principal);
+  return principal.merchant;
 }

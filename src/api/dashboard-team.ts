@@ -25,8 +25,8 @@ import {
   resetMemberTotp,
   teamOf,
 } from "../flows/team.js";
-import type { DashboardInvitationTable } from "../storage/schema.js";
-import type { TeamMemberRow } from "../storage/team.js";
+import type { TeamMember } from "../domain/dashboard-user.js";
+import type { InvitationRecord } from "../domain/invitation.js";
 import { dashboardPrincipalOf } from "./dashboard-session.js";
 import { clientAddressKey } from "./request-context.js";
 
@@ -108,10 +108,10 @@ export function createTeamHandlers(
       const invitation = await invitationFor(ctx, req.token);
       return {
         email: invitation.email,
-        merchantName: invitation.merchant_name,
+        merchantName: invitation.merchantName,
         role: roleEnum(invitation.role),
         passwordReset: invitation.purpose === "password_reset",
-        expiresAt: timestampFromDate(new Date(invitation.expires_at)),
+        expiresAt: timestampFromDate(invitation.expiresAt),
       };
     },
     async acceptInvitation(req, context) {
@@ -158,23 +158,23 @@ function filterOf(filter: AuditLogFilter | undefined): AuditFilter {
   };
 }
 
-function encodeMember(member: TeamMemberRow) {
+function encodeMember(member: TeamMember) {
   return create(TeamMemberSchema, {
     userId: member.id,
     email: member.email,
     role: roleEnum(member.role),
-    totpEnabled: member.totp_enabled === 1,
-    createdAt: timestampFromDate(new Date(member.created_at)),
+    totpEnabled: member.totpEnabled,
+    createdAt: timestampFromDate(member.createdAt),
   });
 }
 
-function encodeInvitation(invitation: DashboardInvitationTable) {
+function encodeInvitation(invitation: InvitationRecord) {
   return create(InvitationSchema, {
     id: invitation.id,
     email: invitation.email,
     role: roleEnum(invitation.role),
-    expiresAt: timestampFromDate(new Date(invitation.expires_at)),
-    invitedBy: invitation.created_by,
+    expiresAt: timestampFromDate(invitation.expiresAt),
+    invitedBy: invitation.createdBy,
   });
 }
 

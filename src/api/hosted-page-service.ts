@@ -15,17 +15,15 @@ import type { LinkOutcome } from "../domain/payment-link.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { clientAddressKey } from "./request-context.js";
 import {
-  approvePayment,
   initiatePayment,
   linkBankAccount,
-  searchBankDirectory,
-  searchBranchDirectory,
-  sendTwoFactorCode,
   submitKyc,
-  verifyTwoFactorCode,
   type HostedMerchantView,
   type HostedRefusal,
 } from "../flows/hosted-page.js";
+import { approvePayment } from "../flows/hosted-page-approval.js";
+import { searchBankDirectory, searchBranchDirectory } from "../flows/hosted-page-bank-directory.js";
+import { sendTwoFactorCode, verifyTwoFactorCode } from "../flows/hosted-page-code.js";
 
 /** HostedPageService: the customer-facing steps of a payment link, authorised by its token. */
 export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof HostedPageService> {

@@ -17,13 +17,9 @@ export function requireValid<Desc extends DescMessage>(schema: Desc, message: Me
   if (result.kind === "error") throw result.error;
   const [first] = result.error.violations;
   throw toConnectError(
-    new PaymentFailure(
-      PaymentErrorCode.BAD_REQUEST,
-      first.message,
-      errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
-      undefined,
-      undefined,
-      first.ruleId,
-    ),
+    new PaymentFailure(PaymentErrorCode.BAD_REQUEST, first.message, {
+      code: errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
+      rule: first.ruleId,
+    }),
   );
 }

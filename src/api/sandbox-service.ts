@@ -94,11 +94,11 @@ export function createSandboxService(ctx: FlowContext): SandboxImpl {
       const messages = await readMailbox(ctx, merchantOf(context).id, req.email);
       return {
         messages: messages.map((m) => ({
-          to: m.to_email,
+          to: m.to,
           subject: m.subject,
           body: m.body,
           code: m.code,
-          sentAt: timestampFromDate(new Date(m.sent_at)),
+          sentAt: timestampFromDate(m.sentAt),
         })),
       };
     },

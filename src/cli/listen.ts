@@ -5,6 +5,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import type { Event } from "../../gen/payments/v1/resources_pb.js";
 import { envelopeBody, standardWebhookHeaders } from "../domain/webhook-signature.js";
+import { limits } from "../domain/limits.js";
 
 export interface ListenOptions {
   apiKey: string;
@@ -17,8 +18,7 @@ export interface ListenOptions {
 }
 
 // Events can commit a little after their created_at: look back this far on every poll.
-const lookBackMs = 60_000;
-const forwardTimeoutMs = 10_000;
+const { cliListenLookBackMs: lookBackMs, cliListenForwardTimeoutMs: forwardTimeoutMs } = limits;
 
 /**
  * `furikomi listen`: polls the merchant's events through the API (ListEvents) and forwards each

@@ -78,6 +78,7 @@ export class FurikomiError extends ConnectError {
 
   /** Plain `instanceof` (ConnectError's own check accepts any ConnectError by its name). */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof was asked about (a subclass too).
     return Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }

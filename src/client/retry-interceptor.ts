@@ -10,6 +10,7 @@ import { AsyncStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import type { CreateOffSessionPaymentAsyncResponse } from "../../gen/payments/v1/payment_service_pb.js";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { clone, create } from "@bufbuild/protobuf";
+import { limits } from "../domain/limits.js";
 import { idempotencyKeyPath, isHttpGet, keyAt, setKeyAt } from "../domain/method-idempotency.js";
 import { FurikomiError, toFurikomiError } from "./furikomi-error.js";
 import { backoffDelayMs, type RetryPolicy } from "./retry-policy.js";
@@ -118,7 +119,7 @@ function withIdempotencyKey(
   return { request: { ...req, message } as UnaryRequest, idempotencyKey };
 }
 
-const maxKeyLength = 255;
+const maxKeyLength = limits.idempotencyKeyLengthMax;
 
 /** The key of the call's n-th definitive attempt, within the server's key length. */
 function derivedKey(key: string, n: number): string {

@@ -2,6 +2,7 @@ import { stringify } from "csv-stringify/sync";
 import { neutraliseCell } from "./csv-result.js";
 import { addDays, jstInstant, type JstDate } from "./jst.js";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
 
 /**
  * The audit log (docs/guide/dashboard.md#the-audit-log): every change a person makes through the
@@ -45,7 +46,7 @@ export const commandLine = Object.freeze({
 });
 
 /** An entry is kept at least this long (the database refuses to delete a younger one: migration 0021). */
-export const auditRetentionDays = 400;
+export const auditRetentionDays = limits.auditRetentionDays;
 
 /** Who acted, and from where. */
 export interface AuditActor {
@@ -89,12 +90,12 @@ export function auditPeriod(filter: Pick<AuditFilter, "fromDate" | "toDate">): {
 function checkedDate(field: string, date: string): JstDate {
   const at = Date.parse(`${date}T00:00:00Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== date)
-    throw new RequestRefusal("invalid", `${field}: not a date (YYYY-MM-DD)`, "AUDIT_FILTER_INVALID");
+    throw new RequestRefusal("invalid", `${field}: not a date (YYYY-MM-DD)`, { reason: "AUDIT_FILTER_INVALID" });
   return date;
 }
 
 /** A user agent is kept to this many characters (it is the client's to choose). */
-export const userAgentLength = 512;
+export const userAgentLength = limits.auditUserAgentLengthMax;
 
 const csvColumns = ["at", "email", "user_id", "action", "target", "details", "client_address", "user_agent"];
 

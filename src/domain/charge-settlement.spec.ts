@@ -5,7 +5,7 @@ import { transitionCharge } from "./charge.js";
 import { type ChargeSettlement, decideSettlement } from "./charge-settlement.js";
 import { newOffSessionCharge } from "./off-session-charge.js";
 import type { ChargeRecord } from "./records.js";
-import { zenginSettlementOf } from "./zengin-result.js";
+import { zenginSettlementOf } from "./zengin-settlement.js";
 
 const started = new Date("2026-11-25T01:00:00Z");
 const now = new Date("2026-11-26T08:00:00Z");

@@ -85,11 +85,6 @@ export function transitionCharge(
   return next;
 }
 
-/** A charge is final once nothing but refunds can change it. */
-export function isChargeFinal(status: ChargeStatus): boolean {
-  return status !== ChargeStatus.PENDING && status !== ChargeStatus.WAITING_EKYC;
-}
-
 /**
  * A one-off on-session charge (one_off_charge): the only on-session charge with no contract (a
  * CHARGE link debits under the active contract, CONTRACT_WITH_CHARGE under its own).

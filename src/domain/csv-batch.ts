@@ -5,6 +5,7 @@ import { totpNotEnabled } from "./dashboard-session.js";
 import { isLocked } from "./failure-lock.js";
 import { errorTypeMessages, errorTypeMessagesJa } from "./payment-failure.js";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
 
 /**
  * A CSV batch from upload to result (docs/guide/csv-batches.md). Rows are stored in a state;
@@ -20,6 +21,55 @@ export type CsvRowState = "invalid" | "ready" | "queued" | "submitted" | "failed
 
 /** Batch status as the dashboard shows it. */
 export type CsvBatchStatus = "uploaded" | "running" | "completed";
+
+/** A batch as stored: "completed" is never stored, it is read from the rows. */
+export interface CsvBatchRecord {
+  id: string;
+  merchantId: string;
+  userId: string;
+  fileName: string;
+  contentHash: string;
+  header: string[];
+  rowCount: number;
+  status: Exclude<CsvBatchStatus, "completed">;
+  expiresAt: Date;
+  confirmedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface CsvRowRecord {
+  batchId: string;
+  rowNumber: number;
+  cells: string[];
+  state: CsvRowState;
+  /** English, as the result's Reason column writes it. */
+  reason: string;
+  /** The same reason in Japanese ("" for rows stored before it was kept). */
+  reasonJa: string;
+  customerId: string | null;
+  idempotencyKey: string;
+  chargeId: string | null;
+  updatedAt: Date;
+}
+
+/** A row with the status, error and time of its charge (null: no charge yet). */
+export interface CsvRowWithCharge extends CsvRowRecord {
+  chargeStatus: ChargeStatus | null;
+  chargeErrorType: ErrorType | null;
+  chargeUpdatedAt: Date | null;
+}
+
+/** The TOTP challenge that confirms a batch, bound to the file's content. */
+export interface CsvTotpChallengeRecord {
+  id: string;
+  userId: string;
+  batchId: string;
+  contentHash: string;
+  failures: number;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
 
 /** Status column of the result CSV. */
 export type CsvRowStatus = "succeeded" | "failed" | "processing";
@@ -37,11 +87,11 @@ export const csvChargeReasons: Readonly<Record<"initiateFailed" | "stillProcessi
 /** The TOTP confirmation of a batch (docs/reference/contract.md#limits). */
 export const csvConfirmationLimits = Object.freeze({
   /** A challenge is answered within 5 minutes (a new one can be asked for while the batch lives). */
-  challengeMs: 5 * 60_000,
+  challengeMs: limits.csvBatchChallengeMs,
   /** An unconfirmed batch lives 30 minutes. */
-  batchMs: 30 * 60_000,
+  batchMs: limits.csvBatchUnconfirmedMs,
   /** docs/reference/contract.md#limits: 3 failures lock confirmation for 15 minutes. */
-  lock: Object.freeze({ max: 3, lockMs: 15 * 60_000 }),
+  lock: Object.freeze({ max: limits.csvBatchConfirmationFailuresMax, lockMs: limits.csvBatchConfirmationLockMs }),
 });
 
 /** The refusals of upload and confirmation; each carries a stable reason in an ErrorInfo detail. */
@@ -51,30 +101,25 @@ export const csvBatchRefusals = Object.freeze({
     new RequestRefusal(
       "invalid",
       `${replayed ? "this TOTP code was already used; wait for the next one" : "invalid TOTP code"} (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
-      "TOTP_CODE_INVALID",
-      undefined,
-      { attemptsLeft: String(attemptsLeft) },
+      { reason: "TOTP_CODE_INVALID", facts: { attemptsLeft: String(attemptsLeft) } },
     ),
   challengeExpired: () =>
-    new RequestRefusal(
-      "precondition",
-      "the TOTP challenge expired or was used: ask for a new one",
-      "TOTP_CHALLENGE_EXPIRED",
-    ),
+    new RequestRefusal("precondition", "the TOTP challenge expired or was used: ask for a new one", {
+      reason: "TOTP_CHALLENGE_EXPIRED",
+    }),
   locked: (until: Date) =>
     new RequestRefusal(
       "rate_limited",
       `TOTP challenge locked after ${csvConfirmationLimits.lock.max} failed codes until ${until.toISOString()}`,
-      "TOTP_CHALLENGE_LOCKED",
+      { reason: "TOTP_CHALLENGE_LOCKED" },
     ),
-  challengeNotFound: () => new RequestRefusal("not_found", "TOTP challenge not found", "TOTP_CHALLENGE_NOT_FOUND"),
-  batchNotFound: () => new RequestRefusal("not_found", "batch not found", "CSV_BATCH_NOT_FOUND"),
+  challengeNotFound: () =>
+    new RequestRefusal("not_found", "TOTP challenge not found", { reason: "TOTP_CHALLENGE_NOT_FOUND" }),
+  batchNotFound: () => new RequestRefusal("not_found", "batch not found", { reason: "CSV_BATCH_NOT_FOUND" }),
   batchExpired: () =>
-    new RequestRefusal(
-      "precondition",
-      "the batch expired before it was confirmed: upload the file again",
-      "CSV_BATCH_EXPIRED",
-    ),
+    new RequestRefusal("precondition", "the batch expired before it was confirmed: upload the file again", {
+      reason: "CSV_BATCH_EXPIRED",
+    }),
 });
 
 export interface ConfirmationFacts {

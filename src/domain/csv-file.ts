@@ -3,11 +3,12 @@ import { parse } from "csv-parse/sync";
 import { RequestRefusal } from "./request-refusal.js";
 
 import { csvColumns } from "./csv-columns.js";
+import { limits } from "./limits.js";
 
 export { csvColumns };
 
 /** docs/reference/contract.md#limits — at most 300 rows per batch. */
-export const maxCsvRows = 300;
+export const maxCsvRows = limits.csvBatchRowsMax;
 
 /** A batch file as read: the header and the data rows, cells exactly as written. */
 export interface CsvUpload {
@@ -26,7 +27,7 @@ export type CsvFileRejection =
   | "CSV_HEADER_NAME"
   | "CSV_TOO_MANY_ROWS";
 
-const reject = (reason: CsvFileRejection, message: string) => new RequestRefusal("invalid", message, reason);
+const reject = (reason: CsvFileRejection, message: string) => new RequestRefusal("invalid", message, { reason });
 
 /**
  * Reads an uploaded batch (docs/reference/contract.md#csv-batch-reasons), or throws the

@@ -1,4 +1,5 @@
 import { normalizeEmail } from "./customer.js";
+import { limits } from "./limits.js";
 
 /**
  * The row validations of a CSV batch (docs/reference/contract.md#csv-batch-reasons, group 1)
@@ -12,13 +13,13 @@ import { normalizeEmail } from "./customer.js";
 
 /** docs/reference/contract.md#money-and-time: the bounds every charge shares. */
 export const csvRowLimits = Object.freeze({
-  minPrice: 1,
-  maxPrice: 10_000_000,
-  maxDescription: 255,
-  maxEmail: 254,
-  maxMetadataKeys: 50,
-  maxMetadataKey: 40,
-  maxMetadataValue: 500,
+  minPrice: limits.chargePriceYenMin,
+  maxPrice: limits.chargePriceYenMax,
+  maxDescription: limits.chargeDescriptionLengthMax,
+  maxEmail: limits.customerEmailLengthMax,
+  maxMetadataKeys: limits.metadataKeysMax,
+  maxMetadataKey: limits.metadataKeyLengthMax,
+  maxMetadataValue: limits.metadataValueLengthMax,
 });
 
 /** Letters, digits and - _ . : — at most 255 characters (docs/reference/contract.md#idempotency). */

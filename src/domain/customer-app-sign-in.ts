@@ -1,6 +1,9 @@
+import type { CookieSession } from "./dashboard-session.js";
 import { normalizeEmail } from "./customer.js";
 import { oneTimeCodeRules, type OneTimeCodeRecord } from "./one-time-code.js";
 import { RequestRefusal } from "./request-refusal.js";
+import { limits } from "./limits.js";
+import { daysMs, minutesMs } from "./duration.js";
 
 /**
  * Signing in to the customer app (docs/guide/customer-app.md#signing-in): the hosted page's
@@ -8,8 +11,8 @@ import { RequestRefusal } from "./request-refusal.js";
  * a payment link, at most 10 sent to one e-mail a day.
  */
 export const customerSignInRules = Object.freeze({
-  maxCodesPerDay: oneTimeCodeRules.maxCodesPerLink,
-  dayMs: 24 * 3_600_000,
+  maxCodesPerDay: limits.customerSignInCodesPerDayMax,
+  dayMs: daysMs(1),
 });
 
 /** The owner key of an e-mail's sign-in codes in the one-time code store. */
@@ -23,15 +26,13 @@ export function codesOfLastDay(codes: readonly OneTimeCodeRecord[], now: Date): 
 }
 
 export const tooManySignInCodes = () =>
-  new RequestRefusal(
-    "rate_limited",
-    "too many sign-in codes were sent to this e-mail today; try again tomorrow",
-    "SIGN_IN_CODE_LIMIT",
-  );
+  new RequestRefusal("rate_limited", "too many sign-in codes were sent to this e-mail today; try again tomorrow", {
+    reason: "SIGN_IN_CODE_LIMIT",
+  });
 
 /** The e-mail carrying a sign-in code, in Japanese with an English line. */
 export function signInCodeMessage(code: string): { subject: string; body: string } {
-  const minutes = oneTimeCodeRules.validityMs / 60_000;
+  const minutes = oneTimeCodeRules.validityMs / minutesMs(1);
   return {
     subject: "【furikomi】ご利用明細のログインコード / Sign-in code",
     body: [
@@ -42,4 +43,11 @@ export function signInCodeMessage(code: string): { subject: string; body: string
       `It is valid for ${minutes} minutes. Never share it with anyone.`,
     ].join("\n"),
   };
+}
+
+/** A customer-app session (docs/guide/customer-app.md#sessions): only hashes of its tokens are kept. */
+export interface CustomerAppSessionRecord extends CookieSession {
+  idHash: string;
+  emailNormalized: string;
+  createdAt: Date;
 }

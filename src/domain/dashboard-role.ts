@@ -35,8 +35,6 @@ export function roleAllows(held: string, needed: RoleName): boolean {
 }
 
 export const roleForbidden = (needed: RoleName | undefined) =>
-  new RequestRefusal(
-    "forbidden",
-    needed ? `this needs the ${needed} role or above` : "no role may call this method",
-    "ROLE_FORBIDDEN",
-  );
+  new RequestRefusal("forbidden", needed ? `this needs the ${needed} role or above` : "no role may call this method", {
+    reason: "ROLE_FORBIDDEN",
+  });

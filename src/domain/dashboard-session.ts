@@ -1,23 +1,57 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { RequestRefusal } from "./request-refusal.js";
+import type { RoleName } from "./dashboard-role.js";
+import { limits } from "./limits.js";
 
 /**
  * Dashboard sessions (docs/guide/dashboard.md): a session ends after 30 minutes without a
  * call, and 12 hours after sign-in whatever happens. The idle deadline moves at most once a
  * minute, so a busy page does not write on every call.
  */
-export const sessionLimits = Object.freeze({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, touchEveryMs: 60_000 });
+export const sessionLimits = Object.freeze({
+  idleMs: limits.dashboardSessionIdleMs,
+  absoluteMs: limits.dashboardSessionAbsoluteMs,
+  touchEveryMs: limits.dashboardSessionTouchEveryMs,
+});
 
 /**
  * At most ten passwords are checked per e-mail in a run (each counted before it is checked, a
  * success gives its own back); the tenth locks that e-mail's sign-in for 15 minutes, and a run is
  * forgotten 15 minutes after its last attempt.
  */
-export const signInLimits = Object.freeze({ max: 10, lockMs: 15 * 60_000 });
+export const signInLimits = Object.freeze({ max: limits.signInPasswordsMax, lockMs: limits.signInLockMs });
 
 export interface SessionTimes {
   idleExpiresAt: Date;
   absoluteExpiresAt: Date;
+}
+
+/** What every cookie session keeps (the dashboard's, the customer app's): only the CSRF token's hash. */
+export interface CookieSession extends SessionTimes {
+  csrfHash: string;
+}
+
+/** A dashboard session with its user and the user's merchant, as one read gives it. */
+export interface DashboardSessionRecord extends CookieSession {
+  idHash: string;
+  /** When the user last gave a TOTP or recovery code in this session (step-up). */
+  totpVerifiedAt: Date | null;
+  userId: string;
+  email: string;
+  totpEnabled: boolean;
+  role: RoleName;
+  totpSetupRequired: boolean;
+  merchantId: string;
+  merchantName: string;
+  dashboardTotpRequired: boolean;
+}
+
+/** The pending second step of a sign-in (a user with TOTP gave the right password). */
+export interface SignInChallengeRecord {
+  idHash: string;
+  userId: string;
+  expiresAt: Date;
+  createdAt: Date;
 }
 
 export function newSessionTimes(now: Date): SessionTimes {
@@ -62,13 +96,15 @@ export function csrfTokenMatches(expectedHash: string, given: string): boolean {
 }
 
 export const signedOut = () =>
-  new RequestRefusal("unauthenticated", "not signed in, or the session expired: sign in again", "SESSION_REQUIRED");
+  new RequestRefusal("unauthenticated", "not signed in, or the session expired: sign in again", {
+    reason: "SESSION_REQUIRED",
+  });
 
 /** Wrong second-step codes (TOTP or recovery, at sign-in or step-up): five lock them for 15 minutes. */
-export const totpAttemptLimits = Object.freeze({ max: 5, lockMs: 15 * 60_000 });
+export const totpAttemptLimits = Object.freeze({ max: limits.totpFailuresMax, lockMs: limits.totpLockMs });
 
 /** How long the token between a sign-in's two steps, and a step-up, stay good. */
-export const secondStepMs = 5 * 60_000;
+export const secondStepMs = limits.signInSecondStepMs;
 
 /** Whether a session that last gave a code at `verifiedAt` may make a sensitive call at `now`. */
 export function steppedUp(verifiedAt: Date | null, now: Date): boolean {
@@ -79,14 +115,14 @@ export const stepUpRequired = () =>
   new RequestRefusal(
     "precondition",
     "this action needs a TOTP code from the last 5 minutes: send one to VerifyStepUp, then try again",
-    "STEP_UP_REQUIRED",
+    { reason: "STEP_UP_REQUIRED" },
   );
 
 export const totpEnrollmentRequired = () =>
   new RequestRefusal(
     "precondition",
     "the merchant requires two-step verification: enrol TOTP first (BeginTotpEnrollment)",
-    "TOTP_ENROLLMENT_REQUIRED",
+    { reason: "TOTP_ENROLLMENT_REQUIRED" },
   );
 
 /** Ten single-use recovery codes, 64 random bits each, shown as xxxx-xxxx-xxxx-xxxx. */
@@ -109,8 +145,6 @@ export function hashRecoveryCode(code: string): string {
 }
 
 export const totpNotEnabled = () =>
-  new RequestRefusal(
-    "precondition",
-    "TOTP is not enabled for this user: enrol an authenticator app first",
-    "TOTP_NOT_ENABLED",
-  );
+  new RequestRefusal("precondition", "TOTP is not enabled for this user: enrol an authenticator app first", {
+    reason: "TOTP_NOT_ENABLED",
+  });

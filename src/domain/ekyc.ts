@@ -1,6 +1,7 @@
 import { KycMethod } from "../../gen/payments/v1/enums_pb.js";
 import type { BankCalendar } from "./bank-calendar.js";
 import { jstDateOf, jstInstant } from "./jst.js";
+import { limits } from "./limits.js";
 
 /**
  * eKYC as the Act on Prevention of Transfer of Criminal Proceeds has it (docs/guide/simulated-bank.md): chip- and signature-based methods are checked by machine in minutes;
@@ -8,8 +9,8 @@ import { jstDateOf, jstInstant } from "./jst.js";
  * permitted method from 2027-04-01 (the amended ordinance).
  */
 export const photoMethodsEndOn = "2027-04-01";
-export const machineReviewMs = 5 * 60_000;
-export const photoReviewMs = 3 * 3_600_000;
+export const machineReviewMs = limits.ekycMachineReviewMs;
+export const photoReviewMs = limits.ekycPhotoReviewMs;
 export const reviewOfficeHours = Object.freeze({ opens: "09:00", closes: "18:00" });
 
 export function isPhotoBased(method: KycMethod): boolean {

@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
+import { limits } from "./limits.js";
 
 /** docs/reference/contract.md#idempotency: keys are kept at least 72 hours per merchant, longer than webhook retries last. */
-export const idempotencyRetentionMs = 72 * 60 * 60_000;
+export const idempotencyRetentionMs = limits.idempotencyRetentionMs;
 
 /**
  * How long a claim on a key holds without renewal. The request running under it renews it; a
  * claim left to lapse belonged to a process that died, and the next attempt takes it over.
  */
-export const idempotencyLeaseMs = 60_000;
+export const idempotencyLeaseMs = limits.idempotencyLeaseMs;
 
 /** A key as stored: who used it for what, and the first response once there is one. */
 export interface IdempotencyRecord {

@@ -50,7 +50,7 @@ export interface MoneySnapshot {
   refunds: readonly { id: string; chargeId: string; amount: number; status: RefundStatus; cancellation: boolean }[];
   asyncRequests: readonly { id: string; chargeId: string; status: AsyncStatus }[];
   /** Bookings, each on one account (bank_accounts.id). */
-  ledger: readonly { reference: string; accountId: string; amount: number }[];
+  ledger: readonly { reference: string; accountId: string | null; amount: number }[];
   /** The account each contract was approved with (null: not approved yet). */
   contracts: readonly { id: string; bankAccountId: string | null }[];
   /** Outbox rows about charges, by type. */

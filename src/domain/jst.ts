@@ -1,9 +1,11 @@
+import { daysMs, hoursMs } from "./duration.js";
+
 /**
  * Japan Standard Time (UTC+9, no daylight saving): the banks' wall clock. Dates are plain
  * "YYYY-MM-DD" strings of the JST calendar; instants are Dates read from the injected clock.
  */
-export const jstOffsetMs = 9 * 3_600_000;
-export const dayMs = 24 * 3_600_000;
+export const jstOffsetMs = hoursMs(9);
+export const dayMs = daysMs(1);
 
 /** A JST calendar date, "YYYY-MM-DD". */
 export type JstDate = string;

@@ -1,4 +1,5 @@
 import { validationFailure } from "./payment-failure.js";
+import { limits } from "./limits.js";
 
 /**
  * Account holder names as Japanese banks hold them (全銀 character set): half-width uppercase
@@ -6,7 +7,7 @@ import { validationFailure } from "./payment-failure.js";
  * Customers type full-width katakana, so the name is normalised first: to half-width, small kana
  * to full size (ｯ → ﾂ), the long-vowel mark ー to "-", full-width letters, digits and spaces to ASCII.
  */
-export const accountHolderMaxLength = 30;
+export const accountHolderMaxLength = limits.accountHolderLengthMax;
 
 /** Small kana and the full-size kana banks write in their place (ｯ → ﾂ). */
 export const fullSizeOfSmall: Readonly<Record<string, string>> = Object.freeze({

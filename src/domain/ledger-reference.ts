@@ -8,7 +8,3 @@ const reversalSuffix = "/reversal";
 export function reversalReference(reference: string): string {
   return reference + reversalSuffix;
 }
-
-export function isReversal(reference: string): boolean {
-  return reference.endsWith(reversalSuffix);
-}

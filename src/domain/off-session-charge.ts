@@ -3,6 +3,7 @@ import { newPendingCharge, type NewChargeInput } from "./charge.js";
 import type { ChargeSettlement } from "./charge-settlement.js";
 import { errorTypeMessages } from "./payment-failure.js";
 import type { ChargeRecord } from "./records.js";
+import { limits } from "./limits.js";
 
 /** What the bank answered a debit (the shape of the bank gateway port's result). */
 export type BankAnswer =
@@ -14,8 +15,8 @@ export type BankAnswer =
  * unavailable, maintenance) is tried again after 2, 4, 8, 16 and 32 minutes — 6 attempts over
  * about an hour — before the charge fails with ERROR_TYPE_PAYMENT_GATEWAY_UNAVAILABLE.
  */
-export const offSessionBankAttempts = 6;
-const firstRetryDelayMs = 2 * 60_000;
+export const offSessionBankAttempts = limits.offSessionBankAttemptsMax;
+const firstRetryDelayMs = limits.offSessionRetryFirstDelayMs;
 
 /** The wait after attempt `attempt` (1-based) failed retryably. */
 export function bankRetryDelayMs(attempt: number): number {

@@ -4,7 +4,7 @@ import {
   PaymentErrorCode,
   PaymentWorkflow,
 } from "../../gen/payments/v1/enums_pb.js";
-import { PaymentFailure, errorTypeMessages, type CataloguedCode } from "./payment-failure.js";
+import { PaymentFailure, errorTypeMessages } from "./payment-failure.js";
 
 /** What CreateOnSessionPayment knows once it has looked the customer up. */
 export interface OnSessionFacts {
@@ -19,11 +19,11 @@ export interface OnSessionFacts {
 }
 
 function rejection(
-  code: keyof typeof OnSessionPaymentErrorCode,
+  code: `ON_SESSION_PAYMENT_ERROR_CODE_${keyof typeof OnSessionPaymentErrorCode}`,
   paymentErrorCode: PaymentErrorCode,
   message: string,
 ): PaymentFailure {
-  return new PaymentFailure(paymentErrorCode, message, `ON_SESSION_PAYMENT_ERROR_CODE_${code}` as CataloguedCode);
+  return new PaymentFailure(paymentErrorCode, message, { code });
 }
 
 /**
@@ -45,28 +45,28 @@ export function chooseOnSessionWorkflow(facts: OnSessionFacts): PaymentWorkflow 
   const hasPrice = facts.price !== undefined;
   if ((facts.byCustomerId || facts.oneOff) && !hasPrice) {
     throw rejection(
-      "MISSING_CHARGE",
+      "ON_SESSION_PAYMENT_ERROR_CODE_MISSING_CHARGE",
       PaymentErrorCode.BAD_REQUEST,
       "charge.price is required when charging an existing customer or a one-off charge",
     );
   }
   if (facts.byCustomerId && !facts.customer) {
     throw rejection(
-      "CUSTOMER_NOT_FOUND",
+      "ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND",
       PaymentErrorCode.CUSTOMER_NOT_FOUND,
       errorTypeMessages[ErrorType.PAYMENT_CUSTOMER_NOT_FOUND],
     );
   }
   if (facts.byCustomerId && !facts.oneOff && !facts.customer?.activeContract) {
     throw rejection(
-      "CUSTOMER_INACTIVE",
+      "ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_INACTIVE",
       PaymentErrorCode.CUSTOMER_INACTIVE,
       errorTypeMessages[ErrorType.PAYMENT_CUSTOMER_INACTIVE],
     );
   }
   if (!facts.merchantOnboardingComplete) {
     throw rejection(
-      "STRATEGY_EXECUTION_FAILED",
+      "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
       PaymentErrorCode.INTERNAL,
       "merchant onboarding is incomplete: payments cannot be prepared until it is finished (not a temporary error)",
     );
@@ -79,7 +79,7 @@ export function chooseOnSessionWorkflow(facts: OnSessionFacts): PaymentWorkflow 
 /** The unexpected, reported with its catalogued code (docs/reference/contract.md#retry-guidance: often temporary, retry with backoff). */
 export function onSessionInternalError(cause: unknown): PaymentFailure {
   const failure = rejection(
-    "INTERNAL_ERROR",
+    "ON_SESSION_PAYMENT_ERROR_CODE_INTERNAL_ERROR",
     PaymentErrorCode.INTERNAL,
     "internal error while creating the payment; retry with backoff",
   );

@@ -1,12 +1,14 @@
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+import { limits } from "./limits.js";
+import { minutesMs } from "./duration.js";
 
 /** Two-factor code rules of the hosted page (docs/guide/hosted-page.md). */
 export const oneTimeCodeRules = Object.freeze({
-  validityMs: 10 * 60 * 1000,
-  maxAttempts: 5,
-  resendIntervalMs: 30 * 1000,
+  validityMs: limits.oneTimeCodeValidityMs,
+  maxAttempts: limits.oneTimeCodeAttemptsMax,
+  resendIntervalMs: limits.oneTimeCodeResendIntervalMs,
   /** Codes one link may send in all: the page cannot be used to flood a mailbox. */
-  maxCodesPerLink: 10,
+  maxCodesPerLink: limits.oneTimeCodeSendsPerLinkMax,
 });
 
 /** A stored code: only its hash is kept. */
@@ -51,7 +53,7 @@ export function resendAvailableAt(lastSentAt: Date | undefined, now: Date): Date
 
 /** The e-mail carrying a code, in Japanese with an English line. */
 export function oneTimeCodeMessage(merchantName: string, code: string): { subject: string; body: string } {
-  const minutes = oneTimeCodeRules.validityMs / 60_000;
+  const minutes = oneTimeCodeRules.validityMs / minutesMs(1);
   return {
     // The page calls it 確認コード / confirmation code too (src/web/pay/messages.ts).
     subject: `【${merchantName}】お支払いの確認コード / Confirmation code`,

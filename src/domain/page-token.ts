@@ -1,5 +1,6 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentFailure } from "./payment-failure.js";
+import { limits } from "./limits.js";
 
 /** An opaque cursor: the sort key of the last item of the previous page. */
 export interface Cursor {
@@ -23,6 +24,6 @@ export function decodePageToken(token: string): Cursor | undefined {
 }
 
 /** 0 means the default page size. */
-export function pageSize(requested: number, fallback = 20): number {
+export function pageSize(requested: number, fallback = limits.pageSizeDefault): number {
   return requested > 0 ? requested : fallback;
 }

@@ -1,25 +1,43 @@
 import { PaymentErrorCode, ErrorType, OnSessionPaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 
 /** A catalogued code: an ErrorType or OnSessionPaymentErrorCode name, as docs/reference/contract.md#errors spells it. */
-export type CataloguedCode = keyof typeof ErrorType | keyof typeof OnSessionPaymentErrorCode;
+export type CataloguedCode =
+  | `ERROR_TYPE_${keyof typeof ErrorType}`
+  | `ON_SESSION_PAYMENT_ERROR_CODE_${keyof typeof OnSessionPaymentErrorCode}`;
+
+/** What a payment failure may carry besides its domain code and message. */
+export interface PaymentFailureOptions {
+  /** The catalogued code merchants branch on. */
+  readonly code?: CataloguedCode;
+  /** The request field at fault. */
+  readonly field?: string;
+  /** Ids the client may need to follow up (e.g. chargeId), as google.rpc.ErrorInfo metadata. */
+  readonly context?: Readonly<Record<string, string>>;
+  /** The field rule that refused the request (a protovalidate rule id, or a wire check): decides the generic code. */
+  readonly rule?: string;
+}
 
 /**
  * The one way the domain and the flows say "this request fails": the domain code that decides
  * the protocol status, the catalogued code merchants branch on, and a message for humans.
  */
 export class PaymentFailure extends Error {
+  readonly code?: CataloguedCode;
+  readonly field?: string;
+  readonly context?: Readonly<Record<string, string>>;
+  readonly rule?: string;
+
   constructor(
     readonly paymentErrorCode: PaymentErrorCode,
     message: string,
-    readonly code?: CataloguedCode,
-    readonly field?: string,
-    /** Ids the client may need to follow up (e.g. chargeId), as google.rpc.ErrorInfo metadata. */
-    readonly context?: Readonly<Record<string, string>>,
-    /** The field rule that refused the request (a protovalidate rule id, or a wire check): decides the generic code. */
-    readonly rule?: string,
+    options: PaymentFailureOptions = {},
   ) {
     super(message);
     this.name = "PaymentFailure";
+    this.code = options.code;
+    this.field = options.field;
+    this.context = options.context;
+    this.rule = options.rule;
   }
 }
 
@@ -60,10 +78,8 @@ export function errorTypeName(errorType: ErrorType): CataloguedCode {
 
 /** A field the rules declared in the .proto let through but the domain refuses: VALIDATION_FAILED naming it. */
 export function validationFailure(field: string, reason: string): PaymentFailure {
-  return new PaymentFailure(
-    PaymentErrorCode.BAD_REQUEST,
-    `${field}: ${reason}`,
-    errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`, {
+    code: errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED),
     field,
-  );
+  });
 }

@@ -1,15 +1,16 @@
 import { createHash } from "node:crypto";
 import { ChargeStatus, ErrorType, PaymentWorkflow } from "../../gen/payments/v1/enums_pb.js";
 import type { Metadata } from "./records.js";
+import { limits } from "./limits.js";
 
 /** docs/reference/contract.md#limits: a payment link / on-session payment is valid 90 minutes after creation. */
-export const paymentLinkValidityMs = 90 * 60 * 1000;
+export const paymentLinkValidityMs = limits.paymentLinkValidityMs;
 
 /**
  * An approval claim older than this is presumed abandoned (the process died between the bank
  * call and the commit) and may be taken over; the bank reference (trx-*) keeps it one debit.
  */
-export const approvalClaimLeaseMs = 2 * 60 * 1000;
+export const approvalClaimLeaseMs = limits.paymentLinkApprovalLeaseMs;
 
 /**
  * Where a payment link stands. `open` → `approving` (claimed by one ApprovePayment) →
@@ -151,7 +152,7 @@ export function maskEmail(email: string): string {
  * history or a shared screenshot, says only that the payment is finished (well inside the
  * 90-minute validity, which starts at creation, not at the end).
  */
-export const finishedLinkGraceMs = 10 * 60_000;
+export const finishedLinkGraceMs = limits.paymentLinkFinishedGraceMs;
 
 /** True once a finished link no longer shows its amount, description and outcome. */
 export function detailsWithheld(link: Pick<PaymentLinkRecord, "completedAt">, now: Date): boolean {

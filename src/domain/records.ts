@@ -100,6 +100,14 @@ export interface EventRecord {
   deliveredAt: Date | null;
 }
 
+/** An event due for delivery, as the dispatcher claims it. */
+export interface DueEventRecord extends Pick<EventRecord, "id" | "eventTypeName" | "contentJson" | "createdAt"> {
+  /** Attempts already made in this retry cycle. */
+  attemptCount: number;
+  /** When this retry cycle's first attempt was made (null before it). */
+  retryWindowStartedAt: Date | null;
+}
+
 /** One attempt to deliver an event: the HTTP status answered, or the network error. */
 export interface DeliveryAttemptRecord {
   eventId: string;

@@ -1,6 +1,6 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import type { Mode } from "./mode.js";
-import { PaymentFailure, type CataloguedCode } from "./payment-failure.js";
+import { PaymentFailure } from "./payment-failure.js";
 
 /**
  * Where the hosted page may send the customer afterwards. The .proto already demands an absolute
@@ -13,12 +13,10 @@ export function checkRedirectUrls(redirect: { successUrl: string; failureUrl: st
     ["redirect.failure_url", redirect.failureUrl],
   ] as const) {
     if (!url.startsWith("https://")) {
-      throw new PaymentFailure(
-        PaymentErrorCode.BAD_REQUEST,
-        `${field}: must be an https URL in production`,
-        "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED" as CataloguedCode,
+      throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: must be an https URL in production`, {
+        code: "ON_SESSION_PAYMENT_ERROR_CODE_VALIDATION_FAILED",
         field,
-      );
+      });
     }
   }
 }

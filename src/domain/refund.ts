@@ -3,6 +3,7 @@ import { cancellationDeadline, refundSettlesAt, type BankRules } from "./bank-cu
 import { transitionCharge } from "./charge.js";
 import { PaymentFailure } from "./payment-failure.js";
 import type { ChargeRecord, Metadata, RefundRecord } from "./records.js";
+import { limits } from "./limits.js";
 
 /**
  * Refund rules (docs/reference/contract.md#refunds, docs/reference/contract.md#money-and-time). Pure: the charge
@@ -21,6 +22,17 @@ export const refundRefusalMessages = Object.freeze({
 });
 
 export type RefundRefusal = keyof typeof refundRefusalMessages;
+
+/**
+ * The reason the dashboard gets for each rule (docs/guide/dashboard.md#refunds), named here so that
+ * renaming a rule above is not an API change.
+ */
+export const refundRefusalReasons: Readonly<Record<RefundRefusal, string>> = Object.freeze({
+  notOwned: "REFUND_NOT_OWNED",
+  notCancellable: "REFUND_NOT_CANCELLABLE",
+  exceedsRefundable: "REFUND_EXCEEDS_REFUNDABLE",
+  alreadyPartiallyRefunded: "REFUND_ALREADY_PARTIALLY_REFUNDED",
+});
 
 /** A refused refund; `refusal` names the rule for clients that show it in their own words (the dashboard). */
 export class RefundRefusedFailure extends PaymentFailure {
@@ -52,7 +64,10 @@ export function refundableRemainder(charge: ChargeRecord): number {
 
 /** When a refund whose bank was under maintenance is tried again: 5 min, doubling, at most an hour. */
 export function refundRetryAt(now: Date, attempt: number): Date {
-  const delayMs = Math.min(300_000 * 2 ** Math.max(0, attempt - 1), 3_600_000);
+  const delayMs = Math.min(
+    limits.refundRetryFirstDelayMs * 2 ** Math.max(0, attempt - 1),
+    limits.refundRetryDelayMaxMs,
+  );
   return new Date(now.getTime() + delayMs);
 }
 

@@ -1,3 +1,5 @@
+import { limits } from "./limits.js";
+import { secondsMs } from "./duration.js";
 /**
  * The webhook retry schedule (docs/guide/webhooks.md): after the n-th failed attempt the next one
  * comes after a random wait between 1 s and the n-th ceiling (full jitter), so receivers coming
@@ -5,13 +7,13 @@
  * 3 days or more after the first attempt of the cycle; then the event is FAILED.
  */
 export const retryCeilingsMs: readonly number[] = Object.freeze(
-  [30, 60, 120, 300, 600, 1_800, 3_600, 7_200, 14_400, 28_800].map((seconds) => seconds * 1000),
+  [30, 60, 120, 300, 600, 1_800, 3_600, 7_200, 14_400, 28_800].map(secondsMs),
 );
 
 /** Retries last at least this long from the first attempt; the last one lands within 8 h after. */
-export const retryWindowMs = 3 * 24 * 3_600_000;
+export const retryWindowMs = limits.webhookRetryWindowMs;
 
-const minimumWaitMs = 1_000;
+const minimumWaitMs = limits.webhookRetryWaitMinMs;
 
 /** The longest wait after the n-th failed attempt (n from 1): the table, then 8 h each. */
 export function retryCeilingMs(failedAttempts: number): number {

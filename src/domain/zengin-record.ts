@@ -32,11 +32,6 @@ export function text(value: string, length: number, name = "field"): string {
   return value.padEnd(length, " ");
 }
 
-/** True when the text can be written in a C field as it is. */
-export function isZenginText(value: string): boolean {
-  return zenginText.test(value);
-}
-
 /** One record from its layout and values (missing C fields are blank, missing N fields zero). */
 export function encodeFields(layout: Layout, values: Readonly<Record<string, string | number>>): string {
   const record = layout

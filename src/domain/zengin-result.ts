@@ -1,5 +1,4 @@
-import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
-import type { ChargeSettlement } from "./charge-settlement.js";
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { errorTypeMessages } from "./payment-failure.js";
 
 /**
@@ -87,16 +86,4 @@ export function zenginResultOfAccount(accountNumber: string): ZenginResult | und
 /** The charge's error message: the ErrorType's default, then the Zengin code and its meaning. */
 export function zenginFailureMessage(result: ZenginResult): string {
   return `${errorTypeMessages[result.errorType]} (Zengin result ${result.code}: ${result.meaning}, ${result.japanese})`;
-}
-
-/** A debit's result code as the settlement of its charge: 0 debited, else failed (3 and 4 also end the contract). */
-export function zenginSettlementOf(code: number): ChargeSettlement {
-  const result = zenginResultOfCode(code);
-  if (!result) return { status: ChargeStatus.SUCCESS };
-  return {
-    status: ChargeStatus.FAILURE,
-    errorType: result.errorType,
-    message: zenginFailureMessage(result),
-    deactivatesContract: result.deactivates,
-  };
 }

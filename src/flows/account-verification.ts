@@ -28,9 +28,10 @@ import { findPaymentLinkByToken, lockPaymentLink, markPaymentLinkStep } from "..
 import { keyedHash, unseal } from "../storage/sealed.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
+import { limits } from "../domain/limits.js";
 
 /** A round trip to the bank must come back within 10 minutes. */
-export const accountVerificationRules = Object.freeze({ validityMs: 10 * 60_000 });
+export const accountVerificationRules = Object.freeze({ validityMs: limits.accountVerificationValidityMs });
 
 export const hashState = (state: string) => createHash("sha256").update(`bank-state:${state}`).digest("hex");
 

@@ -12,6 +12,7 @@ import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token
 import { insertAuditEntry, listAuditEntries, type AuditCursor } from "../storage/audit-log.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
+import { limits } from "../domain/limits.js";
 
 /**
  * The flow context of a person's dashboard call: a flow that changes something tells `audit`
@@ -44,7 +45,7 @@ export async function auditLogPage(
   filter: AuditFilter,
   page: { size: number; token: string },
 ): Promise<{ entries: AuditEntry[]; nextPageToken: string }> {
-  const limit = pageSize(page.size, 50);
+  const limit = pageSize(page.size, limits.auditPageSizeDefault);
   const cursor = decodePageToken(page.token);
   const after = cursor && { at: cursor.createdAt, seq: Number(cursor.id) };
   const found = await listAuditEntries(ctx.tx.db, merchantId, normalised(filter), after, limit + 1);
@@ -57,17 +58,15 @@ export async function auditLogPage(
   };
 }
 
-const exportBatch = 500;
-
 /** The whole filtered log as CSV text, chunk by chunk, reading the database a batch at a time. */
 export async function* auditLogCsv(ctx: FlowContext, merchantId: string, filter: AuditFilter): AsyncGenerator<string> {
   yield auditCsvHeader();
   const wanted = normalised(filter);
   let after: AuditCursor | undefined;
   for (;;) {
-    const entries = await listAuditEntries(ctx.tx.db, merchantId, wanted, after, exportBatch);
+    const entries = await listAuditEntries(ctx.tx.db, merchantId, wanted, after, limits.auditExportPageRows);
     if (entries.length > 0) yield auditCsvLines(entries);
-    if (entries.length < exportBatch) return;
+    if (entries.length < limits.auditExportPageRows) return;
     after = entries[entries.length - 1].cursor;
   }
 }

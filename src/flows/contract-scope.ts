@@ -26,9 +26,9 @@ export const bankOutsideContractsReason = "BANK_OUTSIDE_CONTRACTS";
 export async function requireBankInContracts(ctx: FlowContext, merchantId: string, bankCode: string): Promise<void> {
   const contracts = await limitingContracts(ctx, merchantId);
   if (contracts && !anyContractCovers(contracts, bankCode))
-    throw new RequestRefusal("precondition", outsideContractsMessage(bankCode), bankOutsideContractsReason, undefined, {
-      field: "bank_code",
-      bankCode,
+    throw new RequestRefusal("precondition", outsideContractsMessage(bankCode), {
+      reason: bankOutsideContractsReason,
+      facts: { field: "bank_code", bankCode },
     });
 }
 

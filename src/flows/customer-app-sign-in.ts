@@ -75,8 +75,10 @@ export async function sendSignInCode(
       throw new RequestRefusal(
         "rate_limited",
         `a code was just sent; ask for a new one after ${availableAt.toISOString()}`,
-        "SIGN_IN_CODE_TOO_SOON",
-        Math.ceil((availableAt.getTime() - now.getTime()) / 1000),
+        {
+          reason: "SIGN_IN_CODE_TOO_SOON",
+          retryAfterSeconds: Math.ceil((availableAt.getTime() - now.getTime()) / 1000),
+        },
       );
     if (codes.length >= customerSignInRules.maxCodesPerDay) throw tooManySignInCodes();
     await deleteOneTimeCodesBefore(trx, owner, new Date(now.getTime() - customerSignInRules.dayMs).toISOString());
@@ -138,12 +140,11 @@ export async function verifySignInCode(
     const sessionHash = hashSessionToken(sessionToken);
     await deleteEndedCustomerAppSessions(trx, now.toISOString());
     await insertCustomerAppSession(trx, {
-      id_hash: sessionHash,
-      email_normalized: normalizeEmail(email),
-      csrf_hash: hashCsrfToken(csrfToken),
-      created_at: now.toISOString(),
-      idle_expires_at: times.idleExpiresAt.toISOString(),
-      absolute_expires_at: times.absoluteExpiresAt.toISOString(),
+      idHash: sessionHash,
+      emailNormalized: normalizeEmail(email),
+      csrfHash: hashCsrfToken(csrfToken),
+      createdAt: now,
+      ...times,
     });
     return {
       verified,
@@ -167,8 +168,7 @@ export async function authenticateCustomerSession(
     delete: (trx) => deleteCustomerAppSession(trx, sessionHash),
     extendIdle: (trx, until) => setCustomerAppSessionIdleExpiry(trx, sessionHash, until),
   });
-  const expiresAt = new Date(session.absolute_expires_at);
-  return { email: session.email_normalized, csrfToken, sessionHash, expiresAt };
+  return { email: session.emailNormalized, csrfToken, sessionHash, expiresAt: session.absoluteExpiresAt };
 }
 
 export async function signOutCustomer(ctx: FlowContext, principal: CustomerPrincipal): Promise<void> {

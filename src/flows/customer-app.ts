@@ -135,11 +135,9 @@ export async function customerReceipt(
   const charge = await findChargeOfCustomers(ctx.tx.db, chargeId, await ownCustomerIds(ctx, who));
   if (!charge) throw noSuchCharge();
   if (!hasReceipt(charge.status))
-    throw new RequestRefusal(
-      "precondition",
-      "only a successful charge has a receipt; this one was not debited",
-      "RECEIPT_NOT_AVAILABLE",
-    );
+    throw new RequestRefusal("precondition", "only a successful charge has a receipt; this one was not debited", {
+      reason: "RECEIPT_NOT_AVAILABLE",
+    });
   const merchant = (await merchantContacts(ctx.tx.db, [charge.merchantId])).get(charge.merchantId);
   if (!merchant) throw noSuchCharge();
   return { charge, merchant, issuedAt: ctx.clock.now() };
@@ -168,7 +166,9 @@ export async function requestStop(
     const existing = await findStopRequestOfContract(trx, contract.id);
     if (existing) return { stopRequest: existing, created: false };
     if (endedContract.has(current.status))
-      throw new RequestRefusal("precondition", "this contract no longer debits your account", "CONTRACT_ENDED");
+      throw new RequestRefusal("precondition", "this contract no longer debits your account", {
+        reason: "CONTRACT_ENDED",
+      });
     const now = ctx.clock.now();
     const stopRequest: StopRequestRecord = {
       id: newId("stp"),

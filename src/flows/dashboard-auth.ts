@@ -4,7 +4,6 @@ import {
   hashCsrfToken,
   hashRecoveryCode,
   isRecoveryCode,
-  newRecoveryCodes,
   secondStepMs,
   steppedUp,
   stepUpRequired,
@@ -14,15 +13,13 @@ import {
   newCsrfToken,
   newSessionTimes,
   newSessionToken,
-  signedOut,
   signInLimits,
 } from "../domain/dashboard-session.js";
-import { releaseAttempt, reserveAttempt } from "../domain/failure-lock.js";
 import { newId } from "../domain/ids.js";
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from "../domain/password-hash.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { newTotpSecret, totpUri, verifyTotpCode } from "../domain/totp.js";
+import { verifyTotpCode } from "../domain/totp.js";
 import {
   deleteDashboardSession,
   deleteExpiredSessionsOfUser,
@@ -30,12 +27,10 @@ import {
   findDashboardUserByEmail,
   findSignInChallenge,
   insertSignInChallenge,
-  replaceRecoveryCodes,
   setMerchantTotpRequired,
   setSessionTotpVerified,
   takeSignInChallenge,
   useRecoveryCode,
-  type DashboardUserRow,
   insertDashboardSession,
   insertDashboardUser,
   lockDashboardUser,
@@ -43,14 +38,15 @@ import {
   updateDashboardUser,
 } from "../storage/dashboard-users.js";
 import { findMerchant } from "../storage/merchants.js";
-import { deleteStaleAttemptRuns, lockAttemptRun, saveAttemptRun } from "../storage/sign-in-attempts.js";
 import { isUniqueViolation, type Tx } from "../storage/transactor.js";
 import { checkCookieSession } from "./cookie-session.js";
+import { lockedOut, release, reserve, wrongCode } from "./sign-in-attempts.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { recordAudit } from "./audit.js";
 import { commandLine, type AuditActor } from "../domain/audit.js";
 import type { RoleName } from "../domain/dashboard-role.js";
 import { userExists } from "../domain/invitation.js";
+import type { DashboardUserRecord } from "../domain/dashboard-user.js";
 
 /** The signed-in dashboard user of a call (set by the dashboard session interceptor). */
 export interface DashboardPrincipal {
@@ -101,7 +97,7 @@ export async function createDashboardUser(
   if (!(await findMerchant(ctx.tx.db, input.merchantId)))
     throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${input.merchantId} not found`);
   const role = input.role ?? "owner";
-  const user = newUserRow({
+  const user = newUser({
     merchantId: input.merchantId,
     email,
     passwordHash: await hashPassword(input.password),
@@ -129,38 +125,35 @@ export async function createDashboardUser(
   return { user_id: user.id, merchant_id: input.merchantId, email, role };
 }
 
-/** A new user's row: no TOTP yet. */
-export function newUserRow(input: {
+/** A new user: no TOTP yet. */
+export function newUser(input: {
   merchantId: string;
   email: string;
   passwordHash: string;
   role: RoleName;
   now: Date;
   totpSetupRequired?: boolean;
-}): DashboardUserRow {
-  const now = input.now.toISOString();
+}): DashboardUserRecord {
   return {
     id: newId("usr"),
-    merchant_id: input.merchantId,
+    merchantId: input.merchantId,
     email: input.email,
-    email_normalized: normalizeEmail(input.email),
-    password_hash: input.passwordHash,
-    failed_sign_ins: 0,
-    sign_in_locked_until: null,
-    totp_secret: "",
-    totp_enabled: 0,
-    totp_last_step: 0,
-    totp_failures: 0,
-    totp_locked_until: null,
-    created_at: now,
-    updated_at: now,
+    passwordHash: input.passwordHash,
+    totpSecret: "",
+    totpEnabled: false,
+    totpLastStep: 0,
+    totpFailures: 0,
+    totpLockedUntil: null,
+    createdAt: input.now,
+    updatedAt: input.now,
     role: input.role,
-    totp_setup_required: input.totpSetupRequired ? 1 : 0,
-    removed_at: null,
+    totpSetupRequired: input.totpSetupRequired ?? false,
+    removedAt: null,
   };
 }
 
-const wrongCredentials = () => new RequestRefusal("unauthenticated", "wrong e-mail or password", "SIGN_IN_FAILED");
+const wrongCredentials = () =>
+  new RequestRefusal("unauthenticated", "wrong e-mail or password", { reason: "SIGN_IN_FAILED" });
 
 /**
  * The first step of a sign-in, the password. The attempt is counted, by e-mail, before the
@@ -180,12 +173,12 @@ export async function signIn(
   const { lockedUntil } = await reserve(ctx, attemptKey, now, signInLimits);
   if (lockedUntil) throw lockedOut("too many wrong passwords: sign-in is locked", lockedUntil, now, "SIGN_IN_LOCKED");
   const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
-  const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyPasswordHash()));
+  const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
   if (!user || !matches) {
     if (user) await auditFailedSignIn(ctx, user, origin, "password");
     throw wrongCredentials();
   }
-  if (user.totp_enabled !== 1) {
+  if (!user.totpEnabled) {
     return {
       totpRequired: false,
       session: await startSession(ctx, user, now, null, origin, (trx) => release(ctx, trx, attemptKey, signInLimits)),
@@ -195,10 +188,10 @@ export async function signIn(
   await ctx.tx.write(async (trx) => {
     await release(ctx, trx, attemptKey, signInLimits);
     await insertSignInChallenge(trx, {
-      id_hash: hashSessionToken(signInToken),
-      user_id: user.id,
-      expires_at: new Date(now.getTime() + secondStepMs).toISOString(),
-      created_at: now.toISOString(),
+      idHash: hashSessionToken(signInToken),
+      userId: user.id,
+      expiresAt: new Date(now.getTime() + secondStepMs),
+      createdAt: now,
     });
   });
   return { totpRequired: true, signInToken };
@@ -217,12 +210,12 @@ export async function completeSignIn(
   const now = ctx.clock.now();
   const challengeHash = hashSessionToken(input.signInToken);
   const pending = await findSignInChallenge(ctx.tx.db, challengeHash);
-  if (!pending || now >= new Date(pending.expires_at)) throw signInAgain();
-  const attemptKey = `totp:${pending.user_id}`;
+  if (!pending || now >= pending.expiresAt) throw signInAgain();
+  const attemptKey = `totp:${pending.userId}`;
   const { lockedUntil, attemptsLeft } = await reserve(ctx, attemptKey, now, totpAttemptLimits);
   if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
   const checked = await ctx.tx.write(async (trx) => {
-    const found = await lockDashboardUser(ctx.tx, trx, pending.user_id);
+    const found = await lockDashboardUser(ctx.tx, trx, pending.userId);
     if (!found) throw signInAgain();
     if (!(await acceptSecondFactor(trx, found, input.code, now))) return { user: found, accepted: false };
     if (!(await takeSignInChallenge(ctx.tx, trx, challengeHash))) throw signInAgain();
@@ -282,26 +275,26 @@ export function requireTotpStepUp(ctx: FlowContext, principal: DashboardPrincipa
 }
 
 /** A wrong password or code for a known user, in the log of the user's merchant (its own transaction: nothing else changed). */
-async function auditFailedSignIn(ctx: FlowContext, user: DashboardUserRow, origin: CallOrigin, step: string) {
+async function auditFailedSignIn(ctx: FlowContext, user: DashboardUserRecord, origin: CallOrigin, step: string) {
   await ctx.tx.write((trx) =>
     recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in.failed", target: user.id, details: { step } }),
   );
 }
 
-function actorOf(user: DashboardUserRow, origin: CallOrigin): AuditActor {
-  return { merchantId: user.merchant_id, userId: user.id, email: user.email, ...origin };
+function actorOf(user: DashboardUserRecord, origin: CallOrigin): AuditActor {
+  return { merchantId: user.merchantId, userId: user.id, email: user.email, ...origin };
 }
 
 /**
  * Checks a second factor inside the caller's transaction (the user's row locked): a TOTP code
  * (its time-step then used up) or an unused recovery code (then used).
  */
-async function acceptSecondFactor(trx: Tx, user: DashboardUserRow, code: string, now: Date): Promise<boolean> {
-  if (user.totp_enabled !== 1) return false;
+async function acceptSecondFactor(trx: Tx, user: DashboardUserRecord, code: string, now: Date): Promise<boolean> {
+  if (!user.totpEnabled) return false;
   if (isRecoveryCode(code)) return useRecoveryCode(trx, user.id, hashRecoveryCode(code), now.toISOString());
-  const verdict = verifyTotpCode(user.totp_secret, code, now, user.totp_last_step);
+  const verdict = verifyTotpCode(user.totpSecret, code, now, user.totpLastStep);
   if (!verdict.accepted) return false;
-  await updateDashboardUser(trx, user.id, { totp_last_step: verdict.step, updated_at: now.toISOString() });
+  await updateDashboardUser(trx, user.id, { totpLastStep: verdict.step, updatedAt: now });
   return true;
 }
 
@@ -311,13 +304,13 @@ async function acceptSecondFactor(trx: Tx, user: DashboardUserRow, code: string,
  */
 export async function startSession(
   ctx: FlowContext,
-  user: DashboardUserRow,
+  user: DashboardUserRecord,
   now: Date,
   totpVerifiedAt: Date | null,
   origin: CallOrigin,
   alsoWrite: (trx: Tx) => Promise<void>,
 ): Promise<NewSession> {
-  const merchant = await findMerchant(ctx.tx.db, user.merchant_id);
+  const merchant = await findMerchant(ctx.tx.db, user.merchantId);
   if (!merchant) throw wrongCredentials();
   const sessionToken = newSessionToken();
   const sessionHash = hashSessionToken(sessionToken);
@@ -327,13 +320,12 @@ export async function startSession(
     await alsoWrite(trx);
     await deleteExpiredSessionsOfUser(trx, user.id, now.toISOString());
     await insertDashboardSession(trx, {
-      id_hash: sessionHash,
-      user_id: user.id,
-      csrf_hash: hashCsrfToken(csrfToken),
-      created_at: now.toISOString(),
-      idle_expires_at: times.idleExpiresAt.toISOString(),
-      absolute_expires_at: times.absoluteExpiresAt.toISOString(),
-      totp_verified_at: totpVerifiedAt?.toISOString() ?? null,
+      idHash: sessionHash,
+      userId: user.id,
+      csrfHash: hashCsrfToken(csrfToken),
+      createdAt: now,
+      ...times,
+      totpVerifiedAt,
     });
     await recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in", target: user.id });
   });
@@ -344,63 +336,21 @@ export async function startSession(
       userId: user.id,
       email: user.email,
       merchant: { id: merchant.id, name: merchant.name },
-      totpEnabled: user.totp_enabled === 1,
-      merchantRequiresTotp: merchant.dashboard_totp_required === 1,
+      totpEnabled: user.totpEnabled,
+      merchantRequiresTotp: merchant.dashboardTotpRequired,
       totpVerifiedAt,
       csrfToken,
       sessionHash,
       role: user.role,
-      totpSetupRequired: user.totp_setup_required === 1,
+      totpSetupRequired: user.totpSetupRequired,
     },
   };
 }
 
 const signInAgain = () =>
-  new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", "SIGN_IN_EXPIRED");
-/** A wrong code, saying how many more are checked before the 15-minute lock (ErrorInfo metadata attemptsLeft). */
-const wrongCode = (attemptsLeft: number) =>
-  new RequestRefusal(
-    "invalid",
-    `invalid TOTP or recovery code (${attemptsLeft} attempt${attemptsLeft === 1 ? "" : "s"} left before a 15-minute lock)`,
-    "TOTP_CODE_INVALID",
-    undefined,
-    { attemptsLeft: String(attemptsLeft) },
-  );
-
-const lockedOut = (what: string, until: Date, now: Date, reason: string) =>
-  new RequestRefusal(
-    "rate_limited",
-    `${what} until ${until.toISOString()}`,
-    reason,
-    Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
-  );
-
-/**
- * Counts one attempt of `key` before it is checked, committed before the check runs: the end of
- * the lock when the run is locked (nothing counted), else null. Stale runs are cleared on the way.
- */
-async function reserve(
-  ctx: FlowContext,
-  key: string,
-  now: Date,
-  limits: { max: number; lockMs: number },
-): Promise<{ lockedUntil: Date | null; attemptsLeft: number }> {
-  return ctx.tx.write(async (trx) => {
-    await deleteStaleAttemptRuns(trx, new Date(now.getTime() - limits.lockMs).toISOString(), now.toISOString());
-    const run = await lockAttemptRun(ctx.tx, trx, key, now.toISOString());
-    const next = reserveAttempt(run, now, limits);
-    if (!next) return { lockedUntil: run.lockedUntil, attemptsLeft: 0 };
-    await saveAttemptRun(trx, key, next);
-    // Counted already: if this attempt fails, this many more are checked before the lock.
-    return { lockedUntil: null, attemptsLeft: Math.max(0, limits.max - next.failures) };
+  new RequestRefusal("unauthenticated", "the sign-in expired or was used: sign in again", {
+    reason: "SIGN_IN_EXPIRED",
   });
-}
-
-/** Gives back the attempt a success reserved (inside the success's own transaction). */
-async function release(ctx: FlowContext, trx: Tx, key: string, limits: { max: number }): Promise<void> {
-  const run = await lockAttemptRun(ctx.tx, trx, key, ctx.clock.now().toISOString());
-  await saveAttemptRun(trx, key, releaseAttempt(run, limits));
-}
 
 /**
  * The user of a session cookie, checking the CSRF token the page sends (x-csrf-token): an
@@ -417,76 +367,20 @@ export async function authenticateSession(
     extendIdle: (trx, until) => setSessionIdleExpiry(trx, sessionHash, until),
   });
   return {
-    userId: session.user_id,
+    userId: session.userId,
     email: session.email,
-    merchant: { id: session.merchant_id, name: session.merchant_name },
-    totpEnabled: session.totp_enabled === 1,
-    merchantRequiresTotp: session.dashboard_totp_required === 1,
-    totpVerifiedAt: session.totp_verified_at ? new Date(session.totp_verified_at) : null,
+    merchant: { id: session.merchantId, name: session.merchantName },
+    totpEnabled: session.totpEnabled,
+    merchantRequiresTotp: session.dashboardTotpRequired,
+    totpVerifiedAt: session.totpVerifiedAt,
     // Only its hash is stored: the token is the one the page sent, which matched.
     csrfToken,
     sessionHash,
     role: session.role,
-    totpSetupRequired: session.totp_setup_required === 1,
+    totpSetupRequired: session.totpSetupRequired,
   };
 }
 
 export async function signOut(ctx: FlowContext, principal: DashboardPrincipal): Promise<void> {
   await ctx.tx.write((trx) => deleteDashboardSession(trx, principal.sessionHash));
-}
-
-const totpAlreadyEnabled = () =>
-  new RequestRefusal("precondition", "TOTP is already enabled for this user", "TOTP_ALREADY_ENABLED");
-
-/** Starts TOTP enrolment: a new secret, kept until a first code confirms it. */
-export async function beginTotpEnrollment(
-  ctx: FlowContext,
-  principal: DashboardPrincipal,
-): Promise<{ secret: string; uri: string }> {
-  const secret = newTotpSecret();
-  const now = ctx.clock.now().toISOString();
-  await ctx.tx.write(async (trx) => {
-    const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
-    if (!user) throw signedOut();
-    if (user.totp_enabled === 1) throw totpAlreadyEnabled();
-    await updateDashboardUser(trx, user.id, { totp_secret: secret, updated_at: now });
-  });
-  return { secret, uri: totpUri(secret, principal.email) };
-}
-
-/**
- * Confirms enrolment with a first code from the app; that code's time-step is then used up, the
- * session counts as stepped up, and the ten recovery codes (stored hashed) are answered, once.
- */
-export async function confirmTotpEnrollment(
-  ctx: FlowContext,
-  principal: DashboardPrincipal,
-  code: string,
-): Promise<string[]> {
-  const recoveryCodes = newRecoveryCodes();
-  const now = ctx.clock.now();
-  await ctx.tx.write(async (trx) => {
-    const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
-    if (!user) throw signedOut();
-    if (user.totp_enabled === 1) throw totpAlreadyEnabled();
-    if (!user.totp_secret)
-      throw new RequestRefusal(
-        "precondition",
-        "start the enrolment first (BeginTotpEnrollment)",
-        "TOTP_ENROLLMENT_NOT_STARTED",
-      );
-    const verdict = verifyTotpCode(user.totp_secret, code, now, user.totp_last_step);
-    if (!verdict.accepted) throw new RequestRefusal("invalid", "invalid TOTP code", "TOTP_CODE_INVALID");
-    await updateDashboardUser(trx, user.id, {
-      totp_enabled: 1,
-      totp_last_step: verdict.step,
-      totp_failures: 0,
-      totp_setup_required: 0,
-      updated_at: now.toISOString(),
-    });
-    await ctx.audit?.(trx, { action: "totp.enrol", target: user.id });
-    await replaceRecoveryCodes(trx, user.id, recoveryCodes.map(hashRecoveryCode), now.toISOString());
-    await setSessionTotpVerified(trx, principal.sessionHash, now.toISOString());
-  });
-  return recoveryCodes;
 }

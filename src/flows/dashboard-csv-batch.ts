@@ -8,7 +8,9 @@ import {
   confirmationRefusal,
   type CsvBatchProgress,
   type CsvRowOutcome,
+  type CsvBatchRecord,
   type CsvRowState,
+  type CsvRowWithCharge,
 } from "../domain/csv-batch.js";
 import { readCsvUpload } from "../domain/csv-file.js";
 import { afterFailure, isLocked } from "../domain/failure-lock.js";
@@ -32,7 +34,6 @@ import {
   markCsvBatchConfirmed,
   updateCsvRow,
   updateTotpChallenge,
-  type CsvBatchRow,
 } from "../storage/csv-batches.js";
 import { activatedContractsOf, customersForResolution } from "../storage/dashboard-queries.js";
 import { lockDashboardUser, updateDashboardUser } from "../storage/dashboard-users.js";
@@ -70,18 +71,18 @@ export async function uploadCsvBatch(
   const upload = readCsvUpload(file.content);
   const checks = checkCsvRows(upload.rows, upload.header.length);
   const now = ctx.clock.now();
-  const batch: CsvBatchRow = {
+  const batch: CsvBatchRecord = {
     id: newId("bat"),
-    merchant_id: principal.merchant.id,
-    user_id: principal.userId,
-    file_name: file.fileName.trim() || "batch.csv",
-    content_hash: upload.contentHash,
-    header_json: JSON.stringify(upload.header),
-    row_count: upload.rows.length,
+    merchantId: principal.merchant.id,
+    userId: principal.userId,
+    fileName: file.fileName.trim() || "batch.csv",
+    contentHash: upload.contentHash,
+    header: upload.header,
+    rowCount: upload.rows.length,
     status: "uploaded",
-    expires_at: new Date(now.getTime() + csvConfirmationLimits.batchMs).toISOString(),
-    confirmed_at: null,
-    created_at: now.toISOString(),
+    expiresAt: new Date(now.getTime() + csvConfirmationLimits.batchMs),
+    confirmedAt: null,
+    createdAt: now,
   };
   const challenge = { id: newId("tch"), expiresAt: new Date(now.getTime() + csvConfirmationLimits.challengeMs) };
   await ctx.tx.write(async (trx) => {
@@ -91,16 +92,16 @@ export async function uploadCsvBatch(
       upload.rows.map((cells, i) => {
         const check = checks[i];
         return {
-          batch_id: batch.id,
-          row_number: i + 1,
-          cells_json: JSON.stringify(cells),
+          batchId: batch.id,
+          rowNumber: i + 1,
+          cells,
           state: check.valid ? "ready" : "invalid",
           reason: check.valid ? "" : check.reason,
-          reason_ja: check.valid ? "" : check.reasonJa,
-          customer_id: null,
-          idempotency_key: check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "",
-          charge_id: null,
-          updated_at: batch.created_at,
+          reasonJa: check.valid ? "" : check.reasonJa,
+          customerId: null,
+          idempotencyKey: check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "",
+          chargeId: null,
+          updatedAt: batch.createdAt,
         };
       }),
     );
@@ -108,7 +109,7 @@ export async function uploadCsvBatch(
     await ctx.audit?.(trx, {
       action: "csv_batch.upload",
       target: batch.id,
-      details: { file_name: batch.file_name, rows: batch.row_count },
+      details: { file_name: batch.fileName, rows: batch.rowCount },
     });
   });
   return {
@@ -121,19 +122,19 @@ export async function uploadCsvBatch(
 function insertChallenge(
   trx: Tx,
   principal: DashboardPrincipal,
-  batch: CsvBatchRow,
+  batch: CsvBatchRecord,
   challenge: { id: string; expiresAt: Date },
   now: Date,
 ) {
   return insertTotpChallenge(trx, {
     id: challenge.id,
-    user_id: principal.userId,
-    batch_id: batch.id,
-    content_hash: batch.content_hash,
+    userId: principal.userId,
+    batchId: batch.id,
+    contentHash: batch.contentHash,
     failures: 0,
-    expires_at: challenge.expiresAt.toISOString(),
-    used_at: null,
-    created_at: now.toISOString(),
+    expiresAt: challenge.expiresAt,
+    usedAt: null,
+    createdAt: now,
   });
 }
 
@@ -150,8 +151,8 @@ export async function newCsvBatchChallenge(
     const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, batchId);
     if (!batch) throw csvBatchRefusals.batchNotFound();
     if (batch.status !== "uploaded")
-      throw new RequestRefusal("precondition", "the batch is already confirmed", "CSV_BATCH_CONFIRMED");
-    if (now >= new Date(batch.expires_at)) throw csvBatchRefusals.batchExpired();
+      throw new RequestRefusal("precondition", "the batch is already confirmed", { reason: "CSV_BATCH_CONFIRMED" });
+    if (now >= batch.expiresAt) throw csvBatchRefusals.batchExpired();
     await insertChallenge(trx, principal, batch, challenge, now);
   });
   return challenge;
@@ -174,33 +175,25 @@ export async function confirmCsvBatch(
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
     if (!user) throw new RequestRefusal("unauthenticated", "the session's user no longer exists");
     const challenge = batch ? await findTotpChallenge(trx, input.challengeId, user.id, batch.id) : undefined;
-    const lockedUntil = user.totp_locked_until ? new Date(user.totp_locked_until) : null;
+    const lockedUntil = user.totpLockedUntil;
     const refused = confirmationRefusal(
       {
-        batch: batch && {
-          status: batch.status,
-          expiresAt: new Date(batch.expires_at),
-          contentHash: batch.content_hash,
-        },
-        challenge: challenge && {
-          expiresAt: new Date(challenge.expires_at),
-          usedAt: challenge.used_at ? new Date(challenge.used_at) : null,
-          contentHash: challenge.content_hash,
-        },
-        user: { totpEnabled: user.totp_enabled === 1, lockedUntil },
+        batch,
+        challenge,
+        user: { totpEnabled: user.totpEnabled, lockedUntil },
       },
       now,
     );
     if (refused === "confirmed") return undefined;
     if (refused) return refused;
     // Past the refusals, the batch and this user's challenge for it exist.
-    const verdict = verifyTotpCode(user.totp_secret, input.code, now, user.totp_last_step);
+    const verdict = verifyTotpCode(user.totpSecret, input.code, now, user.totpLastStep);
     if (!verdict.accepted) {
-      const next = afterFailure({ failures: user.totp_failures, lockedUntil }, now, csvConfirmationLimits.lock);
+      const next = afterFailure({ failures: user.totpFailures, lockedUntil }, now, csvConfirmationLimits.lock);
       await updateDashboardUser(trx, user.id, {
-        totp_failures: next.failures,
-        totp_locked_until: next.lockedUntil?.toISOString() ?? null,
-        updated_at: now.toISOString(),
+        totpFailures: next.failures,
+        totpLockedUntil: next.lockedUntil,
+        updatedAt: now,
       });
       await updateTotpChallenge(trx, challenge!.id, { failures: challenge!.failures + 1 });
       return next.lockedUntil && isLocked(next, now)
@@ -208,18 +201,18 @@ export async function confirmCsvBatch(
         : csvBatchRefusals.invalidCode(csvConfirmationLimits.lock.max - next.failures, verdict.replayed);
     }
     await updateDashboardUser(trx, user.id, {
-      totp_last_step: verdict.step,
-      totp_failures: 0,
-      totp_locked_until: null,
-      updated_at: now.toISOString(),
+      totpLastStep: verdict.step,
+      totpFailures: 0,
+      totpLockedUntil: null,
+      updatedAt: now,
     });
-    await updateTotpChallenge(trx, challenge!.id, { used_at: now.toISOString() });
-    await markCsvBatchConfirmed(trx, batch!.id, now.toISOString());
+    await updateTotpChallenge(trx, challenge!.id, { usedAt: now });
+    await markCsvBatchConfirmed(trx, batch!.id, now);
     await resolveAndQueueRows(trx, batch!, now);
     await ctx.audit?.(trx, {
       action: "csv_batch.confirm",
       target: batch!.id,
-      details: { file_name: batch!.file_name, rows: batch!.row_count },
+      details: { file_name: batch!.fileName, rows: batch!.rowCount },
     });
     return undefined;
   });
@@ -234,13 +227,14 @@ export async function confirmCsvBatch(
  * payment not authorized), fails the row; so do rows that resolve to one customer together (one
  * charge per customer per batch). The rest are queued.
  */
-async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Promise<void> {
+async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRecord, now: Date): Promise<void> {
   const rows = (await csvRowsWithCharges(trx, batch.id)).filter((row) => row.state === "ready");
-  const cells = rows.map((row) => JSON.parse(row.cells_json) as string[]);
-  const wanted = cells.map(([email, customerId]) => ({ customerId: customerId.trim(), email: normalizeEmail(email) }));
+  const wanted = rows
+    .map(({ cells }) => cells)
+    .map(([email, customerId]) => ({ customerId: customerId.trim(), email: normalizeEmail(email) }));
   const customers = await customersForResolution(
     trx,
-    batch.merchant_id,
+    batch.merchantId,
     wanted.filter((w) => w.customerId).map((w) => w.customerId),
     wanted.filter((w) => !w.customerId).map((w) => w.email),
   );
@@ -265,20 +259,19 @@ async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRow, now: Date): Prom
   for (const index of rowsSharingCustomer(resolved)) failures.set(index, csvReason("sameAccount"));
   const customerOfRow = new Map(resolved.map((r) => [r.index, r.customerId]));
 
-  const updatedAt = now.toISOString();
   for (const [index, row] of rows.entries()) {
     const failure = failures.get(index);
     const customerId = customerOfRow.get(index) ?? null;
     const state: CsvRowState = failure ? "failed" : "queued";
-    await updateCsvRow(trx, batch.id, row.row_number, {
+    await updateCsvRow(trx, batch.id, row.rowNumber, {
       state,
       reason: failure?.en ?? "",
-      reason_ja: failure?.ja ?? "",
-      customer_id: customerId,
-      updated_at: updatedAt,
+      reasonJa: failure?.ja ?? "",
+      customerId,
+      updatedAt: now,
     });
     if (!failure)
-      await enqueueJob(trx, { kind: "csv-row", refId: csvRowJobRef(batch.id, row.row_number), runAt: now, now });
+      await enqueueJob(trx, { kind: "csv-row", refId: csvRowJobRef(batch.id, row.rowNumber), runAt: now, now });
   }
 }
 
@@ -315,10 +308,12 @@ export async function csvBatchResult(
   const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
   if (!batch) throw csvBatchRefusals.batchNotFound();
   if (batch.status === "uploaded")
-    throw new RequestRefusal("precondition", "the batch has not been confirmed yet", "CSV_BATCH_NOT_CONFIRMED");
+    throw new RequestRefusal("precondition", "the batch has not been confirmed yet", {
+      reason: "CSV_BATCH_NOT_CONFIRMED",
+    });
   const { rows } = await batchWithRows(ctx, batch);
-  const baseName = batch.file_name.replace(/\.csv$/i, "");
-  return { fileName: `${baseName}-result.csv`, content: resultCsv(JSON.parse(batch.header_json), rows) };
+  const baseName = batch.fileName.replace(/\.csv$/i, "");
+  return { fileName: `${baseName}-result.csv`, content: resultCsv(batch.header, rows) };
 }
 
 export interface CsvBatchRowView {
@@ -347,12 +342,12 @@ export async function csvBatchRows(
   const views = rows.map(({ cells, outcome }, i): CsvBatchRowView => {
     const waiting = batch.status === "uploaded" && outcome.status === "processing";
     return {
-      rowNumber: stored[i].row_number,
+      rowNumber: stored[i].rowNumber,
       cells,
       status: waiting ? "valid" : outcome.status,
       reason: waiting ? "" : outcome.reason,
       reasonJa: waiting ? "" : outcome.reasonJa,
-      chargeId: stored[i].charge_id ?? "",
+      chargeId: stored[i].chargeId ?? "",
     };
   });
   const valid = views.filter((row) => row.status !== "failed");
@@ -366,20 +361,20 @@ export async function csvBatchRows(
 
 async function batchWithRows(
   ctx: FlowContext,
-  batch: CsvBatchRow,
+  batch: CsvBatchRecord,
 ): Promise<{
   view: CsvBatchView;
   rows: Array<{ cells: string[]; outcome: CsvRowOutcome }>;
-  stored: Awaited<ReturnType<typeof csvRowsWithCharges>>;
+  stored: CsvRowWithCharge[];
 }> {
   const stored = await csvRowsWithCharges(ctx.tx.db, batch.id);
   const rows = stored.map((row) => ({
-    cells: JSON.parse(row.cells_json) as string[],
+    cells: row.cells,
     outcome: csvRowOutcome(
-      { state: row.state, reason: row.reason, reasonJa: row.reason_ja },
-      row.charge_status === null
+      row,
+      row.chargeStatus === null
         ? undefined
-        : { status: row.charge_status, errorType: row.charge_error_type ?? ErrorType.UNSPECIFIED },
+        : { status: row.chargeStatus, errorType: row.chargeErrorType ?? ErrorType.UNSPECIFIED },
     ),
   }));
   const progress = csvBatchProgress(
@@ -387,21 +382,23 @@ async function batchWithRows(
     rows.map((r) => r.outcome),
   );
   // Completed when the last row became final: the latest time a row or its charge changed.
-  const lastChange = stored.reduce(
-    (latest, row) => [latest, row.updated_at, row.charge_updated_at ?? ""].sort().at(-1)!,
-    batch.confirmed_at ?? "",
-  );
+  const lastChange = stored
+    .flatMap((row) => [row.updatedAt, row.chargeUpdatedAt ?? undefined])
+    .reduce<Date | undefined>(
+      (latest, at) => (at && (!latest || at > latest) ? at : latest),
+      batch.confirmedAt ?? undefined,
+    );
   return {
     rows,
     stored,
     view: {
       ...progress,
       id: batch.id,
-      fileName: batch.file_name,
-      rowCount: batch.row_count,
-      createdAt: new Date(batch.created_at),
-      expiresAt: new Date(batch.expires_at),
-      completedAt: progress.status === "completed" && lastChange ? new Date(lastChange) : undefined,
+      fileName: batch.fileName,
+      rowCount: batch.rowCount,
+      createdAt: batch.createdAt,
+      expiresAt: batch.expiresAt,
+      completedAt: progress.status === "completed" ? lastChange : undefined,
     },
   };
 }

@@ -19,12 +19,10 @@ import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { beginIdempotentRequest, finishIdempotentRequest, settleFailedRequest } from "./idempotency.js";
 import { createOffSessionPaymentAsync, type OffSessionInput } from "./off-session.js";
+import { limits } from "../domain/limits.js";
 
 /** A row whose charge could not be started for an unexpected reason is tried this many times. */
-const maxStartAttempts = 3;
 /** A row waiting for another request under its key (a re-uploaded file running at once) waits this long per try. */
-const inFlightRetryMs = 5_000;
-const maxInFlightAttempts = 30;
 
 /**
  * The csv-row job (kind "csv-row", ref `bat-…:<row>`): charges one queued row through the
@@ -35,14 +33,14 @@ const maxInFlightAttempts = 30;
 export async function runCsvRowJob(ctx: FlowContext, ref: string, attempt: number): Promise<JobOutcome> {
   const [batchId, rowText] = ref.split(":");
   const row = await findCsvRow(ctx.tx.db, batchId, Number(rowText));
-  if (!row || row.state !== "queued" || !row.customer_id) return { done: true };
+  if (!row || row.state !== "queued" || !row.customerId) return { done: true };
   const batch = await findCsvBatchById(ctx.tx.db, batchId);
-  const merchant = batch && (await findMerchant(ctx.tx.db, batch.merchant_id));
-  const check = batch && checkCsvRow(JSON.parse(row.cells_json), JSON.parse(batch.header_json).length);
+  const merchant = batch && (await findMerchant(ctx.tx.db, batch.merchantId));
+  const check = batch && checkCsvRow(row.cells, batch.header.length);
   if (!merchant || !check?.valid) return { done: true };
 
   const input: OffSessionInput = {
-    customerId: row.customer_id,
+    customerId: row.customerId,
     price: check.row.price,
     description: check.row.description,
     metadata: check.row.metadata,
@@ -50,23 +48,28 @@ export async function runCsvRowJob(ctx: FlowContext, ref: string, attempt: numbe
   };
   let started: StartedCharge;
   try {
-    started = await startChargeOnce(ctx, { id: merchant.id, name: merchant.name }, row.idempotency_key, input);
+    started = await startChargeOnce(ctx, { id: merchant.id, name: merchant.name }, row.idempotencyKey, input);
   } catch (error) {
     const inFlight = error instanceof RequestRefusal && error.kind === "in_flight";
-    if (attempt < (inFlight ? maxInFlightAttempts : maxStartAttempts)) {
-      return { retryAt: new Date(ctx.clock.now().getTime() + (inFlight ? inFlightRetryMs : 1000 * 2 ** attempt)) };
+    if (attempt < (inFlight ? limits.csvRowInFlightAttemptsMax : limits.csvRowStartAttemptsMax)) {
+      return {
+        retryAt: new Date(
+          ctx.clock.now().getTime() +
+            (inFlight ? limits.csvRowInFlightRetryMs : limits.csvRowStartRetryFirstDelayMs * 2 ** attempt),
+        ),
+      };
     }
     started = { reason: csvChargeReasons.initiateFailed };
   }
-  const updatedAt = ctx.clock.now().toISOString();
+  const updatedAt = ctx.clock.now();
   await ctx.tx.write((trx) =>
     updateCsvRow(
       trx,
       batchId,
-      row.row_number,
+      row.rowNumber,
       "chargeId" in started
-        ? { state: "submitted", charge_id: started.chargeId, updated_at: updatedAt }
-        : { state: "failed", reason: started.reason.en, reason_ja: started.reason.ja, updated_at: updatedAt },
+        ? { state: "submitted", chargeId: started.chargeId, updatedAt }
+        : { state: "failed", reason: started.reason.en, reasonJa: started.reason.ja, updatedAt },
     ),
   );
   return { done: true };
@@ -92,7 +95,7 @@ async function startChargeOnce(
     customerId: input.customerId,
     charge: { price: input.price, description: input.description, metadata: input.metadata },
   });
-  let start;
+  let start: Awaited<ReturnType<typeof beginIdempotentRequest>>;
   try {
     start = await beginIdempotentRequest(ctx, {
       merchantId: merchant.id,

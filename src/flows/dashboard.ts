@@ -28,6 +28,7 @@ import type { StopRequestRecord } from "../domain/stop-request.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { setWebhookUrl } from "./merchants.js";
 import { getCharge, getCustomer } from "./status.js";
+import { limits } from "../domain/limits.js";
 
 export type { ChargeSearch, PayerRow };
 
@@ -39,8 +40,9 @@ export interface ChargeWithRefunds {
 }
 
 /**
- * A customer's page: statuses, contracts, every charge (triggered test errors included) with its
- * refunds, and the stop requests the customer made in the customer app.
+ * A customer's page: statuses, contracts, the most recent charges (triggered test errors included)
+ * with their refunds, capped (docs/reference/limits.md#the-catalogue) and saying so, and the stop
+ * requests the customer made in the customer app.
  */
 export async function customerDetail(
   ctx: FlowContext,
@@ -50,15 +52,22 @@ export async function customerDetail(
   customer: CustomerRecord;
   contracts: ContractRecord[];
   charges: ChargeWithRefunds[];
+  chargesTruncated: boolean;
   stopRequests: StopRequestRecord[];
 }> {
   const customer = await getCustomer(ctx, merchant, customerId);
   const [contracts, charges, stopRequests] = await Promise.all([
     contractsOfCustomer(ctx.tx.db, merchant.id, customer.id),
-    listChargesOfMerchant(ctx.tx.db, merchant.id, { customerId: customer.id, limit: 500 }),
+    listChargesOfMerchant(ctx.tx.db, merchant.id, {
+      customerId: customer.id,
+      limit: limits.customerDetailChargesMax + 1,
+    }),
     stopRequestsOfCustomer(ctx.tx.db, merchant.id, customer.id),
   ]);
-  return { customer, contracts, charges: await withRefunds(ctx, charges), stopRequests };
+  // One more than shown tells whether there are more.
+  const shown = charges.slice(0, limits.customerDetailChargesMax);
+  const chargesTruncated = charges.length > shown.length;
+  return { customer, contracts, charges: await withRefunds(ctx, shown), chargesTruncated, stopRequests };
 }
 
 /** The merchant's charges, newest first, filtered (docs/guide/dashboard.md#finding-things), with their payers. */
@@ -127,7 +136,7 @@ export async function findCustomers(
 }
 
 /** How many charges an export reads at a time. */
-const exportPageSize = 500;
+const exportPageSize = limits.chargeExportPageRows;
 
 /**
  * Every charge the filter keeps, newest first, read in keyset pages so that an export of any size
@@ -180,13 +189,7 @@ export interface ApiKeyView {
 }
 
 export async function listApiKeys(ctx: FlowContext, merchant: MerchantPrincipal): Promise<ApiKeyView[]> {
-  const rows = await apiKeysOfMerchant(ctx.tx.db, merchant.id);
-  return rows.map((row) => ({
-    id: row.id,
-    prefix: row.prefix,
-    createdAt: new Date(row.created_at),
-    revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
-  }));
+  return apiKeysOfMerchant(ctx.tx.db, merchant.id);
 }
 
 /**
@@ -203,10 +206,10 @@ export async function createApiKey(
   await ctx.tx.write(async (trx) => {
     await insertApiKey(trx, {
       id: key.id,
-      merchant_id: merchant.id,
-      key_hash: hashApiKey(secret),
+      merchantId: merchant.id,
+      keyHash: hashApiKey(secret),
       prefix: key.prefix,
-      created_at: now.toISOString(),
+      createdAt: now,
     });
     await ctx.audit?.(trx, { action: "api_key.create", target: key.id, details: { prefix: key.prefix } });
   });
@@ -239,10 +242,10 @@ export async function getWebhookSettings(ctx: FlowContext, merchant: MerchantPri
   const row = await findMerchant(ctx.tx.db, merchant.id);
   if (!row) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchant.id} not found`);
   return {
-    url: row.webhook_url,
-    secret: row.webhook_secret,
-    failing: row.webhook_failing === 1,
-    failingReason: row.webhook_failing_reason,
+    url: row.webhookUrl,
+    secret: row.webhookSecret,
+    failing: row.webhookFailing,
+    failingReason: row.webhookFailingReason,
   };
 }
 

@@ -1,6 +1,18 @@
+/**
+ * The hosted payment page's flows (docs/guide/hosted-page.md), with the two-factor code in
+ * flows/hosted-page-code.ts, the bank search in flows/hosted-page-bank-directory.ts and the
+ * approval in flows/hosted-page-approval.ts. One error style per kind of outcome, in all four:
+ *
+ * - An outcome the contract answers in the response, InitiatePayment's and ApprovePayment's
+ *   `result.error` (an unknown or expired link, a triggered error, an approval that cannot run as
+ *   asked): returned as `{ error }`, made by `hostedRefusals` below. The page shows it and sends the
+ *   customer on; it is no failed call.
+ * - A link, bank or field the request names that is not there or not valid (the PaymentErrorCode
+ *   table, docs/reference/contract.md#error-mapping): thrown as a PaymentFailure.
+ * - A step taken out of order or too often (precondition, rate_limited): thrown as a RequestRefusal.
+ */
 import { effectiveAccountType, summariseAccount, type BankAccountSummaryView } from "../domain/bank-account.js";
 import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.js";
-import { bankDisplayName, branchDisplayName, searchBanks, searchBranches } from "../domain/bank-directory.js";
 import {
   BankAccountType,
   ChargeStatus,
@@ -12,21 +24,10 @@ import {
 } from "../../gen/payments/v1/enums_pb.js";
 import type { CustomerProfile } from "../domain/customer.js";
 import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
-import { newId } from "../domain/ids.js";
 import { requireBankAccountHolder } from "../domain/kana.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
 import {
-  codeMatches,
-  codeUnusableReason,
-  hashOneTimeCode,
-  newOneTimeCode,
-  oneTimeCodeMessage,
-  oneTimeCodeRules,
-  resendAvailableAt,
-} from "../domain/one-time-code.js";
-import {
   errorTriggerOf,
-  invalidTriggerMessage,
   onSessionTriggerSource,
   triggeredErrorMessage,
   type ErrorTrigger,
@@ -34,10 +35,8 @@ import {
 } from "../domain/error-trigger.js";
 import { errorTypeMessages, PaymentFailure, validationFailure } from "../domain/payment-failure.js";
 import {
-  approvalBlocker,
   detailsWithheld,
   hasLapsed,
-  isApprovalClaimStale,
   isLinkSettled,
   maskEmail,
   redirectUrlFor,
@@ -48,32 +47,18 @@ import {
 } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
-import { bankMaster } from "../ports/bank-master.js";
 import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
 import { findBankAccountById } from "../storage/bank-accounts.js";
 import { findContractById } from "../storage/contracts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
 import { findMerchant } from "../storage/merchants.js";
-import { deleteOneTimeCode, insertOneTimeCode, lockCodesOfLink, saveCodeAttempt } from "../storage/one-time-codes.js";
-import {
-  findPaymentLinkById,
-  findPaymentLinkByToken,
-  lockPaymentLink,
-  markPaymentLinkStep,
-} from "../storage/payment-links.js";
+import { findPaymentLinkById, findPaymentLinkByToken, markPaymentLinkStep } from "../storage/payment-links.js";
 import { chooseAccount, directoryNames, type ChosenAccount } from "./account-verification.js";
-import { limitingContracts, splitByContracts } from "./contract-scope.js";
-import { contractMandate, recordMandate, type ConsentEvidence } from "./mandates.js";
+import { contractMandate } from "./mandates.js";
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
-import {
-  claimApproval,
-  executeClaimedApproval,
-  failTriggeredApproval,
-  reclaimStaleApproval,
-} from "./on-session-approval.js";
 import { currentOutcome } from "./payment-link-transition.js";
 
 /** The merchant as the page shows it, with the way back. */
@@ -136,14 +121,34 @@ export type InitiateAnswer = { session: PaymentSessionView } | { error: HostedRe
 export type ApproveAnswer = { success: ApprovalOutcome } | { error: HostedRefusal };
 
 const linkNotFoundMessage = "payment link not found";
-const linkNotFound = () => new PaymentFailure(PaymentErrorCode.NOT_FOUND, linkNotFoundMessage);
-const unknownLink: HostedRefusal = Object.freeze({
-  paymentErrorCode: PaymentErrorCode.NOT_FOUND,
-  message: linkNotFoundMessage,
+/** Thrown: a step (or a directory search) with a token no link has. */
+export const linkNotFound = () => new PaymentFailure(PaymentErrorCode.NOT_FOUND, linkNotFoundMessage);
+
+/** The result.error answers of InitiatePayment and ApprovePayment, all made here. */
+export const hostedRefusals = Object.freeze({
+  unknownLink: (): HostedRefusal => ({ paymentErrorCode: PaymentErrorCode.NOT_FOUND, message: linkNotFoundMessage }),
+  expired: (merchant: HostedMerchantView, redirectUrl: string): HostedRefusal => ({
+    paymentErrorCode: PaymentErrorCode.EXPIRED,
+    message: errorTypeMessages[ErrorType.PAYMENT_LINK_EXPIRED],
+    merchant,
+    redirectUrl,
+  }),
+  /** docs/reference/contract.md#error-triggers: the ErrorType the link's metadata asked for. */
+  triggered: (errorType: ErrorType, extra: Pick<HostedRefusal, "merchant" | "redirectUrl">): HostedRefusal => ({
+    paymentErrorCode: paymentErrorCodeOfTriggeredErrorType[errorType],
+    message: triggeredErrorMessage(errorType),
+    ...extra,
+  }),
+  /** The approval cannot run as asked (a step missing, changed terms, an invalid trigger). */
+  badRequest: (message: string): HostedRefusal => ({ paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message }),
+  stillProcessing: (): HostedRefusal => ({
+    paymentErrorCode: PaymentErrorCode.INTERNAL,
+    message: "the payment is still being processed; reload the page to see its outcome",
+  }),
 });
 
 /** The link of a token; a lapsed link is expired first (before its job runs), so it never pays late. */
-async function findPaymentLink(ctx: FlowContext, token: string): Promise<PaymentLinkRecord | undefined> {
+export async function findPaymentLink(ctx: FlowContext, token: string): Promise<PaymentLinkRecord | undefined> {
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link || !hasLapsed(link, ctx.clock.now())) return link;
   await expirePaymentLink(ctx, link.id);
@@ -152,7 +157,11 @@ async function findPaymentLink(ctx: FlowContext, token: string): Promise<Payment
 }
 
 /** A page step (code, bank, KYC) needs an open link, and all but sending the code a verified customer. */
-async function openStep(ctx: FlowContext, token: string, needs: { verified: boolean }): Promise<PaymentLinkRecord> {
+export async function openStep(
+  ctx: FlowContext,
+  token: string,
+  needs: { verified: boolean },
+): Promise<PaymentLinkRecord> {
   const link = await findPaymentLink(ctx, token);
   if (!link) throw linkNotFound();
   if (link.state === "expired") throw chargeFailure(ErrorType.PAYMENT_LINK_EXPIRED);
@@ -162,17 +171,17 @@ async function openStep(ctx: FlowContext, token: string, needs: { verified: bool
   return link;
 }
 
-async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<HostedMerchantView> {
+export async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): Promise<HostedMerchantView> {
   const merchant = await findMerchant(ctx.tx.db, link.merchantId);
   return {
     token: link.token,
     name: merchant?.name ?? "",
-    logoUrl: merchant?.logo_url ?? "",
+    logoUrl: merchant?.logoUrl ?? "",
     successUrl: link.successUrl,
     failureUrl: link.failureUrl,
-    supportEmail: merchant?.support_email ?? "",
-    supportPhone: merchant?.support_phone ?? "",
-    supportUrl: merchant?.support_url ?? "",
+    supportEmail: merchant?.supportEmail ?? "",
+    supportPhone: merchant?.supportPhone ?? "",
+    supportUrl: merchant?.supportUrl ?? "",
   };
 }
 
@@ -189,20 +198,15 @@ async function accountOfLink(ctx: FlowContext, link: PaymentLinkRecord): Promise
   return summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode));
 }
 
-function expiredRefusal(merchant: HostedMerchantView, redirectUrl: string): HostedRefusal {
-  return {
-    paymentErrorCode: PaymentErrorCode.EXPIRED,
-    message: errorTypeMessages[ErrorType.PAYMENT_LINK_EXPIRED],
-    merchant,
-    redirectUrl,
-  };
-}
-
 /**
  * docs/reference/contract.md#error-triggers — what the link's metadata asks for at this point: the customer's metadata
  * for a contract-only link, the charge metadata otherwise.
  */
-async function linkTrigger(ctx: FlowContext, link: PaymentLinkRecord, point: TriggerPoint): Promise<ErrorTrigger> {
+export async function linkTrigger(
+  ctx: FlowContext,
+  link: PaymentLinkRecord,
+  point: TriggerPoint,
+): Promise<ErrorTrigger> {
   const sandbox = ctx.config.mode === "sandbox";
   const fromCustomer = sandbox && onSessionTriggerSource(link.workflow) === "customer";
   const metadata = fromCustomer
@@ -228,29 +232,21 @@ export async function settledOutcome(
   return { link, outcome, redirectUrl: redirectUrlFor(link, outcome) };
 }
 
-function triggeredRefusal(errorType: ErrorType, extra: Pick<HostedRefusal, "merchant" | "redirectUrl">): HostedRefusal {
-  return {
-    paymentErrorCode: paymentErrorCodeOfTriggeredErrorType[errorType],
-    message: triggeredErrorMessage(errorType),
-    ...extra,
-  };
-}
-
 /** InitiatePayment: what is paid, to whom, and which steps remain; an unknown or expired link is result.error. */
 export async function initiatePayment(ctx: FlowContext, token: string): Promise<InitiateAnswer> {
   const link = await findPaymentLink(ctx, token);
-  if (!link) return { error: unknownLink };
+  if (!link) return { error: hostedRefusals.unknownLink() };
   const [merchant, { outcome, redirectUrl }, customer, bankAccount] = await Promise.all([
     merchantView(ctx, link),
     settledOutcome(ctx, link.id),
     findCustomerById(ctx.tx.db, link.customerId),
     accountOfLink(ctx, link),
   ]);
-  if (link.state === "expired") return { error: expiredRefusal(merchant, redirectUrl) };
+  if (link.state === "expired") return { error: hostedRefusals.expired(merchant, redirectUrl) };
   if (link.state === "open") {
     // docs/reference/contract.md#error-triggers: only VALIDATION_FAILED and LINK_EXPIRED trigger here; nothing is changed.
     const trigger = await linkTrigger(ctx, link, "initiate_payment");
-    if (trigger.kind === "error") return { error: triggeredRefusal(trigger.errorType, { merchant }) };
+    if (trigger.kind === "error") return { error: hostedRefusals.triggered(trigger.errorType, { merchant }) };
   }
   const completed = isLinkSettled(link.state);
   if (detailsWithheld(link, ctx.clock.now())) return { session: withheldSession(link, merchant) };
@@ -304,85 +300,6 @@ function withheldSession(link: PaymentLinkRecord, merchant: HostedMerchantView):
   };
 }
 
-/**
- * Sends a 6-digit code to the customer's e-mail through the notifier. Only the hash is stored;
- * a new code replaces the previous one; one send per 30 seconds, at most 10 per link.
- */
-export async function sendTwoFactorCode(
-  ctx: FlowContext,
-  token: string,
-): Promise<{ emailHint: string; expiresAt: Date; resendAvailableAt: Date }> {
-  const link = await openStep(ctx, token, { verified: false });
-  if (link.twoFactorVerified) throw new RequestRefusal("precondition", "the two-factor code has already been verified");
-  const code = newOneTimeCode();
-  const stored = await ctx.tx.write(async (trx) => {
-    const now = ctx.clock.now();
-    await lockPaymentLink(ctx.tx, trx, link.id);
-    const codes = await lockCodesOfLink(ctx.tx, trx, link.id);
-    const availableAt = resendAvailableAt(codes[0]?.createdAt, now);
-    if (availableAt > now)
-      throw new RequestRefusal(
-        "rate_limited",
-        `a code was just sent; ask for a new one after ${availableAt.toISOString()}`,
-      );
-    if (codes.length >= oneTimeCodeRules.maxCodesPerLink)
-      throw new RequestRefusal("rate_limited", "too many codes were sent for this payment link");
-    const id = newId("otc");
-    const record = {
-      id,
-      codeHash: hashOneTimeCode(id, code),
-      attempts: 0,
-      expiresAt: new Date(now.getTime() + oneTimeCodeRules.validityMs),
-      usedAt: null,
-      createdAt: now,
-    };
-    await insertOneTimeCode(trx, link.id, record);
-    return record;
-  });
-  const merchant = await findMerchant(ctx.tx.db, link.merchantId);
-  try {
-    await ctx.notifier.send({
-      merchantId: link.merchantId,
-      to: link.email,
-      ...oneTimeCodeMessage(merchant?.name ?? "", code),
-      code,
-      sentAt: stored.createdAt,
-    });
-  } catch (error) {
-    // Not delivered: forget it, so the customer may ask again at once.
-    await ctx.tx.write((trx) => deleteOneTimeCode(trx, stored.id));
-    throw error;
-  }
-  return {
-    emailHint: maskEmail(link.email),
-    expiresAt: stored.expiresAt,
-    resendAvailableAt: resendAvailableAt(stored.createdAt, stored.createdAt),
-  };
-}
-
-/** Checks the newest code: 10 minutes, 5 attempts, accepted once. */
-export async function verifyTwoFactorCode(
-  ctx: FlowContext,
-  token: string,
-  code: string,
-): Promise<{ verified: boolean; attemptsLeft: number }> {
-  const link = await openStep(ctx, token, { verified: false });
-  if (link.twoFactorVerified) throw new RequestRefusal("precondition", "the two-factor code has already been verified");
-  return ctx.tx.write(async (trx) => {
-    const now = ctx.clock.now();
-    await lockPaymentLink(ctx.tx, trx, link.id);
-    const [latest] = await lockCodesOfLink(ctx.tx, trx, link.id);
-    if (!latest) throw new RequestRefusal("precondition", "no code has been sent yet; ask for one");
-    const unusable = codeUnusableReason(latest, now);
-    if (unusable) throw new RequestRefusal("precondition", unusable);
-    const verified = codeMatches(latest, code);
-    const attempt = { ...latest, attempts: latest.attempts + 1, usedAt: verified ? now : null };
-    await saveCodeAttempt(trx, attempt);
-    if (verified) await markPaymentLinkStep(trx, link.id, "two_factor_verified", now);
-    return { verified, attemptsLeft: Math.max(0, oneTimeCodeRules.maxAttempts - attempt.attempts) };
-  });
-}
-
 export interface LinkBankAccountInput {
   bankCode: string;
   branchCode: string;
@@ -420,42 +337,6 @@ export async function linkBankAccount(
 }
 
 /**
- * Banks of the Zengin master matching what the customer typed (any link's token may ask), split
- * into those the merchant's contracts cover and the others (flows/contract-scope.ts).
- */
-export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
-  const link = await findPaymentLinkByToken(ctx.tx.db, token);
-  if (!link) throw linkNotFound();
-  const found = searchBanks(bankMaster(ctx.config.mode), query, limit || 20).map((bank) => ({
-    code: bank.code,
-    name: bankDisplayName(bank),
-    kana: bank.kana,
-  }));
-  return splitByContracts(found, await limitingContracts(ctx, link.merchantId));
-}
-
-/** One bank's branches matching what the customer typed. */
-export async function searchBranchDirectory(
-  ctx: FlowContext,
-  token: string,
-  bankCode: string,
-  query: string,
-  limit: number,
-) {
-  if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  const bank = bankMaster(ctx.config.mode)[bankCode];
-  if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
-  return {
-    bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },
-    branches: searchBranches(bank, query, limit || 20).map((branch) => ({
-      code: branch.code,
-      name: branchDisplayName(bank.code, branch),
-      kana: branch.kana,
-    })),
-  };
-}
-
-/**
  * The KYC form (asked for when the merchant set force_kyc): the customer's KYC goes IN_REVIEW.
  * In sandbox mode, with `decide`, the merchant's review mode then decides it (by default:
  * approved at once; with a declared `method`, when that method's review would finish, see
@@ -488,66 +369,4 @@ export async function submitKyc(
   if (review === "now") await decideAutomatically(ctx, link.merchantId, link.customerId);
   const customer = await findCustomerById(ctx.tx.db, link.customerId);
   return customer?.kycStatus ?? KycStatus.IN_REVIEW;
-}
-
-// A concurrent approval is waited for up to this long (the simulated bank's latency is at most 30 s).
-const approvalWaitPolls = 1600;
-const approvalPollMs = 25;
-
-/**
- * ApprovePayment: after the two-factor step (and the bank link for new accounts), executes the
- * payment once and answers where to send the customer. A double click, a reload or a second tab
- * finds the approval claimed, waits for it, and answers the same outcome; nothing is charged twice.
- */
-export async function approvePayment(
-  ctx: FlowContext,
-  token: string,
-  consent: ConsentEvidence = { termsVersion: "", clientAddress: "", userAgent: "" },
-): Promise<ApproveAnswer> {
-  let link = await findPaymentLink(ctx, token);
-  if (!link) return { error: unknownLink };
-  if (consent.termsVersion && consent.termsVersion !== currentMandateTerms.version)
-    return {
-      error: {
-        paymentErrorCode: PaymentErrorCode.BAD_REQUEST,
-        message: `the direct-debit terms have changed (now version ${currentMandateTerms.version}): read them again before approving`,
-      },
-    };
-  const trigger = await linkTrigger(ctx, link, "approve_payment");
-  for (let poll = 0; poll < approvalWaitPolls; poll++) {
-    if (link.state === "open") {
-      const blocker = approvalBlocker(link);
-      if (blocker) return { error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: blocker } };
-      if (trigger.kind === "invalid")
-        return {
-          error: { paymentErrorCode: PaymentErrorCode.BAD_REQUEST, message: invalidTriggerMessage(trigger.value) },
-        };
-      if (hasLapsed(link, ctx.clock.now())) await expirePaymentLink(ctx, link.id);
-      else if (trigger.kind === "error") await failTriggeredApproval(ctx, link.id, trigger.errorType);
-      else {
-        await recordMandate(ctx, link, consent);
-        if (await claimApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
-      }
-    } else if (link.state === "approving" && isApprovalClaimStale(link, ctx.clock.now())) {
-      if (await reclaimStaleApproval(ctx, link.id)) await executeClaimedApproval(ctx, link.id);
-    } else if (link.state === "approving") {
-      await new Promise((resolve) => setTimeout(resolve, approvalPollMs));
-    }
-    const current = await settledOutcome(ctx, link.id);
-    link = current.link;
-    if (link.state === "expired") return { error: expiredRefusal(await merchantView(ctx, link), current.redirectUrl) };
-    // A triggered failure answers result.error, also to a repeated approval.
-    if (trigger.kind === "error" && link.state === "failed")
-      return { error: triggeredRefusal(trigger.errorType, { redirectUrl: current.redirectUrl }) };
-    if (isLinkSettled(link.state)) {
-      const { outcome, redirectUrl } = current;
-      return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "", completedAt: link.completedAt } };
-    }
-  }
-  return {
-    error: {
-      paymentErrorCode: PaymentErrorCode.INTERNAL,
-      message: "the payment is still being processed; reload the page to see its outcome",
-    },
-  };
 }

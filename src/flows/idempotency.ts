@@ -18,6 +18,7 @@ import {
 } from "../storage/idempotency-keys.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { limits } from "../domain/limits.js";
 
 /** A request running under a claimed key. */
 export interface IdempotencyScope {
@@ -34,7 +35,7 @@ export interface IdempotencyScope {
 export type IdempotentStart = { run: IdempotencyScope } | { replay: IdempotencyRecord };
 
 /** Expired keys are deleted at most this often per service (lookups ignore them meanwhile). */
-const purgeEveryMs = 10 * 60_000;
+const purgeEveryMs = limits.idempotencyPurgeEveryMs;
 const lastPurge = new WeakMap<FlowContext, number>();
 
 /**

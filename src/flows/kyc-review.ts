@@ -9,6 +9,7 @@ import { findKycReviewSettings, saveKycReviewSettings } from "../storage/sandbox
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
 import { enqueueHeldApprovals, resumeApprovalsWaitingForKyc } from "./on-session-approval.js";
+import { secondsMs } from "../domain/duration.js";
 
 /**
  * Decides a customer's KYC (approve or deny, with a reason) and lets the approvals that waited
@@ -53,7 +54,7 @@ export async function scheduleKycReview(
   const settings = await findKycReviewSettings(trx, merchantId);
   if (automaticKycDecision(settings.mode) === undefined) return "manual";
   if (settings.delaySeconds === 0 && !reviewedAt) return "now";
-  const runAt = reviewedAt ?? new Date(now.getTime() + settings.delaySeconds * 1000);
+  const runAt = reviewedAt ?? new Date(now.getTime() + secondsMs(settings.delaySeconds));
   if (!(await hasPendingJob(trx, "kyc-review", customerId)))
     await enqueueJob(trx, { kind: "kyc-review", refId: customerId, runAt, now });
   return "later";

@@ -4,6 +4,7 @@ import { currentMandateTerms, mandateTermsText } from "../domain/mandate-terms.j
 import { workflowCreatesContract, type PaymentLinkRecord } from "../domain/payment-link.js";
 import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
 import { findMandateOfContract, insertMandate, listMandates, type MandateRecord } from "../storage/mandates.js";
+import { limits } from "../domain/limits.js";
 
 export type { MandateRecord };
 import { lockPaymentLink } from "../storage/payment-links.js";
@@ -47,7 +48,7 @@ export async function recordMandate(
       termsVersion: evidence.termsVersion || currentMandateTerms.version,
       acceptedAt: ctx.clock.now(),
       clientAddress: evidence.clientAddress,
-      userAgent: evidence.userAgent.slice(0, 512),
+      userAgent: evidence.userAgent.slice(0, limits.auditUserAgentLengthMax),
       // Only a bank's online confirmation has a time; the first debit registers the others.
       verifiedAt: account.method === MandateVerification.BANK_REDIRECT ? account.verifiedAt : null,
     });

@@ -39,20 +39,17 @@ export async function createMerchant(
     await insertMerchant(trx, {
       id: merchantId,
       name: input.name,
-      logo_url: input.logoUrl ?? "",
-      webhook_url: input.webhookUrl ?? "",
-      webhook_secret: webhookSecret,
-      onboarding_complete: 1,
-      webhook_failing: 0,
-      webhook_failing_reason: "",
-      created_at: now,
+      logoUrl: input.logoUrl ?? "",
+      webhookUrl: input.webhookUrl ?? "",
+      webhookSecret,
+      createdAt: new Date(now),
     });
     await insertApiKey(trx, {
       id: newId("key"),
-      merchant_id: merchantId,
-      key_hash: hashApiKey(apiKey),
+      merchantId,
+      keyHash: hashApiKey(apiKey),
       prefix: apiKey.slice(0, 12),
-      created_at: now,
+      createdAt: new Date(now),
     });
   });
   return {
@@ -67,7 +64,7 @@ export async function createMerchant(
 /** Refuses a webhook URL the deployment's mode does not allow (production: public https only). */
 function checkWebhookUrl(ctx: FlowContext, url: string): void {
   const refusal = webhookUrlRefusal(url, ctx.config.mode);
-  if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, undefined, "webhook_url");
+  if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, { field: "webhook_url" });
 }
 
 /**
@@ -102,10 +99,10 @@ export async function rotateApiKey(
     await revokeApiKeys(trx, merchantId, now);
     await insertApiKey(trx, {
       id: newId("key"),
-      merchant_id: merchantId,
-      key_hash: hashApiKey(apiKey),
+      merchantId,
+      keyHash: hashApiKey(apiKey),
       prefix: apiKey.slice(0, 12),
-      created_at: now,
+      createdAt: new Date(now),
     });
   });
   return { merchant_id: merchantId, api_key: apiKey };
@@ -116,10 +113,10 @@ export async function listAllMerchants(ctx: FlowContext) {
   return rows.map((m) => ({
     merchant_id: m.id,
     name: m.name,
-    webhook_url: m.webhook_url,
-    webhook_failing: m.webhook_failing === 1,
-    webhook_failing_reason: m.webhook_failing_reason,
-    created_at: m.created_at,
+    webhook_url: m.webhookUrl,
+    webhook_failing: m.webhookFailing,
+    webhook_failing_reason: m.webhookFailingReason,
+    created_at: m.createdAt.toISOString(),
   }));
 }
 
@@ -148,7 +145,7 @@ export function createAuthenticator(ctx: FlowContext): (apiKey: string) => Promi
 export async function getSupportContact(ctx: FlowContext, merchantId: string): Promise<SupportContact> {
   const merchant = await findMerchant(ctx.tx.db, merchantId);
   if (!merchant) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
-  return { email: merchant.support_email, phone: merchant.support_phone, url: merchant.support_url };
+  return { email: merchant.supportEmail, phone: merchant.supportPhone, url: merchant.supportUrl };
 }
 
 /** Sets the support contact (dashboard settings, `furikomi merchants set-contact`); "" clears a field. */

@@ -37,6 +37,7 @@ import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { settleCharges } from "./charge-settlement.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
 import { recordEvent } from "../storage/events.js";
+import { limits } from "../domain/limits.js";
 
 /** An off-session request as the flows take it (docs/reference/contract.md#off-session). */
 export interface OffSessionInput {
@@ -52,7 +53,7 @@ export interface OffSessionInput {
  * process die between the bank call and the commit, the engine finishes the charge. When the
  * call completes normally the job finds the charge settled and does nothing.
  */
-const syncRecoveryDelayMs = 60_000;
+const syncRecoveryDelayMs = limits.offSessionSyncRecoveryDelayMs;
 
 /**
  * CreateOffSessionPaymentAsync: one transaction writes the charge (trx-*), the request (pwf-*)

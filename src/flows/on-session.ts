@@ -71,7 +71,7 @@ export async function createOnSessionPayment(
   try {
     const merchant = await findMerchant(ctx.tx.db, principal.id);
     if (!merchant) throw new RequestRefusal("unauthenticated", "unknown merchant");
-    const onboardingComplete = merchant.onboarding_complete === 1;
+    const onboardingComplete = merchant.onboardingComplete;
     try {
       return await createInOneTransaction(ctx, principal, request, onboardingComplete, idempotency);
     } catch (error) {

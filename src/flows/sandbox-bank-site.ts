@@ -21,6 +21,7 @@ import { findPaymentLinkById } from "../storage/payment-links.js";
 import { unseal } from "../storage/sealed.js";
 import { hashState } from "./account-verification.js";
 import type { FlowContext } from "./flow-context.js";
+import { limits } from "../domain/limits.js";
 
 /**
  * The simulated bank's own side of an online mandate verification (server/sandbox-bank-site.ts
@@ -29,7 +30,7 @@ import type { FlowContext } from "./flow-context.js";
  * wrong entries, then sends the customer back with an authorisation code, which the service
  * redeems once, server to server, within 5 minutes.
  */
-export const bankSiteRules = Object.freeze({ codeValidityMs: 5 * 60_000 });
+export const bankSiteRules = Object.freeze({ codeValidityMs: limits.bankSiteCodeValidityMs });
 
 export interface BankLoginView {
   merchantName: string;

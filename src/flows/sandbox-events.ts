@@ -5,6 +5,7 @@ import { ManualClock } from "../ports/clock.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { recordEvent } from "../storage/events.js";
+import { secondsMs } from "../domain/duration.js";
 
 /**
  * SandboxService.SendTestEvent: an event of the given type, with made-up content of that type's
@@ -12,7 +13,7 @@ import { recordEvent } from "../storage/events.js";
  */
 export async function sendTestEvent(ctx: FlowContext, merchant: MerchantPrincipal, type: EventType): Promise<string> {
   const row = await findMerchant(ctx.tx.db, merchant.id);
-  if (!row?.webhook_url)
+  if (!row?.webhookUrl)
     throw new RequestRefusal(
       "precondition",
       "the merchant has no webhook URL; set one first (furikomi merchants set-webhook, or the dashboard)",
@@ -41,7 +42,7 @@ export function advanceClock(ctx: FlowContext, seconds: number): Date {
       "the clock can only be moved on a server started with SANDBOX_CLOCK=manual",
     );
   }
-  const now = ctx.clock.advance(seconds * 1000);
+  const now = ctx.clock.advance(secondsMs(seconds));
   ctx.wake("jobs");
   ctx.wake("events");
   return now;

@@ -37,21 +37,16 @@ import {
 } from "../domain/bank-account.js";
 import { findContractById } from "../storage/contracts.js";
 import { findCustomerById } from "../storage/customers.js";
-import { listMailbox, type MailboxMessageRow } from "../storage/mailbox.js";
+import { listMailbox } from "../storage/mailbox.js";
+import type { MailboxMessageRecord } from "../domain/mailbox-message.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.js";
+import { underMaintenanceAt } from "../domain/simulated-bank-maintenance.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { FlowContext } from "./flow-context.js";
-import {
-  approvePayment,
-  initiatePayment,
-  linkBankAccount,
-  sendTwoFactorCode,
-  settledOutcome,
-  submitKyc,
-  verifyTwoFactorCode,
-  type HostedRefusal,
-} from "./hosted-page.js";
+import { initiatePayment, linkBankAccount, settledOutcome, submitKyc, type HostedRefusal } from "./hosted-page.js";
+import { approvePayment } from "./hosted-page-approval.js";
+import { sendTwoFactorCode, verifyTwoFactorCode } from "./hosted-page-code.js";
 import { completeBankReturn, directoryNames } from "./account-verification.js";
 import { decideKyc } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
@@ -64,20 +59,13 @@ async function merchantLink(ctx: FlowContext, merchantId: string, paymentLinkUrl
   try {
     token = tokenOfPaymentLinkUrl(paymentLinkUrl);
   } catch {
-    throw new PaymentFailure(
-      PaymentErrorCode.BAD_REQUEST,
-      "payment_link_url: not a URL",
-      undefined,
-      "payment_link_url",
-    );
+    throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, "payment_link_url: not a URL", {
+      field: "payment_link_url",
+    });
   }
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link || link.merchantId !== merchantId) throw notFound("payment link");
   return link;
-}
-
-function underMaintenanceAt(flag: number, until: string | null, now: Date): boolean {
-  return until ? now.toISOString() < until : flag === 1;
 }
 
 export interface SimulatedAccount {
@@ -108,7 +96,11 @@ async function simulatedAccount(ctx: FlowContext, account: BankAccountRecord): P
   return {
     account,
     summary: summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode)),
-    underMaintenance: underMaintenanceAt(account.under_maintenance, account.maintenance_until, ctx.clock.now()),
+    underMaintenance: underMaintenanceAt(
+      account.under_maintenance === 1,
+      account.maintenance_until ? new Date(account.maintenance_until) : null,
+      ctx.clock.now(),
+    ),
     ledger: await ledgerOfAccount(ctx.tx.db, account.id),
   };
 }
@@ -218,10 +210,9 @@ export async function setBankMaintenance(
   until: Date | undefined,
 ): Promise<boolean> {
   await ctx.tx.write(async (trx) => {
-    await saveBankSettings(trx, {
-      merchant_id: merchantId,
-      under_maintenance: underMaintenance ? 1 : 0,
-      maintenance_until: underMaintenance && until ? until.toISOString() : null,
+    await saveBankSettings(trx, merchantId, {
+      underMaintenance,
+      maintenanceUntil: underMaintenance && until ? until : null,
     });
     await ctx.audit?.(trx, {
       action: "sandbox.bank_maintenance",
@@ -230,7 +221,7 @@ export async function setBankMaintenance(
     });
   });
   const settings = await findBankSettings(ctx.tx.db, merchantId);
-  return settings ? underMaintenanceAt(settings.under_maintenance, settings.maintenance_until, ctx.clock.now()) : false;
+  return settings ? underMaintenanceAt(settings.underMaintenance, settings.maintenanceUntil, ctx.clock.now()) : false;
 }
 
 /** Expires an open link now (as if 90 minutes had passed); an expired one is left as it is. */
@@ -254,7 +245,7 @@ export async function expirePaymentLinkNow(
   };
 }
 
-export function readMailbox(ctx: FlowContext, merchantId: string, email: string): Promise<MailboxMessageRow[]> {
+export function readMailbox(ctx: FlowContext, merchantId: string, email: string): Promise<MailboxMessageRecord[]> {
   return listMailbox(ctx.tx.db, merchantId, { email: email || undefined, limit: 100 });
 }
 

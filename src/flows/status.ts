@@ -5,12 +5,20 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import { findCharge, findContract, findCustomer, listCustomers, refundsOfCharge } from "../storage/status-queries.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
+import { limits } from "../domain/limits.js";
 
 const notFound = (what: string, id: string) =>
   new PaymentFailure(PaymentErrorCode.NOT_FOUND, `${what} ${id} not found`);
 
 /** How many refunds GetCharge carries at most: the most recent; ListRefunds pages through them all. */
-export const chargeRefundsShown = 10;
+export const chargeRefundsShown = limits.chargeRefundsShownMax;
+
+/**
+ * A charge is found by its `trx-…` id; the on-session payment's `chg-…` id (docs/reference/contract.md#identifiers)
+ * is the usual mistake, so a missing id of another prefix says which one to use (same code, same status).
+ */
+const chargeNotFound = (id: string) =>
+  id.startsWith("trx-") ? notFound("charge", id) : notFound("charge", `${id} (a charge's id is its trx-… id)`);
 
 export async function getCharge(
   ctx: FlowContext,
@@ -18,7 +26,7 @@ export async function getCharge(
   id: string,
 ): Promise<{ charge: ChargeRecord; refunds: RefundRecord[]; refundsTruncated: boolean }> {
   const charge = await findCharge(ctx.tx.db, merchant.id, id);
-  if (!charge) throw notFound("charge", id);
+  if (!charge) throw chargeNotFound(id);
   const newest = await refundsOfCharge(ctx.tx.db, charge.id, { limit: chargeRefundsShown + 1, newest: true });
   return {
     charge,
@@ -35,7 +43,7 @@ export async function listRefunds(
 ): Promise<{ refunds: RefundRecord[]; nextPageToken: string }> {
   const after = decodePageToken(query.pageToken);
   const charge = await findCharge(ctx.tx.db, merchant.id, query.chargeId);
-  if (!charge) throw notFound("charge", query.chargeId);
+  if (!charge) throw chargeNotFound(query.chargeId);
   const limit = pageSize(query.pageSize);
   const rows = await refundsOfCharge(ctx.tx.db, charge.id, { limit: limit + 1, afterId: after?.id });
   return nextPage(rows, limit, (refunds) => ({ refunds }));

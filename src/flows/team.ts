@@ -11,7 +11,9 @@ import {
   teamMemberNotFound,
   userExists,
   type InvitationPurpose,
+  type InvitationRecord,
 } from "../domain/invitation.js";
+import type { DashboardUserRecord } from "../domain/dashboard-user.js";
 import { hashPassword, passwordProblem } from "../domain/password-hash.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import {
@@ -20,7 +22,6 @@ import {
   insertDashboardUser,
   updateDashboardUser,
 } from "../storage/dashboard-users.js";
-import type { DashboardInvitationTable, DashboardUserTable } from "../storage/schema.js";
 import {
   cancelInvitation,
   emailTaken,
@@ -38,7 +39,7 @@ import {
 } from "../storage/team.js";
 import { isUniqueViolation, type Tx } from "../storage/transactor.js";
 import {
-  newUserRow,
+  newUser,
   requireTotpStepUp,
   startSession,
   type CallOrigin,
@@ -62,29 +63,29 @@ export async function teamOf(ctx: FlowContext, merchantId: string) {
   return { members, invitations };
 }
 
-/** A single-use link: the row to store (its token hashed) and the URL, shown once. */
+/** A single-use link: the invitation to store (its token hashed) and the URL, shown once. */
 function newLink(
   ctx: FlowContext,
   principal: DashboardPrincipal,
   purpose: InvitationPurpose,
-  who: { email: string; role: string; userId: string | null },
+  who: { email: string; role: RoleName; userId: string | null },
 ) {
   const token = newSessionToken();
   const now = ctx.clock.now();
-  const row: DashboardInvitationTable = {
-    token_hash: hashSessionToken(token),
+  const invitation: InvitationRecord = {
+    tokenHash: hashSessionToken(token),
     id: newId("inv"),
-    merchant_id: principal.merchant.id,
+    merchantId: principal.merchant.id,
     purpose,
     email: who.email,
     role: who.role,
-    user_id: who.userId,
-    created_by: principal.email,
-    expires_at: new Date(now.getTime() + invitationValidityMs).toISOString(),
-    used_at: null,
-    created_at: now.toISOString(),
+    userId: who.userId,
+    createdBy: principal.email,
+    expiresAt: new Date(now.getTime() + invitationValidityMs),
+    usedAt: null,
+    createdAt: now,
   };
-  return { row, url: invitationUrl(ctx.config.publicBaseUrl, token) };
+  return { invitation, url: invitationUrl(ctx.config.publicBaseUrl, token) };
 }
 
 /** In the sandbox the link also lands in the sandbox mailbox; elsewhere only the owner sees it. */
@@ -97,17 +98,21 @@ export async function inviteMember(
   ctx: FlowContext,
   principal: DashboardPrincipal,
   input: { email: string; role: RoleName },
-): Promise<{ invitation: DashboardInvitationTable; url: string }> {
+): Promise<{ invitation: InvitationRecord; url: string }> {
   requireTotpStepUp(ctx, principal);
   const email = input.email.trim();
   const link = newLink(ctx, principal, "invite", { email, role: input.role, userId: null });
   await ctx.tx.write(async (trx) => {
     if (await emailTaken(trx, normalizeEmail(email))) throw userExists(email);
-    await insertInvitation(trx, link.row);
-    await ctx.audit?.(trx, { action: "user.invite", target: link.row.id, details: { email, role: input.role } });
+    await insertInvitation(trx, link.invitation);
+    await ctx.audit?.(trx, {
+      action: "user.invite",
+      target: link.invitation.id,
+      details: { email, role: input.role },
+    });
   });
   await mailLinkInSandbox(ctx, principal.merchant.id, email, `Invitation to ${principal.merchant.name}`, link.url);
-  return { invitation: link.row, url: link.url };
+  return link;
 }
 
 export async function cancelMemberInvitation(ctx: FlowContext, principal: DashboardPrincipal, id: string) {
@@ -129,7 +134,7 @@ async function changeMember<T>(
   merchantId: string,
   userId: string,
   keepsOwner: boolean,
-  change: (trx: Tx, member: DashboardUserTable, nowIso: string) => Promise<T>,
+  change: (trx: Tx, member: DashboardUserRecord, nowIso: string) => Promise<T>,
 ): Promise<T> {
   return ctx.tx.write(async (trx) => {
     const owners = await lockOwners(ctx.tx, trx, merchantId);
@@ -180,11 +185,11 @@ export async function resetMemberPassword(ctx: FlowContext, principal: Dashboard
       role: member.role,
       userId: member.id,
     });
-    await updateDashboardUser(trx, member.id, { password_hash: "", updated_at: nowIso });
+    await updateDashboardUser(trx, member.id, { passwordHash: "", updatedAt: new Date(nowIso) });
     await endSessionsOfUser(trx, member.id);
-    await insertInvitation(trx, link.row);
+    await insertInvitation(trx, link.invitation);
     await ctx.audit?.(trx, { action: "user.password_reset", target: member.id, details: { email: member.email } });
-    return { email: member.email, url: link.url, expiresAt: new Date(link.row.expires_at) };
+    return { email: member.email, url: link.url, expiresAt: link.invitation.expiresAt };
   });
   await mailLinkInSandbox(ctx, principal.merchant.id, outcome.email, "Set a new password", outcome.url);
   return outcome;
@@ -200,14 +205,14 @@ async function resetTotp(ctx: FlowContext, merchantId: string, userId: string) {
   return changeMember(ctx, merchantId, userId, true, async (trx, member, nowIso) => {
     await resetTotpOfUser(trx, member.id, nowIso);
     await ctx.audit?.(trx, { action: "user.totp_reset", target: member.id, details: { email: member.email } });
-    return { ...member, totp_enabled: 0 };
+    return { ...member, totpEnabled: false };
   });
 }
 
 /** The hash of a password a user chose, refused when too short (PASSWORD_TOO_WEAK). */
 async function newPasswordHash(password: string): Promise<string> {
   const problem = passwordProblem(password);
-  if (problem) throw new RequestRefusal("invalid", problem, "PASSWORD_TOO_WEAK");
+  if (problem) throw new RequestRefusal("invalid", problem, { reason: "PASSWORD_TOO_WEAK" });
   return hashPassword(password);
 }
 
@@ -233,23 +238,23 @@ export async function acceptInvitation(
   const now = ctx.clock.now();
   const invite = invitation.purpose === "invite";
   const user = invite
-    ? newUserRow({
-        merchantId: invitation.merchant_id,
+    ? newUser({
+        merchantId: invitation.merchantId,
         email: invitation.email,
         passwordHash,
-        role: invitation.role as RoleName,
+        role: invitation.role,
         now,
         totpSetupRequired: true,
       })
-    : await passwordResetUser(ctx, invitation.user_id ?? "", passwordHash);
+    : await passwordResetUser(ctx, invitation.userId ?? "", passwordHash);
   const useLink = async (trx: Tx) => {
-    if (!(await useInvitation(trx, invitation.token_hash, now.toISOString()))) throw invitationInvalid();
+    if (!(await useInvitation(trx, invitation.tokenHash, now.toISOString()))) throw invitationInvalid();
     if (invite) await insertDashboardUser(trx, user);
-    else await updateDashboardUser(trx, user.id, { password_hash: passwordHash, updated_at: now.toISOString() });
+    else await updateDashboardUser(trx, user.id, { passwordHash, updatedAt: now });
     await recordAudit(
       ctx,
       trx,
-      { merchantId: user.merchant_id, userId: user.id, email: user.email, ...origin },
+      { merchantId: user.merchantId, userId: user.id, email: user.email, ...origin },
       {
         action: invite ? "user.join" : "user.password_set",
         target: user.id,
@@ -258,7 +263,7 @@ export async function acceptInvitation(
     );
   };
   try {
-    if (user.totp_enabled === 1) {
+    if (user.totpEnabled) {
       await ctx.tx.write(useLink);
       return undefined;
     }
@@ -270,10 +275,10 @@ export async function acceptInvitation(
 }
 
 /** The user a reset link is for, still on the team. */
-async function passwordResetUser(ctx: FlowContext, userId: string, passwordHash: string): Promise<DashboardUserTable> {
+async function passwordResetUser(ctx: FlowContext, userId: string, passwordHash: string): Promise<DashboardUserRecord> {
   const user = await findDashboardUserById(ctx.tx.db, userId);
-  if (!user || user.removed_at !== null) throw invitationInvalid();
-  return { ...user, password_hash: passwordHash };
+  if (!user || user.removedAt !== null) throw invitationInvalid();
+  return { ...user, passwordHash };
 }
 
 /**
@@ -286,12 +291,12 @@ export async function usersOfMerchant(ctx: FlowContext, merchantId: string) {
     user_id: member.id,
     email: member.email,
     role: member.role,
-    totp_enabled: member.totp_enabled === 1,
-    created_at: member.created_at,
+    totp_enabled: member.totpEnabled,
+    created_at: member.createdAt.toISOString(),
   }));
 }
 
-async function userByEmail(ctx: FlowContext, email: string): Promise<DashboardUserTable> {
+async function userByEmail(ctx: FlowContext, email: string): Promise<DashboardUserRecord> {
   const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(email));
   if (!user) throw teamMemberNotFound(email);
   return user;
@@ -301,13 +306,13 @@ const asCommandLine = (ctx: FlowContext, merchantId: string) => auditedBy(ctx, {
 
 export async function removeUserByEmail(ctx: FlowContext, email: string) {
   const user = await userByEmail(ctx, email);
-  await removeUser(asCommandLine(ctx, user.merchant_id), user.merchant_id, user.id);
+  await removeUser(asCommandLine(ctx, user.merchantId), user.merchantId, user.id);
   return { user_id: user.id, email: user.email, removed: true };
 }
 
 export async function resetTotpByEmail(ctx: FlowContext, email: string) {
   const user = await userByEmail(ctx, email);
-  await resetTotp(asCommandLine(ctx, user.merchant_id), user.merchant_id, user.id);
+  await resetTotp(asCommandLine(ctx, user.merchantId), user.merchantId, user.id);
   return { user_id: user.id, email: user.email, totp_enabled: false };
 }
 
@@ -315,9 +320,9 @@ export async function resetTotpByEmail(ctx: FlowContext, email: string) {
 export async function resetPasswordByEmail(ctx: FlowContext, email: string, password: string) {
   const passwordHash = await newPasswordHash(password);
   const user = await userByEmail(ctx, email);
-  const audited = asCommandLine(ctx, user.merchant_id);
-  await changeMember(audited, user.merchant_id, user.id, true, async (trx, member, nowIso) => {
-    await updateDashboardUser(trx, member.id, { password_hash: passwordHash, updated_at: nowIso });
+  const audited = asCommandLine(ctx, user.merchantId);
+  await changeMember(audited, user.merchantId, user.id, true, async (trx, member, nowIso) => {
+    await updateDashboardUser(trx, member.id, { passwordHash, updatedAt: new Date(nowIso) });
     await endSessionsOfUser(trx, member.id);
     await audited.audit?.(trx, { action: "user.password_reset", target: member.id, details: { email: member.email } });
   });

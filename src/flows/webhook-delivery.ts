@@ -17,6 +17,7 @@ import {
 } from "../storage/events.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
+import { daysMs } from "../domain/duration.js";
 
 /** An event leased for one delivery attempt, with what is needed to send it. */
 export interface ClaimedEvent {
@@ -70,11 +71,12 @@ export async function claimDueEvents(
         claimed.push({
           id: row.id,
           merchantId: merchant.id,
-          eventTypeName: row.event_type_name,
-          contentJson: row.content_json,
-          createdAt: row.created_at,
-          attemptCount: row.attempt_count,
-          windowStartedAt: new Date(row.retry_window_started_at ?? nowIso),
+          eventTypeName: row.eventTypeName,
+          contentJson: row.contentJson,
+          // The envelope carries the time exactly as stored (written by toISOString).
+          createdAt: row.createdAt.toISOString(),
+          attemptCount: row.attemptCount,
+          windowStartedAt: row.retryWindowStartedAt ?? now,
           webhookUrl: merchant.webhookUrl,
           webhookSecret: merchant.webhookSecret,
           leaseUntil,
@@ -199,7 +201,7 @@ async function send(
 }
 
 function failingReason(event: ClaimedEvent, attempts: number, last: WebhookAnswer): string {
-  const days = retryWindowMs / 86_400_000;
+  const days = retryWindowMs / daysMs(1);
   const lastAnswer = last.error || `HTTP ${last.httpStatus}`;
   return `${event.eventTypeName} event ${event.id} could not be delivered to ${event.webhookUrl} in ${attempts} attempts over ${days} days; last attempt: ${lastAnswer}`;
 }

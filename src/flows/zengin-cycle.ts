@@ -2,6 +2,7 @@ import type { FlowContext } from "./flow-context.js";
 import type { ZenginExchange } from "./zengin-exchange.js";
 import { writeDueFiles } from "./zengin-request-files.js";
 import { importResultFile } from "./zengin-result-import.js";
+import { limits } from "../domain/limits.js";
 
 export interface ZenginCycleReport {
   written: string[];
@@ -28,7 +29,7 @@ export async function runZenginCycle(ctx: FlowContext, exchange: ZenginExchange)
 }
 
 /** How often the cycle looks for due files and results when nothing else asks. */
-const cycleIntervalMs = 60_000;
+const cycleIntervalMs = limits.zenginCycleIntervalMs;
 
 /** The "zengin-cycle" job: one turn, then again in a minute. */
 export async function runZenginCycleJob(ctx: FlowContext, exchange: ZenginExchange): Promise<{ retryAt: Date }> {

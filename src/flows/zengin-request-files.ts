@@ -34,6 +34,7 @@ import {
 import { calendarOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
 import type { ZenginExchange } from "./zengin-exchange.js";
+import { limits } from "../domain/limits.js";
 
 /**
  * Request files (docs/operations/zengin.md#the-cycle): each contract's items due for a date are
@@ -133,7 +134,7 @@ function fileNameOf(kind: ZenginFileKind, consignorCode: string, date: string): 
 }
 
 /** Items read and encoded at a time when a request file is written. */
-const pageSize = 2000;
+const pageSize = limits.zenginRequestPageRows;
 
 /**
  * The request file's bytes, from what is recorded, a page of items at a time: the same every

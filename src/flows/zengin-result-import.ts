@@ -21,6 +21,7 @@ import {
 import type { FlowContext } from "./flow-context.js";
 import type { ZenginExchange } from "./zengin-exchange.js";
 import { settleDebits, settleTransfers } from "./zengin-settlement.js";
+import { limits } from "../domain/limits.js";
 
 type ImportOutcome = { ok: true; applied: boolean } | { ok: false; reason: string };
 
@@ -102,7 +103,7 @@ type Checked =
   | { ok: false; reason: string; merchantId?: string; contractCode?: string; sent?: ZenginFileRecord };
 
 /** Records of a result file looked up, checked and applied at a time. */
-const batchSize = 1000;
+const batchSize = limits.zenginResultBatchRows;
 
 /**
  * Decodes the file and matches it to the request file we sent (docs/operations/zengin.md#the-cycle):

@@ -1,4 +1,5 @@
-import { zenginSettlementOf, zenginResultOfCode } from "../domain/zengin-result.js";
+import { zenginResultOfCode } from "../domain/zengin-result.js";
+import { zenginSettlementOf } from "../domain/zengin-settlement.js";
 import type { AnsweredRecord } from "../domain/zengin-result-check.js";
 import { findRefund } from "../storage/refunds.js";
 import type { Tx } from "../storage/transactor.js";

@@ -2,11 +2,11 @@ import type { Logger } from "pino";
 import type { FlowContext } from "../flows/flow-context.js";
 import { claimDueJobs, recordJobOutcome, type ClaimedJob, type JobKind, type JobOutcome } from "../storage/jobs.js";
 import { WakeLoop } from "./wake-loop.js";
+import { limits } from "../domain/limits.js";
 
 export type JobHandler = (refId: string, attempt: number) => Promise<JobOutcome>;
 
 /** How long a claimed job is held before another worker may take it over (JOB_LEASE_MS). */
-const defaultLeaseMs = 60_000;
 
 /**
  * Drains the jobs table: claims due jobs with a lease (a job whose worker died is taken over
@@ -76,7 +76,7 @@ export class JobRunner {
       return true;
     }
     const now = this.ctx.clock.now();
-    const leaseUntil = new Date(now.getTime() + (this.options.leaseMs ?? defaultLeaseMs)).toISOString();
+    const leaseUntil = new Date(now.getTime() + (this.options.leaseMs ?? limits.jobLeaseMsDefault)).toISOString();
     const claimed = await claimDueJobs(this.ctx.tx, now, leaseUntil, concurrency - this.#inFlight.size);
     for (const job of claimed) {
       const run = this.#run(job).finally(() => this.#inFlight.delete(run));
@@ -86,16 +86,19 @@ export class JobRunner {
   }
 
   async #run(job: ClaimedJob): Promise<void> {
-    const handler = this.#handlers.get(job.kind as JobKind);
+    const handler = this.#handlers.get(job.kind);
     let outcome: JobOutcome;
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      outcome = await handler(job.ref_id, job.attempts);
+      outcome = await handler(job.refId, job.attempts);
       this.ctx.metrics?.jobRan(job.kind, "done" in outcome ? "done" : "retry");
     } catch (error) {
       this.ctx.metrics?.jobRan(job.kind, "error");
       this.logger.error({ err: error, job: job.id, kind: job.kind }, "job failed; retrying");
-      const backoffMs = Math.min(60_000 * 2 ** Math.min(job.attempts, 8), 3_600_000);
+      const backoffMs = Math.min(
+        limits.jobRetryFirstDelayMs * 2 ** Math.min(job.attempts, 8),
+        limits.jobRetryDelayMaxMs,
+      );
       outcome = { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };
     }
     await recordJobOutcome(this.ctx.tx, job, outcome).catch((error) =>

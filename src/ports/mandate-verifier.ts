@@ -102,8 +102,3 @@ export class BankRedirectVerifier implements MandateVerifier {
     return new URL(location);
   }
 }
-
-/** Which verification a bank uses: online where it offers it, else with the first debit. */
-export interface MandateVerifiers {
-  forBank(online: boolean): MandateVerifier;
-}

@@ -10,12 +10,12 @@ export class SandboxMailbox implements Notifier {
   async send(message: OutgoingMessage): Promise<void> {
     await this.tx.write((trx) =>
       insertMailboxMessage(trx, {
-        merchant_id: message.merchantId,
-        to_email: normalizeEmail(message.to),
+        merchantId: message.merchantId,
+        to: normalizeEmail(message.to),
         subject: message.subject,
         body: message.body,
         code: message.code ?? "",
-        sent_at: message.sentAt.toISOString(),
+        sentAt: message.sentAt,
       }),
     );
   }

@@ -1,27 +1,12 @@
 import { readFileSync } from "node:fs";
 import { createTransport } from "nodemailer";
+import type { SmtpSettings } from "../config.js";
 import type { Notifier, OutgoingMessage } from "./notifier.js";
+import { limits } from "../domain/limits.js";
 
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  /** Implicit TLS from the first byte (port 465); otherwise STARTTLS is used when the server offers it. */
-  secure: boolean;
-  user?: string;
-  password?: string;
-  /** The envelope and From: address. */
-  from: string;
-  /** The From: display name (non-ASCII is sent as an RFC 2047 encoded word). */
-  fromName: string;
-  /** Refuse to send when the server does not offer STARTTLS on a plain connection. */
-  requireTls: boolean;
-  /** A PEM file of certificates trusted for the relay besides the system's (a private CA). */
-  caFile?: string;
-  /** Connections kept open to the relay and reused. */
-  maxConnections: number;
-}
+export type { SmtpSettings };
 
-const timeoutMs = 30_000;
+const timeoutMs = limits.smtpTimeoutMs;
 
 /**
  * The production notifier: nodemailer over a pool of SMTP connections to the relay (STARTTLS when

@@ -10,6 +10,7 @@ import { findRefund } from "../storage/refunds.js";
 import type { Transactor } from "../storage/transactor.js";
 import { bookSimulatedTransfer, findSentFileByName, itemsOfFile, simulatedResultMinutes } from "../storage/zengin.js";
 import { isExchangeFileName, writeAtomically } from "./zengin-transport.js";
+import { minutesMs } from "../domain/duration.js";
 
 /** The result file's name for a request file: Z91_… → R91_…. */
 export function resultNameOf(requestName: string): string {
@@ -33,7 +34,7 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
     if (["incoming", "archive", "quarantine"].some((folder) => existsSync(join(dir, folder, resultName)))) continue;
     const sent = await findSentFileByName(tx.db, name);
     if (!sent || sent.state !== "sent") continue;
-    const delayMs = (await simulatedResultMinutes(tx.db, sent.merchantId)) * 60_000;
+    const delayMs = minutesMs(await simulatedResultMinutes(tx.db, sent.merchantId));
     if (now.getTime() < jstInstant(sent.date).getTime() + delayMs) continue;
     const bytes = await readFile(join(dir, "outgoing", name));
     const at = now.toISOString();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import SftpClient from "ssh2-sftp-client";
+import { limits } from "../domain/limits.js";
 
 /**
  * Where request files go and result files come from (ZENGIN_DIR's outgoing/ and incoming/, or an
@@ -26,7 +27,6 @@ export interface ZenginTransport {
 export type FileBytes = Buffer | AsyncIterable<Buffer>;
 
 export const zenginFolders = ["outgoing", "incoming", "archive", "quarantine"] as const;
-export type ZenginFolder = (typeof zenginFolders)[number];
 
 /** Names the exchange writes and reads: no path separators, no hidden or temporary files. */
 export function isExchangeFileName(name: string): boolean {
@@ -155,7 +155,7 @@ export class SftpTransport implements ZenginTransport {
       username: decodeURIComponent(this.#target.username),
       privateKey: await readFile(this.settings.keyFile),
       hostVerifier: (key: Buffer) => matchesPinnedHostKey(this.settings.hostKey, key),
-      readyTimeout: 20_000,
+      readyTimeout: limits.zenginSftpReadyTimeoutMs,
     });
     try {
       return await work(client);

@@ -1,6 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
-import { httpStatusOf } from "../errors.js";
+import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
 
 /**
  * connect-es answers a request body it cannot decode — broken protobuf, or a gRPC frame marked
@@ -116,5 +116,5 @@ async function rewriteConnectError(response: UniversalServerResponse): Promise<U
   if (error.code !== "internal" || !isClientFault(error.message ?? "")) return replay(bytes);
   const body = Buffer.from(JSON.stringify({ ...error, code: "invalid_argument" }));
   if (response.header?.has("content-length")) response.header.set("content-length", String(body.length));
-  return { ...replay(body), status: httpStatusOf[Code.InvalidArgument] };
+  return { ...replay(body), status: codeToHttpStatus(Code.InvalidArgument) };
 }

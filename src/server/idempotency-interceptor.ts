@@ -13,14 +13,14 @@ import {
   finishIdempotentRequest,
   renewIdempotentRequest,
   settleFailedRequest,
-  type IdempotencyScope,
 } from "../flows/idempotency.js";
 import { idempotencyScopeKey, merchantKey } from "../api/request-context.js";
+import type { Logger } from "pino";
+import { limits } from "../domain/limits.js";
 
 /** Set on a response that is the stored first response of an earlier request with the same key. */
 export const replayedHeader = "idempotent-replayed";
 
-const maxKeyLength = 255;
 const jsonOptions = { alwaysEmitImplicit: true } as const;
 
 /**
@@ -32,7 +32,7 @@ const jsonOptions = { alwaysEmitImplicit: true } as const;
  * validation interceptor, so a request rejected by validation stores nothing; nor does any
  * refusal decided before the flow created something (settleFailedRequest).
  */
-export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
+export function createIdempotencyInterceptor(ctx: FlowContext, logger: Logger): Interceptor {
   const keyPaths = new Map<DescMethod, readonly DescField[] | undefined>();
   const keyPathOf = (method: DescMethod) => {
     if (!keyPaths.has(method)) keyPaths.set(method, idempotencyKeyPath(method));
@@ -57,7 +57,15 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
 
     const scope = start.run;
     req.contextValues.set(idempotencyScopeKey, scope);
-    const renewal = setInterval(() => void renewIdempotentRequest(ctx, scope).catch(() => {}), idempotencyLeaseMs / 3);
+    // A renewal or a settlement that fails is logged, not thrown: the call's own answer matters more,
+    // and an unrenewed lease only lets a retry take the key over (docs/reference/contract.md#idempotency).
+    const renewal = setInterval(
+      () =>
+        void renewIdempotentRequest(ctx, scope).catch((err) =>
+          logger.warn({ err, method }, "idempotency lease renewal failed"),
+        ),
+      idempotencyLeaseMs / 3,
+    );
     renewal.unref();
     try {
       const res = await next(req);
@@ -67,7 +75,9 @@ export function createIdempotencyInterceptor(ctx: FlowContext): Interceptor {
       });
       return res;
     } catch (error) {
-      await settleFailedRequest(ctx, scope, storedErrorAnswer(error)).catch(() => {});
+      await settleFailedRequest(ctx, scope, storedErrorAnswer(error)).catch((err) =>
+        logger.warn({ err, method }, "idempotency key of a failed call not settled"),
+      );
       throw error;
     } finally {
       clearInterval(renewal);
@@ -80,13 +90,12 @@ function keyOf(req: UnaryRequest, path: readonly DescField[]): string {
   if (fromField !== "") return fromField;
   // RPC callers may send the header too (the plain HTTP paths copy it into the field already).
   const fromHeader = req.header.get("idempotency-key") ?? "";
-  if (fromHeader.length > maxKeyLength) {
+  if (fromHeader.length > limits.idempotencyKeyLengthMax) {
     const code = getOption(req.method, validation_error_code) as CataloguedCode | "";
     throw new PaymentFailure(
       PaymentErrorCode.BAD_REQUEST,
-      `idempotency_key: value length must be at most ${maxKeyLength} characters`,
-      code || undefined,
-      "idempotency_key",
+      `idempotency_key: value length must be at most ${limits.idempotencyKeyLengthMax} characters`,
+      { code: code || undefined, field: "idempotency_key" },
     );
   }
   return fromHeader;

@@ -87,10 +87,10 @@ export function createAuthInterceptor(
 
 const catalogued = new Set<string>([
   ...Object.keys(ErrorType)
-    .filter((k) => isNaN(Number(k)))
+    .filter((k) => Number.isNaN(Number(k)))
     .map((k) => `ERROR_TYPE_${k}`),
   ...Object.keys(OnSessionPaymentErrorCode)
-    .filter((k) => isNaN(Number(k)))
+    .filter((k) => Number.isNaN(Number(k)))
     .map((k) => `ON_SESSION_PAYMENT_ERROR_CODE_${k}`),
 ]);
 
@@ -130,5 +130,5 @@ function requestFailure(
   field: string | undefined,
   rule: string,
 ): PaymentFailure {
-  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, message, code, field || undefined, undefined, rule);
+  return new PaymentFailure(PaymentErrorCode.BAD_REQUEST, message, { code, field: field || undefined, rule });
 }

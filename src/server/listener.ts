@@ -10,6 +10,7 @@ import {
   type ServerHttp2Stream,
 } from "node:http2";
 import { readFileSync } from "node:fs";
+import { limits } from "../domain/limits.js";
 
 export type RequestListener = (
   req: IncomingMessage | Http2ServerRequest,
@@ -26,9 +27,12 @@ export interface HttpTimeouts {
 }
 
 /** Node advertises 2^32-1 streams per HTTP/2 connection unless told otherwise. */
-const defaultMaxConcurrentStreams = 100;
 
-const defaultTimeouts: HttpTimeouts = { headersMs: 30_000, requestMs: 60_000, idleMs: 65_000 };
+const defaultTimeouts: HttpTimeouts = {
+  headersMs: limits.httpHeadersTimeoutMsDefault,
+  requestMs: limits.httpRequestTimeoutMsDefault,
+  idleMs: limits.httpIdleTimeoutMsDefault,
+};
 
 /**
  * HTTP/2 has no headers or request timeout of its own: an idle session is closed after `idleMs`,
@@ -94,7 +98,7 @@ export async function listen(
   const h1 = http1Server(handler, timeouts);
   closeWithServer.push(() => h1.close());
   const h2 = createHttp2Server(
-    { settings: { maxConcurrentStreams: options.http2MaxConcurrentStreams ?? defaultMaxConcurrentStreams } },
+    { settings: { maxConcurrentStreams: options.http2MaxConcurrentStreams ?? limits.http2ConcurrentStreamsDefault } },
     handler,
   );
   limitHttp2(h2, timeouts);
@@ -151,7 +155,7 @@ export async function listen(
   const port = typeof address === "object" && address ? address.port : options.port;
   return {
     port,
-    close: (graceMs = 10_000) =>
+    close: (graceMs = limits.serverCloseGraceMs) =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         closeWithServer.forEach((close) => close());

@@ -49,12 +49,10 @@ export function createRateLimitInterceptor(limits: RateLimits, signIn?: SignInRa
   const spend = (buckets: TokenBuckets | undefined, caller: string) => {
     const retryAfterSeconds = buckets?.take(caller, performance.now());
     if (retryAfterSeconds) {
-      throw new RequestRefusal(
-        "rate_limited",
-        `rate limit exceeded: retry after ${retryAfterSeconds} s`,
-        "RATE_LIMITED",
+      throw new RequestRefusal("rate_limited", `rate limit exceeded: retry after ${retryAfterSeconds} s`, {
+        reason: "RATE_LIMITED",
         retryAfterSeconds,
-      );
+      });
     }
   };
   return (next) => async (req) => {

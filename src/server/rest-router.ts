@@ -5,8 +5,9 @@ import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { http } from "../../gen/google/api/annotations_pb.js";
-import { httpStatusOf } from "../errors.js";
+import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { wireProblemKey } from "./wire-checks.js";
+import { limits } from "../domain/limits.js";
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
 type NodeResponse = ServerResponse | Http2ServerResponse;
@@ -19,8 +20,6 @@ interface Route {
   readonly method: DescMethod;
   readonly handler: UniversalHandler;
 }
-
-const maxBodyBytes = 1024 * 1024;
 
 /**
  * Serves the plain HTTP paths (docs/reference/contract.md#http-paths) from the `google.api.http` options on the service
@@ -157,8 +156,8 @@ async function readBody(req: NodeRequest): Promise<string> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBodyBytes)
-      throw new ConnectError(`request body larger than ${maxBodyBytes} bytes`, Code.ResourceExhausted);
+    if (size > limits.httpBodyBytesMax)
+      throw new ConnectError(`request body larger than ${limits.httpBodyBytesMax} bytes`, Code.ResourceExhausted);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -167,7 +166,7 @@ async function readBody(req: NodeRequest): Promise<string> {
 function writeError(
   res: NodeResponse,
   error: ConnectError,
-  status = httpStatusOf[error.code],
+  status = codeToHttpStatus(error.code),
   headers: Record<string, string> = {},
 ) {
   const body = JSON.stringify({

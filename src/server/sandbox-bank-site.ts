@@ -18,7 +18,7 @@ const headers = Object.freeze({
   "cache-control": "no-store",
 });
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 async function formOf(req: IncomingMessage): Promise<URLSearchParams> {
   let body = "";
@@ -36,7 +36,7 @@ function page(status: number, res: ServerResponse, title: string, main: string):
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} — サンドボックス銀行</title>
+<title>${escapeHtml(title)} — サンドボックス銀行</title>
 <style>
 body { font-family: "Noto Sans CJK JP", "Hiragino Sans", sans-serif; margin: 0; background: #eef3f1; color: #1b2b26; line-height: 1.6; }
 header { background: #0b5d43; color: #fff; padding: 0.75rem 1rem; }
@@ -69,22 +69,22 @@ function loginPage(
   view: BankLoginView,
   error = "",
 ): void {
-  const alert = error ? `<p class="alert" role="alert" id="bank-error">${escape(error)}</p>` : "";
+  const alert = error ? `<p class="alert" role="alert" id="bank-error">${escapeHtml(error)}</p>` : "";
   page(
     error ? 422 : 200,
     res,
     "口座振替のお申し込み",
     `<h1>口座振替のお申し込み <span lang="en">Direct debit authorisation</span></h1>
-<p>${escape(view.merchantName)} からの口座振替（自動引き落とし）のお申し込みです。ご本人確認のため、当行の暗証番号とワンタイムパスワードを入力してください。</p>
-<p lang="en">${escape(view.merchantName)} asks to debit this account. Confirm it is you with this bank's PIN and one-time password.</p>
+<p>${escapeHtml(view.merchantName)} からの口座振替（自動引き落とし）のお申し込みです。ご本人確認のため、当行の暗証番号とワンタイムパスワードを入力してください。</p>
+<p lang="en">${escapeHtml(view.merchantName)} asks to debit this account. Confirm it is you with this bank's PIN and one-time password.</p>
 <dl>
-<dt>口座 <span lang="en">Account</span></dt><dd id="bank-account">${escape(view.accountDisplay)}</dd>
-<dt>口座名義 <span lang="en">Holder</span></dt><dd>${escape(view.accountHolder)}</dd>
+<dt>口座 <span lang="en">Account</span></dt><dd id="bank-account">${escapeHtml(view.accountDisplay)}</dd>
+<dt>口座名義 <span lang="en">Holder</span></dt><dd>${escapeHtml(view.accountHolder)}</dd>
 </dl>
 ${alert}
 <form method="post" action="/authorize">
-<input type="hidden" name="request" value="${escape(request.verificationId)}">
-<input type="hidden" name="state" value="${escape(request.state)}">
+<input type="hidden" name="request" value="${escapeHtml(request.verificationId)}">
+<input type="hidden" name="state" value="${escapeHtml(request.state)}">
 <label for="pin">暗証番号（4桁） <span lang="en">PIN (4 digits)</span></label>
 <input id="pin" name="pin" inputmode="numeric" autocomplete="off" maxlength="4" ${error ? 'aria-describedby="bank-error"' : ""}>
 <label for="one_time_password">ワンタイムパスワード（6桁） <span lang="en">One-time password (6 digits)</span></label>

@@ -14,6 +14,7 @@ import { field as fieldRules } from "@bufbuild/protovalidate/gen/buf/validate/va
 import { createContextKey, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
+import { limits } from "../domain/limits.js";
 
 /**
  * A request the wire checks refuse, before any rule of the .proto runs: the field (proto path,
@@ -30,7 +31,7 @@ export interface WireProblem {
 export const wireProblemKey = createContextKey<WireProblem | undefined>(undefined, { description: "wire problem" });
 
 /** The largest request body a Connect handler reads (the router's readMaxBytes). */
-export const readMaxBytes = 4 * 1024 * 1024;
+export const readMaxBytes = limits.rpcBodyBytesMax;
 
 const compressions = new Map([
   ["gzip", compressionGzip],
@@ -312,6 +313,7 @@ function badTextValue(field: DescField, value: unknown, at: string): string | un
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this check refuses.
 const notPlain = /[\u0000\uFFFD]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function isPlainText(text: string): boolean {

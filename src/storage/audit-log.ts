@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { AuditEntry, AuditFilter } from "../domain/audit.js";
 import { auditPeriod } from "../domain/audit.js";
 import type { AuditLogTable, Database } from "./schema.js";
+import { olderThanCursor } from "./keyset-cursor.js";
 
 /**
  * The audit log: appended to, read, never changed (the only statement here that writes is an
@@ -41,9 +42,7 @@ export async function listAuditEntries(
   if (from) query = query.where("at", ">=", from.toISOString());
   if (until) query = query.where("at", "<", until.toISOString());
   if (after)
-    query = query.where((eb) =>
-      eb.or([eb("at", "<", after.at), eb.and([eb("at", "=", after.at), eb("seq", "<", after.seq)])]),
-    );
+    query = query.where((eb) => olderThanCursor(eb, { time: "at", tie: "seq" }, { time: after.at, tie: after.seq }));
   const rows = await query.orderBy("at", "desc").orderBy("seq", "desc").limit(limit).execute();
   return rows.map(entryOf);
 }

@@ -274,7 +274,8 @@ export async function bookLedgerEntry(
  */
 export async function reverseLedgerEntry(tx: Transactor, trx: Tx, reference: string, at: string): Promise<void> {
   const booking = await trx.selectFrom("bank_ledger").selectAll().where("reference", "=", reference).executeTakeFirst();
-  if (!booking) return;
+  // A booking without an account (older than migration 0016) has no balance to restore.
+  if (!booking || booking.account_id === null) return;
   const account = await lockBankAccount(tx, trx, booking.account_id);
   if (!account || (await isBooked(trx, reversalReference(reference)))) return;
   const amount = Number(booking.amount);

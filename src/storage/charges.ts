@@ -2,6 +2,7 @@ import { assertChargeInvariants } from "../domain/invariants.js";
 import type { ChargeRecord } from "../domain/records.js";
 import { chargeFromRow, chargeToRow } from "./records.js";
 import type { Transactor, Tx } from "./transactor.js";
+import { limits } from "../domain/limits.js";
 
 export async function insertCharge(trx: Tx, charge: ChargeRecord): Promise<void> {
   assertChargeInvariants(charge);
@@ -63,7 +64,8 @@ export async function updateGrouped<T extends object>(
     groups.set(key, group);
   }
   for (const { set, ids } of groups.values())
-    for (let start = 0; start < ids.length; start += 500) await update(set, ids.slice(start, start + 500));
+    for (let start = 0; start < ids.length; start += limits.chargeUpdateChunkIds)
+      await update(set, ids.slice(start, start + limits.chargeUpdateChunkIds));
 }
 
 export async function lockCharge(tx: Transactor, trx: Tx, id: string): Promise<ChargeRecord | undefined> {

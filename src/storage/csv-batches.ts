@@ -1,28 +1,94 @@
-import type { Kysely } from "kysely";
-import type { CsvRowState } from "../domain/csv-batch.js";
+import type { Kysely, Updateable } from "kysely";
+import type {
+  CsvBatchRecord,
+  CsvRowRecord,
+  CsvRowState,
+  CsvRowWithCharge,
+  CsvTotpChallengeRecord,
+} from "../domain/csv-batch.js";
 import type { CsvBatchTable, CsvRowTable, Database, TotpChallengeTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 
-export type CsvBatchRow = CsvBatchTable;
-export type CsvRowRow = Omit<CsvRowTable, "state"> & { state: CsvRowState };
+function csvBatchFromRow(row: CsvBatchTable): CsvBatchRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    userId: row.user_id,
+    fileName: row.file_name,
+    contentHash: row.content_hash,
+    header: JSON.parse(row.header_json),
+    rowCount: row.row_count,
+    status: row.status as CsvBatchRecord["status"],
+    expiresAt: new Date(row.expires_at),
+    confirmedAt: row.confirmed_at ? new Date(row.confirmed_at) : null,
+    createdAt: new Date(row.created_at),
+  };
+}
 
-export async function insertCsvBatch(trx: Tx, batch: CsvBatchRow, rows: CsvRowRow[]): Promise<void> {
-  await trx.insertInto("csv_batches").values(batch).execute();
+function csvBatchToRow(batch: CsvBatchRecord): CsvBatchTable {
+  return {
+    id: batch.id,
+    merchant_id: batch.merchantId,
+    user_id: batch.userId,
+    file_name: batch.fileName,
+    content_hash: batch.contentHash,
+    header_json: JSON.stringify(batch.header),
+    row_count: batch.rowCount,
+    status: batch.status,
+    expires_at: batch.expiresAt.toISOString(),
+    confirmed_at: batch.confirmedAt?.toISOString() ?? null,
+    created_at: batch.createdAt.toISOString(),
+  };
+}
+
+function csvRowFromRow(row: CsvRowTable): CsvRowRecord {
+  return {
+    batchId: row.batch_id,
+    rowNumber: row.row_number,
+    cells: JSON.parse(row.cells_json),
+    state: row.state as CsvRowState,
+    reason: row.reason,
+    reasonJa: row.reason_ja,
+    customerId: row.customer_id,
+    idempotencyKey: row.idempotency_key,
+    chargeId: row.charge_id,
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+function csvRowToRow(row: CsvRowRecord): CsvRowTable {
+  return {
+    batch_id: row.batchId,
+    row_number: row.rowNumber,
+    cells_json: JSON.stringify(row.cells),
+    state: row.state,
+    reason: row.reason,
+    reason_ja: row.reasonJa,
+    customer_id: row.customerId,
+    idempotency_key: row.idempotencyKey,
+    charge_id: row.chargeId,
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export async function insertCsvBatch(trx: Tx, batch: CsvBatchRecord, rows: CsvRowRecord[]): Promise<void> {
+  await trx.insertInto("csv_batches").values(csvBatchToRow(batch)).execute();
   // 300 rows × 10 columns stays under SQLite's 32,766 bound parameters.
-  await trx.insertInto("csv_rows").values(rows).execute();
+  await trx.insertInto("csv_rows").values(rows.map(csvRowToRow)).execute();
 }
 
 export async function findCsvBatch(
   db: Kysely<Database>,
   merchantId: string,
   id: string,
-): Promise<CsvBatchRow | undefined> {
-  return db
+): Promise<CsvBatchRecord | undefined> {
+  const row = await db
     .selectFrom("csv_batches")
     .selectAll()
     .where("id", "=", id)
     .where("merchant_id", "=", merchantId)
     .executeTakeFirst();
+  return row && csvBatchFromRow(row);
 }
 
 export async function lockCsvBatch(
@@ -30,14 +96,19 @@ export async function lockCsvBatch(
   trx: Tx,
   merchantId: string,
   id: string,
-): Promise<CsvBatchRow | undefined> {
-  return tx
+): Promise<CsvBatchRecord | undefined> {
+  const row = await tx
     .lockRows(trx.selectFrom("csv_batches").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId))
     .executeTakeFirst();
+  return row && csvBatchFromRow(row);
 }
 
-export async function listCsvBatches(db: Kysely<Database>, merchantId: string, limit: number): Promise<CsvBatchRow[]> {
-  return db
+export async function listCsvBatches(
+  db: Kysely<Database>,
+  merchantId: string,
+  limit: number,
+): Promise<CsvBatchRecord[]> {
+  const rows = await db
     .selectFrom("csv_batches")
     .selectAll()
     .where("merchant_id", "=", merchantId)
@@ -45,28 +116,24 @@ export async function listCsvBatches(db: Kysely<Database>, merchantId: string, l
     .orderBy("id", "desc")
     .limit(limit)
     .execute();
+  return rows.map(csvBatchFromRow);
 }
 
-export async function markCsvBatchConfirmed(trx: Tx, id: string, at: string): Promise<void> {
-  await trx.updateTable("csv_batches").set({ status: "running", confirmed_at: at }).where("id", "=", id).execute();
+export async function markCsvBatchConfirmed(trx: Tx, id: string, at: Date): Promise<void> {
+  await trx
+    .updateTable("csv_batches")
+    .set({ status: "running", confirmed_at: at.toISOString() })
+    .where("id", "=", id)
+    .execute();
 }
 
 /** The rows of a batch in file order, with the status, error and time of each row's charge. */
-export async function csvRowsWithCharges(db: Kysely<Database>, batchId: string) {
+export async function csvRowsWithCharges(db: Kysely<Database>, batchId: string): Promise<CsvRowWithCharge[]> {
   const rows = await db
     .selectFrom("csv_rows")
     .leftJoin("charges", "charges.id", "csv_rows.charge_id")
+    .selectAll("csv_rows")
     .select([
-      "csv_rows.batch_id",
-      "csv_rows.row_number",
-      "csv_rows.cells_json",
-      "csv_rows.state",
-      "csv_rows.reason",
-      "csv_rows.reason_ja",
-      "csv_rows.customer_id",
-      "csv_rows.idempotency_key",
-      "csv_rows.charge_id",
-      "csv_rows.updated_at",
       "charges.status as charge_status",
       "charges.error_type as charge_error_type",
       "charges.updated_at as charge_updated_at",
@@ -74,21 +141,26 @@ export async function csvRowsWithCharges(db: Kysely<Database>, batchId: string) 
     .where("csv_rows.batch_id", "=", batchId)
     .orderBy("csv_rows.row_number")
     .execute();
-  return rows.map((row) => ({ ...row, state: row.state as CsvRowState }));
+  return rows.map((row) => ({
+    ...csvRowFromRow(row),
+    chargeStatus: row.charge_status,
+    chargeErrorType: row.charge_error_type,
+    chargeUpdatedAt: row.charge_updated_at ? new Date(row.charge_updated_at) : null,
+  }));
 }
 
 export async function findCsvRow(
   db: Kysely<Database>,
   batchId: string,
   rowNumber: number,
-): Promise<CsvRowRow | undefined> {
+): Promise<CsvRowRecord | undefined> {
   const row = await db
     .selectFrom("csv_rows")
     .selectAll()
     .where("batch_id", "=", batchId)
     .where("row_number", "=", rowNumber)
     .executeTakeFirst();
-  return row && { ...row, state: row.state as CsvRowState };
+  return row && csvRowFromRow(row);
 }
 
 export async function updateCsvRow(
@@ -96,19 +168,37 @@ export async function updateCsvRow(
   batchId: string,
   rowNumber: number,
   change: Partial<
-    Pick<CsvRowRow, "state" | "reason" | "reason_ja" | "customer_id" | "charge_id" | "idempotency_key" | "updated_at">
+    Pick<CsvRowRecord, "state" | "reason" | "reasonJa" | "customerId" | "chargeId" | "idempotencyKey" | "updatedAt">
   >,
 ): Promise<void> {
+  const set: Updateable<CsvRowTable> = {};
+  if (change.state !== undefined) set.state = change.state;
+  if (change.reason !== undefined) set.reason = change.reason;
+  if (change.reasonJa !== undefined) set.reason_ja = change.reasonJa;
+  if (change.customerId !== undefined) set.customer_id = change.customerId;
+  if (change.chargeId !== undefined) set.charge_id = change.chargeId;
+  if (change.idempotencyKey !== undefined) set.idempotency_key = change.idempotencyKey;
+  if (change.updatedAt !== undefined) set.updated_at = change.updatedAt.toISOString();
   await trx
     .updateTable("csv_rows")
-    .set(change)
+    .set(set)
     .where("batch_id", "=", batchId)
     .where("row_number", "=", rowNumber)
     .execute();
 }
 
-export async function insertTotpChallenge(trx: Tx, challenge: TotpChallengeTable): Promise<void> {
-  await trx.insertInto("totp_challenges").values(challenge).execute();
+export async function insertTotpChallenge(trx: Tx, challenge: CsvTotpChallengeRecord): Promise<void> {
+  const row: TotpChallengeTable = {
+    id: challenge.id,
+    user_id: challenge.userId,
+    batch_id: challenge.batchId,
+    content_hash: challenge.contentHash,
+    failures: challenge.failures,
+    expires_at: challenge.expiresAt.toISOString(),
+    used_at: challenge.usedAt?.toISOString() ?? null,
+    created_at: challenge.createdAt.toISOString(),
+  };
+  await trx.insertInto("totp_challenges").values(row).execute();
 }
 
 export async function findTotpChallenge(
@@ -116,25 +206,39 @@ export async function findTotpChallenge(
   id: string,
   userId: string,
   batchId: string,
-): Promise<TotpChallengeTable | undefined> {
-  return db
+): Promise<CsvTotpChallengeRecord | undefined> {
+  const row = await db
     .selectFrom("totp_challenges")
     .selectAll()
     .where("id", "=", id)
     .where("user_id", "=", userId)
     .where("batch_id", "=", batchId)
     .executeTakeFirst();
+  return (
+    row && {
+      id: row.id,
+      userId: row.user_id,
+      batchId: row.batch_id,
+      contentHash: row.content_hash,
+      failures: row.failures,
+      expiresAt: new Date(row.expires_at),
+      usedAt: row.used_at ? new Date(row.used_at) : null,
+      createdAt: new Date(row.created_at),
+    }
+  );
 }
 
 export async function updateTotpChallenge(
   trx: Tx,
   id: string,
-  change: Partial<Pick<TotpChallengeTable, "failures" | "used_at">>,
+  change: { failures: number } | { usedAt: Date },
 ): Promise<void> {
-  await trx.updateTable("totp_challenges").set(change).where("id", "=", id).execute();
+  const set = "failures" in change ? { failures: change.failures } : { used_at: change.usedAt.toISOString() };
+  await trx.updateTable("totp_challenges").set(set).where("id", "=", id).execute();
 }
 
 /** For the csv-row job, which knows the batch by id only. */
-export async function findCsvBatchById(db: Kysely<Database>, id: string): Promise<CsvBatchRow | undefined> {
-  return db.selectFrom("csv_batches").selectAll().where("id", "=", id).executeTakeFirst();
+export async function findCsvBatchById(db: Kysely<Database>, id: string): Promise<CsvBatchRecord | undefined> {
+  const row = await db.selectFrom("csv_batches").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && csvBatchFromRow(row);
 }

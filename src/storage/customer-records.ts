@@ -4,6 +4,7 @@ import type { Cursor } from "../domain/page-token.js";
 import type { ChargeRecord, ContractRecord } from "../domain/records.js";
 import { chargeFromRow, contractFromRow } from "./records.js";
 import type { Database } from "./schema.js";
+import { olderThanCursor } from "./keyset-cursor.js";
 
 /**
  * The customer app's reads: a customer's records across merchants, found by the e-mail their
@@ -127,10 +128,7 @@ async function chargesOfCustomer(db: Kysely<Database>, customerId: string, optio
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([
-        eb("created_at", "<", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-      ]),
+      olderThanCursor(eb, { time: "created_at", tie: "id" }, { time: after.createdAt, tie: after.id }),
     );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();

@@ -5,6 +5,7 @@ import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from 
 import { chargeFromRow, contractFromRow, customerFromRow, refundFromRow } from "./records.js";
 import type { Database } from "./schema.js";
 import { seal } from "./sealed.js";
+import { olderThanCursor } from "./keyset-cursor.js";
 
 /** Reads of the merchant dashboard, each scoped to one merchant. */
 
@@ -34,10 +35,7 @@ export async function listChargesOfMerchant(
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([
-        eb("created_at", "<", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("id", "<", after.id)]),
-      ]),
+      olderThanCursor(eb, { time: "created_at", tie: "id" }, { time: after.createdAt, tie: after.id }),
     );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
@@ -98,13 +96,22 @@ export async function activatedContractsOf(db: Kysely<Database>, customerIds: st
   return rows.map(contractFromRow);
 }
 
-export async function apiKeysOfMerchant(db: Kysely<Database>, merchantId: string) {
-  return db
+export async function apiKeysOfMerchant(
+  db: Kysely<Database>,
+  merchantId: string,
+): Promise<Array<{ id: string; prefix: string; createdAt: Date; revokedAt: Date | null }>> {
+  const rows = await db
     .selectFrom("api_keys")
     .select(["id", "prefix", "created_at", "revoked_at"])
     .where("merchant_id", "=", merchantId)
     .orderBy("created_at", "desc")
     .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    prefix: row.prefix,
+    createdAt: new Date(row.created_at),
+    revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
+  }));
 }
 
 /** Revokes one unrevoked key of the merchant. */

@@ -1,27 +1,80 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Updateable } from "kysely";
+import { normalizeEmail } from "../domain/customer.js";
+import type { RoleName } from "../domain/dashboard-role.js";
+import type { DashboardSessionRecord, SignInChallengeRecord } from "../domain/dashboard-session.js";
+import type { DashboardUserChange, DashboardUserRecord } from "../domain/dashboard-user.js";
 import type { Database, DashboardSessionTable, DashboardUserTable, SignInChallengeTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { seal, unseal } from "./sealed.js";
 
-export type DashboardUserRow = DashboardUserTable;
-
-export async function insertDashboardUser(db: Kysely<Database>, user: DashboardUserRow): Promise<void> {
-  await db
-    .insertInto("dashboard_users")
-    .values({ ...user, totp_secret: seal(user.totp_secret) })
-    .execute();
+/** Row → record, the TOTP seed unsealed. */
+export function dashboardUserFromRow(row: DashboardUserTable): DashboardUserRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    totpSecret: unseal(row.totp_secret),
+    totpEnabled: row.totp_enabled === 1,
+    totpLastStep: row.totp_last_step,
+    totpFailures: row.totp_failures,
+    totpLockedUntil: row.totp_locked_until ? new Date(row.totp_locked_until) : null,
+    role: row.role as RoleName,
+    totpSetupRequired: row.totp_setup_required === 1,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    removedAt: row.removed_at ? new Date(row.removed_at) : null,
+  };
 }
 
-/** The row with its TOTP seed unsealed. */
-function opened(row: DashboardUserRow | undefined): DashboardUserRow | undefined {
-  return row && { ...row, totp_secret: unseal(row.totp_secret) };
+/** Record → row, the TOTP seed sealed (the columns sign-in no longer uses stay empty). */
+function dashboardUserToRow(user: DashboardUserRecord): DashboardUserTable {
+  return {
+    id: user.id,
+    merchant_id: user.merchantId,
+    email: user.email,
+    email_normalized: normalizeEmail(user.email),
+    password_hash: user.passwordHash,
+    failed_sign_ins: 0,
+    sign_in_locked_until: null,
+    totp_secret: seal(user.totpSecret),
+    totp_enabled: user.totpEnabled ? 1 : 0,
+    totp_last_step: user.totpLastStep,
+    totp_failures: user.totpFailures,
+    totp_locked_until: user.totpLockedUntil?.toISOString() ?? null,
+    created_at: user.createdAt.toISOString(),
+    updated_at: user.updatedAt.toISOString(),
+    role: user.role,
+    totp_setup_required: user.totpSetupRequired ? 1 : 0,
+    removed_at: user.removedAt?.toISOString() ?? null,
+  };
+}
+
+/** The columns a change sets (only those it names). */
+function dashboardUserChangeToRow(change: DashboardUserChange): Updateable<DashboardUserTable> {
+  const row: Updateable<DashboardUserTable> = {};
+  if (change.passwordHash !== undefined) row.password_hash = change.passwordHash;
+  if (change.totpSecret !== undefined) row.totp_secret = seal(change.totpSecret);
+  if (change.totpEnabled !== undefined) row.totp_enabled = change.totpEnabled ? 1 : 0;
+  if (change.totpLastStep !== undefined) row.totp_last_step = change.totpLastStep;
+  if (change.totpFailures !== undefined) row.totp_failures = change.totpFailures;
+  if (change.totpLockedUntil !== undefined) row.totp_locked_until = change.totpLockedUntil?.toISOString() ?? null;
+  if (change.totpSetupRequired !== undefined) row.totp_setup_required = change.totpSetupRequired ? 1 : 0;
+  if (change.updatedAt !== undefined) row.updated_at = change.updatedAt.toISOString();
+  return row;
+}
+
+const maybeUser = (row: DashboardUserTable | undefined) => row && dashboardUserFromRow(row);
+
+export async function insertDashboardUser(db: Kysely<Database>, user: DashboardUserRecord): Promise<void> {
+  await db.insertInto("dashboard_users").values(dashboardUserToRow(user)).execute();
 }
 
 export async function findDashboardUserByEmail(
   db: Kysely<Database>,
   emailNormalized: string,
-): Promise<DashboardUserRow | undefined> {
-  return opened(
+): Promise<DashboardUserRecord | undefined> {
+  return maybeUser(
     await db
       .selectFrom("dashboard_users")
       .selectAll()
@@ -30,12 +83,15 @@ export async function findDashboardUserByEmail(
   );
 }
 
-export async function findDashboardUserById(db: Kysely<Database>, id: string): Promise<DashboardUserRow | undefined> {
-  return opened(await db.selectFrom("dashboard_users").selectAll().where("id", "=", id).executeTakeFirst());
+export async function findDashboardUserById(
+  db: Kysely<Database>,
+  id: string,
+): Promise<DashboardUserRecord | undefined> {
+  return maybeUser(await db.selectFrom("dashboard_users").selectAll().where("id", "=", id).executeTakeFirst());
 }
 
-export async function lockDashboardUser(tx: Transactor, trx: Tx, id: string): Promise<DashboardUserRow | undefined> {
-  return opened(
+export async function lockDashboardUser(tx: Transactor, trx: Tx, id: string): Promise<DashboardUserRecord | undefined> {
+  return maybeUser(
     await tx.lockRows(trx.selectFrom("dashboard_users").selectAll().where("id", "=", id)).executeTakeFirst(),
   );
 }
@@ -43,19 +99,38 @@ export async function lockDashboardUser(tx: Transactor, trx: Tx, id: string): Pr
 export async function updateDashboardUser(
   db: Kysely<Database>,
   id: string,
-  change: Partial<Omit<DashboardUserRow, "id" | "merchant_id" | "created_at">>,
+  change: DashboardUserChange,
 ): Promise<void> {
-  const sealed = change.totp_secret === undefined ? change : { ...change, totp_secret: seal(change.totp_secret) };
-  await db.updateTable("dashboard_users").set(sealed).where("id", "=", id).execute();
+  await db.updateTable("dashboard_users").set(dashboardUserChangeToRow(change)).where("id", "=", id).execute();
 }
 
-export async function insertDashboardSession(db: Kysely<Database>, session: DashboardSessionTable): Promise<void> {
-  await db.insertInto("dashboard_sessions").values(session).execute();
+export async function insertDashboardSession(
+  db: Kysely<Database>,
+  session: Pick<
+    DashboardSessionRecord,
+    "idHash" | "userId" | "csrfHash" | "idleExpiresAt" | "absoluteExpiresAt" | "totpVerifiedAt"
+  > & {
+    createdAt: Date;
+  },
+): Promise<void> {
+  const row: DashboardSessionTable = {
+    id_hash: session.idHash,
+    user_id: session.userId,
+    csrf_hash: session.csrfHash,
+    created_at: session.createdAt.toISOString(),
+    idle_expires_at: session.idleExpiresAt.toISOString(),
+    absolute_expires_at: session.absoluteExpiresAt.toISOString(),
+    totp_verified_at: session.totpVerifiedAt?.toISOString() ?? null,
+  };
+  await db.insertInto("dashboard_sessions").values(row).execute();
 }
 
 /** A session with its user and the user's merchant, as one read. */
-export async function findDashboardSession(db: Kysely<Database>, idHash: string) {
-  return db
+export async function findDashboardSession(
+  db: Kysely<Database>,
+  idHash: string,
+): Promise<DashboardSessionRecord | undefined> {
+  const row = await db
     .selectFrom("dashboard_sessions")
     .innerJoin("dashboard_users", "dashboard_users.id", "dashboard_sessions.user_id")
     .innerJoin("merchants", "merchants.id", "dashboard_users.merchant_id")
@@ -76,6 +151,23 @@ export async function findDashboardSession(db: Kysely<Database>, idHash: string)
     ])
     .where("dashboard_sessions.id_hash", "=", idHash)
     .executeTakeFirst();
+  return (
+    row && {
+      idHash: row.id_hash,
+      csrfHash: row.csrf_hash,
+      totpVerifiedAt: row.totp_verified_at ? new Date(row.totp_verified_at) : null,
+      idleExpiresAt: new Date(row.idle_expires_at),
+      absoluteExpiresAt: new Date(row.absolute_expires_at),
+      userId: row.user_id,
+      email: row.email,
+      totpEnabled: row.totp_enabled === 1,
+      role: row.role as RoleName,
+      totpSetupRequired: row.totp_setup_required === 1,
+      merchantId: row.merchant_id,
+      merchantName: row.merchant_name,
+      dashboardTotpRequired: row.dashboard_totp_required === 1,
+    }
+  );
 }
 
 export async function setSessionIdleExpiry(db: Kysely<Database>, idHash: string, idleExpiresAt: string): Promise<void> {
@@ -99,10 +191,28 @@ export async function deleteExpiredSessionsOfUser(db: Kysely<Database>, userId: 
     .execute();
 }
 
+function challengeFromRow(row: SignInChallengeTable): SignInChallengeRecord {
+  return {
+    idHash: row.id_hash,
+    userId: row.user_id,
+    expiresAt: new Date(row.expires_at),
+    createdAt: new Date(row.created_at),
+  };
+}
+
 /** A pending second step; expired ones (of anyone) are cleared on the way. */
-export async function insertSignInChallenge(db: Kysely<Database>, challenge: SignInChallengeTable): Promise<void> {
-  await db.deleteFrom("sign_in_challenges").where("expires_at", "<=", challenge.created_at).execute();
-  await db.insertInto("sign_in_challenges").values(challenge).execute();
+export async function insertSignInChallenge(db: Kysely<Database>, challenge: SignInChallengeRecord): Promise<void> {
+  const createdAt = challenge.createdAt.toISOString();
+  await db.deleteFrom("sign_in_challenges").where("expires_at", "<=", createdAt).execute();
+  await db
+    .insertInto("sign_in_challenges")
+    .values({
+      id_hash: challenge.idHash,
+      user_id: challenge.userId,
+      expires_at: challenge.expiresAt.toISOString(),
+      created_at: createdAt,
+    })
+    .execute();
 }
 
 /** The pending second step of a sign-in, removed as it is read (a token works once). */
@@ -110,19 +220,20 @@ export async function takeSignInChallenge(
   tx: Transactor,
   trx: Tx,
   idHash: string,
-): Promise<SignInChallengeTable | undefined> {
+): Promise<SignInChallengeRecord | undefined> {
   const challenge = await tx
     .lockRows(trx.selectFrom("sign_in_challenges").selectAll().where("id_hash", "=", idHash))
     .executeTakeFirst();
   if (challenge) await trx.deleteFrom("sign_in_challenges").where("id_hash", "=", idHash).execute();
-  return challenge;
+  return challenge && challengeFromRow(challenge);
 }
 
 export async function findSignInChallenge(
   db: Kysely<Database>,
   idHash: string,
-): Promise<SignInChallengeTable | undefined> {
-  return db.selectFrom("sign_in_challenges").selectAll().where("id_hash", "=", idHash).executeTakeFirst();
+): Promise<SignInChallengeRecord | undefined> {
+  const row = await db.selectFrom("sign_in_challenges").selectAll().where("id_hash", "=", idHash).executeTakeFirst();
+  return row && challengeFromRow(row);
 }
 
 /** Replaces a user's recovery codes (at enrolment). */

@@ -37,6 +37,7 @@ import * as customerApp from "./migrations/0022-customer-app.js";
 import * as csvRowReasonJa from "./migrations/0023-csv-row-reason-ja.js";
 import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
 import * as zenginContracts from "./migrations/0026-zengin-contracts.js";
+import { limits } from "../domain/limits.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -110,7 +111,7 @@ function openSqlite(url: string): Storage {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${limits.sqliteBusyTimeoutMs}`);
   cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new LockingSqliteDialect({ database: sqlite }), log: logQueries });
   if (path === ":memory:") return { db, dialect: "sqlite", durable: async () => {}, close: () => db.destroy() };
@@ -194,7 +195,7 @@ function cacheStatements(sqlite: SqliteDatabase): void {
     let statement = cache.get(source);
     if (!statement) {
       statement = prepare(source);
-      if (cache.size < 2000) cache.set(source, statement);
+      if (cache.size < limits.sqliteStatementCacheMax) cache.set(source, statement);
     }
     return statement;
   }) as typeof sqlite.prepare;

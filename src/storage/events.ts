@@ -1,12 +1,13 @@
 import { CompiledQuery, type Kysely, PostgresAdapter, sql } from "kysely";
 import { DeliveryStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
-import type { DeliveryAttemptRecord, EventRecord } from "../domain/records.js";
+import type { DeliveryAttemptRecord, DueEventRecord, EventRecord } from "../domain/records.js";
 import type { DialectName } from "./database.js";
 import type { Database } from "./schema.js";
 import { unseal } from "./sealed.js";
 import type { Tx } from "./transactor.js";
 import { eventFromRow, attemptFromRow } from "./records.js";
+import { olderThanCursor } from "./keyset-cursor.js";
 
 /** The webhook outbox as the dispatcher and the event API read and update it. */
 
@@ -54,7 +55,7 @@ export async function dueEventsOfMerchant(
   merchantId: string,
   now: string,
   limit: number,
-) {
+): Promise<DueEventRecord[]> {
   let query = db
     .selectFrom("events as e")
     .select([
@@ -89,7 +90,14 @@ export async function dueEventsOfMerchant(
     .orderBy("e.next_attempt_at")
     .limit(limit);
   if (dialect === "postgres") query = query.forUpdate().skipLocked();
-  return query.execute();
+  return (await query.execute()).map((row) => ({
+    id: row.id,
+    eventTypeName: row.event_type_name,
+    contentJson: row.content_json,
+    createdAt: new Date(row.created_at),
+    attemptCount: row.attempt_count,
+    retryWindowStartedAt: row.retry_window_started_at ? new Date(row.retry_window_started_at) : null,
+  }));
 }
 
 /** Takes the lease; the first attempt of a retry cycle also starts its 3-day window. */
@@ -232,10 +240,7 @@ export async function listEvents(
   const after = options.after;
   if (after) {
     query = query.where((eb) =>
-      eb.or([
-        eb("created_at", "<", after.createdAt),
-        eb.and([eb("created_at", "=", after.createdAt), eb("seq", "<", after.seq)]),
-      ]),
+      olderThanCursor(eb, { time: "created_at", tie: "seq" }, { time: after.createdAt, tie: after.seq }),
     );
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("seq", "desc").limit(options.limit).execute();

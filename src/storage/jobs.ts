@@ -17,8 +17,8 @@ export type JobOutcome = { done: true } | { retryAt: Date };
 /** A job a worker holds until `leaseUntil`; `attempts` counts this run. */
 export interface ClaimedJob {
   readonly id: string;
-  readonly kind: string;
-  readonly ref_id: string;
+  readonly kind: JobKind;
+  readonly refId: string;
   readonly attempts: number;
   readonly leaseUntil: string;
 }
@@ -85,7 +85,13 @@ export function claimDueJobs(tx: Transactor, now: Date, leaseUntil: string, limi
         due.map((j) => j.id),
       )
       .execute();
-    return due.map((j) => ({ ...j, attempts: j.attempts + 1, leaseUntil }));
+    return due.map((j) => ({
+      id: j.id,
+      kind: j.kind as JobKind,
+      refId: j.ref_id,
+      attempts: j.attempts + 1,
+      leaseUntil,
+    }));
   });
 }
 

@@ -1,36 +1,74 @@
-import type { Insertable, Kysely, Selectable } from "kysely";
+import type { Kysely, Selectable } from "kysely";
+import type { MerchantRecord, NewMerchant } from "../domain/merchant.js";
 import type { Database, MerchantTable } from "./schema.js";
 import { seal, unseal } from "./sealed.js";
 
-export type MerchantRow = Selectable<MerchantTable>;
+type MerchantRow = Selectable<MerchantTable>;
 
-export async function insertMerchant(db: Kysely<Database>, merchant: Insertable<MerchantTable>): Promise<void> {
+/** A provisioned merchant: onboarded, its webhook healthy, its secret sealed. */
+export async function insertMerchant(db: Kysely<Database>, merchant: NewMerchant): Promise<void> {
   await db
     .insertInto("merchants")
-    .values({ ...merchant, webhook_secret: seal(merchant.webhook_secret) })
+    .values({
+      id: merchant.id,
+      name: merchant.name,
+      logo_url: merchant.logoUrl,
+      webhook_url: merchant.webhookUrl,
+      webhook_secret: seal(merchant.webhookSecret),
+      onboarding_complete: 1,
+      webhook_failing: 0,
+      webhook_failing_reason: "",
+      created_at: merchant.createdAt.toISOString(),
+    })
     .execute();
 }
 
-/** The row with its webhook secret unsealed. */
-function opened(row: MerchantRow): MerchantRow;
-function opened(row: MerchantRow | undefined): MerchantRow | undefined;
-function opened(row: MerchantRow | undefined): MerchantRow | undefined {
-  return row && { ...row, webhook_secret: unseal(row.webhook_secret) };
+/** Row → record, the webhook secret unsealed. */
+function merchantFromRow(row: MerchantRow): MerchantRecord;
+function merchantFromRow(row: MerchantRow | undefined): MerchantRecord | undefined;
+function merchantFromRow(row: MerchantRow | undefined): MerchantRecord | undefined {
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      logoUrl: row.logo_url,
+      webhookUrl: row.webhook_url,
+      webhookSecret: unseal(row.webhook_secret),
+      onboardingComplete: row.onboarding_complete === 1,
+      webhookFailing: row.webhook_failing === 1,
+      webhookFailingReason: row.webhook_failing_reason,
+      dashboardTotpRequired: row.dashboard_totp_required === 1,
+      supportEmail: row.support_email,
+      supportPhone: row.support_phone,
+      supportUrl: row.support_url,
+      createdAt: new Date(row.created_at),
+    }
+  );
 }
 
 export async function insertApiKey(
   db: Kysely<Database>,
-  key: { id: string; merchant_id: string; key_hash: string; prefix: string; created_at: string },
+  key: { id: string; merchantId: string; keyHash: string; prefix: string; createdAt: Date },
 ): Promise<void> {
   await db
     .insertInto("api_keys")
-    .values({ ...key, revoked_at: null })
+    .values({
+      id: key.id,
+      merchant_id: key.merchantId,
+      key_hash: key.keyHash,
+      prefix: key.prefix,
+      created_at: key.createdAt.toISOString(),
+      revoked_at: null,
+    })
     .execute();
 }
 
 /** The merchant an unrevoked API key belongs to. */
-export async function findMerchantByKeyHash(db: Kysely<Database>, keyHash: string): Promise<MerchantRow | undefined> {
-  return opened(
+export async function findMerchantByKeyHash(
+  db: Kysely<Database>,
+  keyHash: string,
+): Promise<MerchantRecord | undefined> {
+  return merchantFromRow(
     await db
       .selectFrom("api_keys")
       .innerJoin("merchants", "merchants.id", "api_keys.merchant_id")
@@ -41,12 +79,14 @@ export async function findMerchantByKeyHash(db: Kysely<Database>, keyHash: strin
   );
 }
 
-export async function findMerchant(db: Kysely<Database>, id: string): Promise<MerchantRow | undefined> {
-  return opened(await db.selectFrom("merchants").selectAll().where("id", "=", id).executeTakeFirst());
+export async function findMerchant(db: Kysely<Database>, id: string): Promise<MerchantRecord | undefined> {
+  return merchantFromRow(await db.selectFrom("merchants").selectAll().where("id", "=", id).executeTakeFirst());
 }
 
-export async function listMerchants(db: Kysely<Database>): Promise<MerchantRow[]> {
-  return (await db.selectFrom("merchants").selectAll().orderBy("created_at").execute()).map((row) => opened(row));
+export async function listMerchants(db: Kysely<Database>): Promise<MerchantRecord[]> {
+  return (await db.selectFrom("merchants").selectAll().orderBy("created_at").execute()).map((row) =>
+    merchantFromRow(row),
+  );
 }
 
 export async function revokeApiKeys(db: Kysely<Database>, merchantId: string, at: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { defaultKycReview, type KycReviewSettings } from "../domain/kyc.js";
-import type { BankSettingsTable, Database } from "./schema.js";
+import type { SimulatedBankMaintenance } from "../domain/simulated-bank-maintenance.js";
+import type { Database } from "./schema.js";
 import type { Tx } from "./transactor.js";
 
 export async function findKycReviewSettings(db: Kysely<Database>, merchantId: string): Promise<KycReviewSettings> {
@@ -25,19 +26,24 @@ export async function saveKycReviewSettings(trx: Tx, merchantId: string, setting
 export async function findBankSettings(
   db: Kysely<Database>,
   merchantId: string,
-): Promise<BankSettingsTable | undefined> {
-  return db.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
+): Promise<SimulatedBankMaintenance | undefined> {
+  const row = await db.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
+  return (
+    row && {
+      underMaintenance: row.under_maintenance === 1,
+      maintenanceUntil: row.maintenance_until ? new Date(row.maintenance_until) : null,
+    }
+  );
 }
 
-/** The whole simulated bank of one merchant under maintenance (until a time, or until switched off). */
-export async function saveBankSettings(trx: Tx, settings: BankSettingsTable): Promise<void> {
+export async function saveBankSettings(trx: Tx, merchantId: string, settings: SimulatedBankMaintenance): Promise<void> {
+  const row = {
+    under_maintenance: settings.underMaintenance ? 1 : 0,
+    maintenance_until: settings.maintenanceUntil?.toISOString() ?? null,
+  };
   await trx
     .insertInto("bank_settings")
-    .values(settings)
-    .onConflict((oc) =>
-      oc
-        .column("merchant_id")
-        .doUpdateSet({ under_maintenance: settings.under_maintenance, maintenance_until: settings.maintenance_until }),
-    )
+    .values({ merchant_id: merchantId, ...row })
+    .onConflict((oc) => oc.column("merchant_id").doUpdateSet(row))
     .execute();
 }

@@ -47,7 +47,7 @@ export interface Database {
   stop_requests: StopRequestTable;
 }
 
-/** A customer-app session, bound to the e-mail its sign-in code proved (storage/customer-app.ts). */
+/** A customer-app session, bound to the e-mail its sign-in code proved (storage/customer-app-sessions.ts). */
 export interface CustomerAppSessionTable {
   /** SHA-256 of the cookie value. */
   id_hash: string;
@@ -131,7 +131,7 @@ export interface MerchantTable {
   webhook_failing_reason: string;
   created_at: string;
   /** 1: every dashboard user of the merchant must enrol TOTP before doing anything else. */
-  dashboard_totp_required?: number;
+  dashboard_totp_required: Generated<number>;
   /** The support contact the consent screen shows (empty: not given). */
   support_email: Generated<string>;
   support_phone: Generated<string>;
@@ -385,8 +385,11 @@ export interface BankAnswerTable {
 export interface BankLedgerTable {
   id: Generated<number>;
   customer_id: string;
-  /** The account (bank_accounts.id) booked on. */
-  account_id: string;
+  /**
+   * The account (bank_accounts.id) booked on. Every booking writes it; the column is nullable
+   * because migration 0016 added it to existing rows (a customer then without an account keeps null).
+   */
+  account_id: string | null;
   /** The bank-side idempotency key (trx-* or rfd-*): a reference is never booked twice. */
   reference: string;
   amount: number;

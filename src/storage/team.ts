@@ -1,14 +1,16 @@
 import type { Kysely } from "kysely";
-import type { Database, DashboardInvitationTable, DashboardUserTable } from "./schema.js";
+import type { RoleName } from "../domain/dashboard-role.js";
+import type { DashboardUserRecord, TeamMember } from "../domain/dashboard-user.js";
+import type { InvitationPurpose, InvitationRecord } from "../domain/invitation.js";
+import { dashboardUserFromRow } from "./dashboard-users.js";
+import type { Database, DashboardInvitationTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 
 /** A merchant's team (docs/guide/dashboard.md#the-team): its users, invitations and reset links. */
 
-export type TeamMemberRow = Pick<DashboardUserTable, "id" | "email" | "role" | "totp_enabled" | "created_at">;
-
 /** The merchant's users that were not removed, oldest first. */
-export async function listTeamMembers(db: Kysely<Database>, merchantId: string): Promise<TeamMemberRow[]> {
-  return db
+export async function listTeamMembers(db: Kysely<Database>, merchantId: string): Promise<TeamMember[]> {
+  const rows = await db
     .selectFrom("dashboard_users")
     .select(["id", "email", "role", "totp_enabled", "created_at"])
     .where("merchant_id", "=", merchantId)
@@ -16,6 +18,45 @@ export async function listTeamMembers(db: Kysely<Database>, merchantId: string):
     .orderBy("created_at")
     .orderBy("id")
     .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    role: row.role as RoleName,
+    totpEnabled: row.totp_enabled === 1,
+    createdAt: new Date(row.created_at),
+  }));
+}
+
+function invitationFromRow(row: DashboardInvitationTable): InvitationRecord {
+  return {
+    tokenHash: row.token_hash,
+    id: row.id,
+    merchantId: row.merchant_id,
+    purpose: row.purpose as InvitationPurpose,
+    email: row.email,
+    role: row.role as RoleName,
+    userId: row.user_id,
+    createdBy: row.created_by,
+    expiresAt: new Date(row.expires_at),
+    usedAt: row.used_at ? new Date(row.used_at) : null,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+function invitationToRow(invitation: InvitationRecord): DashboardInvitationTable {
+  return {
+    token_hash: invitation.tokenHash,
+    id: invitation.id,
+    merchant_id: invitation.merchantId,
+    purpose: invitation.purpose,
+    email: invitation.email,
+    role: invitation.role,
+    user_id: invitation.userId,
+    created_by: invitation.createdBy,
+    expires_at: invitation.expiresAt.toISOString(),
+    used_at: invitation.usedAt?.toISOString() ?? null,
+    created_at: invitation.createdAt.toISOString(),
+  };
 }
 
 /** A user of the merchant (not removed), its row locked. */
@@ -24,8 +65,8 @@ export async function lockTeamMember(
   trx: Tx,
   merchantId: string,
   userId: string,
-): Promise<DashboardUserTable | undefined> {
-  return tx
+): Promise<DashboardUserRecord | undefined> {
+  const row = await tx
     .lockRows(
       trx
         .selectFrom("dashboard_users")
@@ -35,6 +76,7 @@ export async function lockTeamMember(
         .where("removed_at", "is", null),
     )
     .executeTakeFirst();
+  return row && dashboardUserFromRow(row);
 }
 
 /** The merchant's owners, their rows locked: two owners demoting each other at once cannot both succeed. */
@@ -52,7 +94,7 @@ export async function lockOwners(tx: Transactor, trx: Tx, merchantId: string): P
   return rows.map((row) => row.id);
 }
 
-export async function setTeamMemberRole(db: Kysely<Database>, userId: string, role: string, nowIso: string) {
+export async function setTeamMemberRole(db: Kysely<Database>, userId: string, role: RoleName, nowIso: string) {
   await db.updateTable("dashboard_users").set({ role, updated_at: nowIso }).where("id", "=", userId).execute();
 }
 
@@ -88,19 +130,23 @@ export async function resetTotpOfUser(db: Kysely<Database>, userId: string, nowI
   await endSessionsOfUser(db, userId);
 }
 
-export async function insertInvitation(db: Kysely<Database>, invitation: DashboardInvitationTable): Promise<void> {
-  await db.insertInto("dashboard_invitations").values(invitation).execute();
+export async function insertInvitation(db: Kysely<Database>, invitation: InvitationRecord): Promise<void> {
+  await db.insertInto("dashboard_invitations").values(invitationToRow(invitation)).execute();
 }
 
 /** A link by its token's hash, with its merchant's name (used or not, expired or not). */
-export async function findInvitation(db: Kysely<Database>, tokenHash: string) {
-  return db
+export async function findInvitation(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<(InvitationRecord & { merchantName: string }) | undefined> {
+  const row = await db
     .selectFrom("dashboard_invitations")
     .innerJoin("merchants", "merchants.id", "dashboard_invitations.merchant_id")
     .selectAll("dashboard_invitations")
     .select("merchants.name as merchant_name")
     .where("token_hash", "=", tokenHash)
     .executeTakeFirst();
+  return row && { ...invitationFromRow(row), merchantName: row.merchant_name };
 }
 
 /** Uses a link once: false when it was used (or cancelled) already. */
@@ -119,8 +165,8 @@ export async function listPendingInvitations(
   db: Kysely<Database>,
   merchantId: string,
   nowIso: string,
-): Promise<DashboardInvitationTable[]> {
-  return db
+): Promise<InvitationRecord[]> {
+  const rows = await db
     .selectFrom("dashboard_invitations")
     .selectAll()
     .where("merchant_id", "=", merchantId)
@@ -129,6 +175,7 @@ export async function listPendingInvitations(
     .where("expires_at", ">", nowIso)
     .orderBy("created_at", "desc")
     .execute();
+  return rows.map(invitationFromRow);
 }
 
 /** Cancels a pending invitation (marks it used): false when there is none such of the merchant. */
@@ -137,7 +184,7 @@ export async function cancelInvitation(
   merchantId: string,
   id: string,
   nowIso: string,
-): Promise<DashboardInvitationTable | undefined> {
+): Promise<InvitationRecord | undefined> {
   const found = await db
     .selectFrom("dashboard_invitations")
     .selectAll()
@@ -145,8 +192,9 @@ export async function cancelInvitation(
     .where("merchant_id", "=", merchantId)
     .where("used_at", "is", null)
     .executeTakeFirst();
-  if (found) await useInvitation(db, found.token_hash, nowIso);
-  return found;
+  if (!found) return undefined;
+  await useInvitation(db, found.token_hash, nowIso);
+  return invitationFromRow(found);
 }
 
 /** Whether an active user already has this e-mail (e-mails are unique across merchants). */

@@ -4,12 +4,13 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { postgresTarget } from "./database.js";
 import type { Database } from "./schema.js";
+import { limits } from "../domain/limits.js";
 
 /** Work a flow hands to a background worker after its transaction commits. */
 export type WakeTopic = "events" | "jobs";
 
 const topics: ReadonlySet<string> = new Set<WakeTopic>(["events", "jobs"]);
-const reconnectMs = { first: 500, max: 30_000 };
+const reconnectMs = { first: limits.wakeReconnectFirstMs, max: limits.wakeReconnectMaxMs };
 
 /**
  * Wake-ups between instances sharing one PostgreSQL: after a commit an instance NOTIFYs the

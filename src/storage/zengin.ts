@@ -25,6 +25,7 @@ import {
   itemFromRow,
   itemToRow,
 } from "./zengin-rows.js";
+import { limits } from "../domain/limits.js";
 
 /** The Zengin exchange's storage: it takes and hands out the records of domain/zengin-records.ts. */
 
@@ -304,11 +305,6 @@ export async function insertFile(trx: Tx, file: ZenginFileRecord): Promise<boole
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export async function findFile(db: Tx, id: string): Promise<ZenginFileRecord | undefined> {
-  const row = await db.selectFrom("zengin_files").selectAll().where("id", "=", id).executeTakeFirst();
-  return row && fileFromRow(row);
-}
-
 export async function lockFile(tx: Transactor, trx: Tx, id: string): Promise<ZenginFileRecord | undefined> {
   const row = await tx.lockRows(trx.selectFrom("zengin_files").selectAll().where("id", "=", id)).executeTakeFirst();
   return row && fileFromRow(row);
@@ -367,7 +363,12 @@ export async function updateFile(trx: Tx, id: string, changes: Partial<ZenginFil
 
 /** Files for the operator and the dashboard, newest first. */
 export async function listFiles(db: Tx, merchantId?: string): Promise<ZenginFileRecord[]> {
-  let query = db.selectFrom("zengin_files").selectAll().orderBy("created_at", "desc").orderBy("id").limit(500);
+  let query = db
+    .selectFrom("zengin_files")
+    .selectAll()
+    .orderBy("created_at", "desc")
+    .orderBy("id")
+    .limit(limits.zenginFileListMax);
   if (merchantId) query = query.where("merchant_id", "=", merchantId);
   return (await query.execute()).map(fileFromRow);
 }

@@ -254,10 +254,10 @@ describe("API-key services: PaymentService and SandboxService", () => {
     const live = newApiKey("production");
     await insertApiKey(server.ctx.tx.db, {
       id: newId("key"),
-      merchant_id: server.merchant.merchant_id,
-      key_hash: hashApiKey(live),
+      merchantId: server.merchant.merchant_id,
+      keyHash: hashApiKey(live),
       prefix: live.slice(0, 12),
-      created_at: server.clock.now().toISOString(),
+      createdAt: server.clock.now(),
     });
     await expectEveryMethodRefused(keyServices, { authorization: `Bearer ${live}` }, Code.Unauthenticated);
     const swapped = server.merchant.api_key.replace(/^sk_test_/, "sk_live_");

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { parse } from "csv-parse/sync";
-import { sql } from "kysely";
 import { ChargeStatus, ContractStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import type { UploadCsvBatchResponse } from "../../gen/payments/v1/dashboard_service_pb.js";
 import { csvRowReasons } from "../../src/domain/csv-row.js";

@@ -10,6 +10,8 @@ import {
   RefundStatus,
 } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { limits } from "../../src/domain/limits.js";
+import { chargeRow } from "../helpers/charges.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import {
   dashboardBrowser,
@@ -300,5 +302,25 @@ describe("sandbox controls", () => {
   it("reads the sandbox mailbox", async () => {
     const { messages } = await ops.client.listSandboxMailbox({ email: "nobody-wrote@example.jp" });
     expect(messages).toEqual([]);
+  });
+});
+
+describe("a customer's page past its charge limit (docs/reference/limits.md#the-catalogue)", () => {
+  it("shows the most recent customerDetailChargesMax charges and says when there are more", async () => {
+    const { customerId } = await seedActiveCustomer(server);
+    const merchantId = server.merchant.merchant_id;
+    const rows = Array.from({ length: limits.customerDetailChargesMax }, () =>
+      chargeRow({ merchantId, customerId }, server.clock.now()),
+    );
+    await server.ctx.tx.write((trx) => trx.insertInto("charges").values(rows).execute());
+    const atTheLimit = await ops.client.getCustomerDetail({ customerId });
+    expect([atTheLimit.charges.length, atTheLimit.chargesTruncated]).toEqual([limits.customerDetailChargesMax, false]);
+
+    server.clock.advance(1000);
+    const newest = chargeRow({ merchantId, customerId }, server.clock.now());
+    await server.ctx.tx.write((trx) => trx.insertInto("charges").values(newest).execute());
+    const past = await ops.client.getCustomerDetail({ customerId });
+    expect([past.charges.length, past.chargesTruncated]).toEqual([limits.customerDetailChargesMax, true]);
+    expect(past.charges[0].chargeId).toBe(newest.id);
   });
 });

@@ -90,6 +90,16 @@ describe("authentication and tenancy", () => {
     }
   });
 
+  it("answers an id of the wrong prefix not_found, with a hint to use the charge's trx-… id", async () => {
+    const res = await api(server, "/v1/charge/chg-foundation1");
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body.code).toBe("not_found");
+    expect(body.message).toContain("trx-");
+    const missing = await (await api(server, "/v1/charge/trx-missing")).json();
+    expect(missing.message).toBe("charge trx-missing not found");
+  });
+
   it("answers another merchant's charge exactly like a missing one", async () => {
     const other = await server.newMerchant();
     const foreign = await api(server, "/v1/charge/trx-foundation1", { apiKey: other.api_key });

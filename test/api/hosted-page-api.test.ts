@@ -219,7 +219,7 @@ describe("the two-factor step", () => {
     const page = server.client(HostedPageService);
     const approved = await page.approvePayment({ token });
     expect(approved.result?.outcome.case).toBe("error");
-    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+    expect((approved.result!.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
       PaymentErrorCode.BAD_REQUEST,
     );
     const linked = await page

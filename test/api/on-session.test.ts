@@ -436,7 +436,7 @@ describe("link expiry (90 minutes, on the injected clock)", () => {
     expect(error.merchant?.redirect?.failureUrl).toBe(redirect.failureUrl);
     const approved = await page.approvePayment({ token: tokenOf(paymentLink!.url) });
     expect(approved.result?.outcome.case).toBe("error");
-    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+    expect((approved.result!.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
       PaymentErrorCode.EXPIRED,
     );
   });
@@ -445,7 +445,7 @@ describe("link expiry (90 minutes, on the injected clock)", () => {
     const { charge, paymentLink } = await createPayment(server);
     server.clock.advance(ninetyMinutes + 1000);
     const initiated = await server.client(HostedPageService).initiatePayment({ token: tokenOf(paymentLink!.url) });
-    expect((initiated.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+    expect((initiated.result!.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
       PaymentErrorCode.EXPIRED,
     );
     expect((await server.client(PaymentService).getCharge({ charge: charge!.chargeId })).charge?.chargeStatus).toBe(
@@ -466,11 +466,11 @@ describe("link expiry (90 minutes, on the injected clock)", () => {
 
   it("an unknown token is result.error NOT_FOUND", async () => {
     const initiated = await server.client(HostedPageService).initiatePayment({ token: "nosuchtoken" });
-    expect((initiated.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+    expect((initiated.result!.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
       PaymentErrorCode.NOT_FOUND,
     );
     const approved = await server.client(HostedPageService).approvePayment({ token: "nosuchtoken" });
-    expect((approved.result?.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
+    expect((approved.result!.outcome.value as { errorCode: PaymentErrorCode }).errorCode).toBe(
       PaymentErrorCode.NOT_FOUND,
     );
   });

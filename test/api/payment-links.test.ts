@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sql } from "kysely";
 import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";

@@ -38,7 +38,7 @@ describe("the default message of every ERROR_TYPE", () => {
   ];
 
   it("is what a failed charge without a message of its own says, for all ten", async () => {
-    expect(messages).toHaveLength(Object.keys(ErrorType).filter((k) => isNaN(Number(k))).length - 1);
+    expect(messages).toHaveLength(Object.keys(ErrorType).filter((k) => Number.isNaN(Number(k))).length - 1);
     for (const [errorType, message] of messages) {
       // A failed charge that kept no message of its own.
       const row = {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { parse } from "csv-parse/sync";
 import { ChargeStatus, DeliveryStatus, ErrorType, EventType } from "../../gen/payments/v1/enums_pb.js";
+import { limits } from "../../src/domain/limits.js";
 import { recordEvents } from "../../src/storage/events.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { chargeRow, seedCharge } from "../helpers/charges.js";
@@ -155,6 +156,7 @@ for (const [width, height] of [
       await page.getByRole("heading", { name: "kenta@example.jp" }).waitFor();
       expect(await page.getByText("口座の残高が不足しています").count()).toBe(1);
       expect(await page.getByText("ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS").count()).toBe(1);
+      expect(await page.locator("#charges-truncated").count()).toBe(0);
       expect(await page.getByRole("cell", { name: "有効" }).count()).toBeGreaterThan(0);
       await checkView(page, width, "customer");
     });
@@ -332,3 +334,29 @@ for (const [width, height] of [
     });
   });
 }
+
+// Last: its charges would change the pages the views above count.
+describe("a customer with more charges than their page shows", () => {
+  it("says in Japanese that only the most recent ones are shown, with the number from the catalogue", async () => {
+    const merchantId = server.merchant.merchant_id;
+    const { customerId } = await seedActiveCustomer(server, { email: "many@example.jp" });
+    const rows = Array.from({ length: limits.customerDetailChargesMax + 1 }, () =>
+      chargeRow({ merchantId, customerId, amount: 700 }, server.clock.now()),
+    );
+    await server.ctx.tx.write((trx) => trx.insertInto("charges").values(rows).execute());
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "ja-JP" });
+    try {
+      const page = await context.newPage();
+      await signIn(page);
+      await page.goto(`${server.url}/dashboard/#/customers/${customerId}`);
+      await page.getByRole("heading", { name: "many@example.jp" }).waitFor();
+      const notice = page.locator("#charges-truncated");
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain(
+        `最新の${limits.customerDetailChargesMax}件の決済のみ表示しています`,
+      );
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -3,13 +3,17 @@ import { createServer, type IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { registerTeardown } from "./teardown.js";
 
 /** Debian's chromium (`apt-get install chromium`); CI installs it in .ci/run. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-/** One headless chromium per test file: launch in beforeAll, close in afterAll. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+/**
+ * One headless chromium per test file: launch in beforeAll, close in afterAll (or, if a hook
+ * timed out first, test/helpers/teardown.ts closes it after the file).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
     args: [
@@ -22,6 +26,9 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-quic",
     ],
   });
+  const close = registerTeardown("process", () => browser.close());
+  browser.once("disconnected", () => void close());
+  return browser;
 }
 
 /** A fresh phone-sized context (its own storage: the language choice does not leak between tests). */

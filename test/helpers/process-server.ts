@@ -2,6 +2,7 @@ import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
 import { createInterface } from "node:readline";
 import { bundleServer } from "./bundled-server.js";
+import { registerChild } from "./teardown.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -16,10 +17,6 @@ export interface ServerProcess {
   readonly exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
-
-// Servers a test left running (it timed out, or never saw one start) die with the test process.
-const running = new Set<ChildProcess>();
-process.once("exit", () => running.forEach((child) => child.kill("SIGKILL")));
 
 // vitest exports MODE=test to child processes; the server reads MODE, so set it explicitly.
 /**
@@ -37,13 +34,9 @@ export async function spawnServer(
     env: { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  running.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      running.delete(child);
-      resolve(code);
-    }),
-  );
+  // A server a test left running (it timed out, threw, or never saw one start) is killed after its file.
+  registerChild(child);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const stderr: string[] = [];
   child.stderr!.on("data", (d) => stderr.push(String(d)));
   const logs: Record<string, unknown>[] = [];
@@ -75,10 +68,12 @@ export async function spawnServer(
 
 /** Runs the CLI (bin/furikomi.js, the `furikomi` command) and parses its JSON output. */
 export async function runCli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
-  const { stdout } = await promisify(execFile)(process.execPath, ["bin/furikomi.js", ...args], {
+  const run = promisify(execFile)(process.execPath, ["bin/furikomi.js", ...args], {
     cwd: root,
     env: { ...process.env, MODE: "sandbox", ...env },
-  }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+  });
+  registerChild(run.child);
+  const { stdout } = await run.catch((error: { stdout?: string; stderr?: string; message: string }) => {
     throw new Error(`${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`);
   });
   return JSON.parse(stdout) as T;

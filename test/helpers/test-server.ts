@@ -11,6 +11,7 @@ import { ManualClock } from "../../src/ports/clock.js";
 import { startService, type RunningService } from "../../src/composition-root.js";
 import { createMerchant, type CreatedMerchant } from "../../src/flows/merchants.js";
 import { createLogger } from "../../src/server/logger.js";
+import { registerTeardown } from "./teardown.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -45,25 +46,31 @@ export interface TestServer extends RunningService {
 
 let schemaCounter = 0;
 
-/** A fresh database URL: a SQLite file in a temp folder (under `parent`, default the system's), or a new PostgreSQL schema. */
+/**
+ * A fresh database URL: a SQLite file in a temp folder (under `parent`, default the system's), or a
+ * new PostgreSQL schema. Removed by `cleanup`, or at the end of the test file if no one called it
+ * (test/helpers/teardown.ts).
+ */
 export function freshDatabaseUrl(
   dialect: Dialect = testDialect,
   parent = tmpdir(),
 ): { url: string; cleanup: () => Promise<void> } {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(parent, "furikomi-"));
-    return { url: `file:${join(dir, "test.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    const cleanup = registerTeardown("database", async () => rmSync(dir, { recursive: true, force: true }));
+    return { url: `file:${join(dir, "test.db")}`, cleanup };
   }
   const schema = `t_${process.pid}_${Date.now().toString(36)}_${schemaCounter++}`;
-  return {
-    url: `${postgresUrl}?schema=${schema}`,
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: postgresUrl });
-      await client.connect();
+  const cleanup = registerTeardown("database", async () => {
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    try {
       await client.query(`drop schema if exists ${schema} cascade`);
+    } finally {
       await client.end();
-    },
-  };
+    }
+  });
+  return { url: `${postgresUrl}?schema=${schema}`, cleanup };
 }
 
 /** Starts the real server on a free port, on a fresh database, with a manual clock and a merchant. */
@@ -79,6 +86,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect, options.sqliteDir);
   const zenginDir = mkdtempSync(join(tmpdir(), "furikomi-zengin-"));
+  const removeZenginDir = registerTeardown("database", async () => rmSync(zenginDir, { recursive: true, force: true }));
   const config: Config = loadConfig({
     PORT: "0",
     HOST: "127.0.0.1",
@@ -91,6 +99,7 @@ export async function startTestServer(
   const clock = new ManualClock(options.clockStart);
   const log = new CanaryLog();
   const service = await startService(config, { clock, logger: options.logger ?? log.logger });
+  const closeService = registerTeardown("service", () => service.close());
   const provision = async (name: string, webhookUrl?: string) =>
     log.watch(await createMerchant(service.ctx, { name, webhookUrl }));
   const merchant = await provision("Test Shop", options.webhookUrl);
@@ -123,9 +132,9 @@ export async function startTestServer(
       return createClient(service, transport);
     },
     async stop() {
-      await service.close();
+      await closeService();
       await cleanup();
-      rmSync(zenginDir, { recursive: true, force: true });
+      await removeZenginDir();
       log.assertNoLeak();
     },
   };

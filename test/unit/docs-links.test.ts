@@ -11,7 +11,7 @@ const self = fileURLToPath(import.meta.url);
 const root = resolve(dirname(self), "../..");
 
 /** GitHub's heading slug: lowercase, punctuation dropped (but `-` and `_`), spaces to `-`; letters of any script stay. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   const text = heading
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1") // a link shows its text
     .replace(/<[^>]+>/g, "") // inline HTML
@@ -36,7 +36,7 @@ function proseLines(markdown: string): { text: string; line: number }[] {
 }
 
 /** The anchors a page offers: its headings' slugs (duplicates numbered -1, -2, …) and explicit ids. */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const { text } of proseLines(markdown)) {
@@ -53,7 +53,7 @@ export function anchorsOf(markdown: string): Set<string> {
 }
 
 /** The links of a page: inline `[text](target)` and reference definitions `[label]: target`. */
-export function linksOf(markdown: string): { target: string; line: number }[] {
+function linksOf(markdown: string): { target: string; line: number }[] {
   const links: { target: string; line: number }[] = [];
   for (const { text, line } of proseLines(markdown)) {
     const prose = text.replace(/(`+)[^`]*?\1/g, (code) => " ".repeat(code.length));
@@ -66,7 +66,7 @@ export function linksOf(markdown: string): { target: string; line: number }[] {
 }
 
 /** A source file's citations of the docs: `docs/….md`, `README.md`, `CONTRIBUTING.md`, with an optional #anchor. */
-export function citationsOf(source: string): { target: string; line: number }[] {
+function citationsOf(source: string): { target: string; line: number }[] {
   const citations: { target: string; line: number }[] = [];
   source.split("\n").forEach((text, index) => {
     for (const cite of text.matchAll(
@@ -79,10 +79,33 @@ export function citationsOf(source: string): { target: string; line: number }[] 
 }
 
 /**
+ * A source file's citations of the repository's own files: `src/….ts` (and the other kinds of file
+ * under src/), or a path under src/ named from its layer folder (`storage/sealed.ts`), as the
+ * comments do. Globs (`src/**\/*.spec.ts`) are not citations.
+ */
+function sourcePathsOf(source: string): { target: string; line: number }[] {
+  const cited: { target: string; line: number }[] = [];
+  const layers = "api|cli|client|domain|flows|jobs|ports|server|storage|web";
+  const path = new RegExp(
+    `(?<![\\w/.*-])((?:src/|(?:${layers})/)[\\w./-]*\\w\\.(?:ts|mjs|js|css|html|proto))(?![\\w*])`,
+    "g",
+  );
+  source.split("\n").forEach((line, index) => {
+    // Comments only: `// …`, and the lines of a `/* … */` block (which start with `*` or `/*`).
+    const text = /^\s*(\*|\/\*)/.test(line) ? line : line.slice(line.indexOf("//") + 1 || line.length);
+    for (const match of text.matchAll(path)) {
+      const target = match[1].startsWith("src/") ? match[1] : `src/${match[1]}`;
+      cited.push({ target, line: index + 1 });
+    }
+  });
+  return cited;
+}
+
+/**
  * Every link of `file` (a path relative to `base`) that does not resolve, as `file:line → target`.
  * Links resolve from the file's folder; source citations from `base` (`fromBase`).
  */
-export function brokenLinks(
+function brokenLinks(
   base: string,
   file: string,
   targets: { target: string; line: number }[],
@@ -170,6 +193,18 @@ describe("the link checker", () => {
   });
 });
 
+describe("source path citations", () => {
+  it("finds src/ paths and layer-relative paths, not globs or imports' neighbours", () => {
+    const source =
+      '// see src/storage/sealed.ts and (storage/wal-sync.ts), flows/a-b.ts.\n/** src/**/*.spec.ts, gen/x_pb.ts, "../storage/x.js" */\nfile("flows/outbox.ts");';
+    expect(sourcePathsOf(source)).toEqual([
+      { target: "src/storage/sealed.ts", line: 1 },
+      { target: "src/storage/wal-sync.ts", line: 1 },
+      { target: "src/flows/a-b.ts", line: 1 },
+    ]);
+  });
+});
+
 describe("the repository's docs", () => {
   const markdown = [
     ...["README.md", "CONTRIBUTING.md"].filter((file) => existsSync(join(root, file))),
@@ -199,5 +234,19 @@ describe("the repository's docs", () => {
       brokenLinks(root, file, citationsOf(readFileSync(join(root, file), "utf8")), readFromDisk, true),
     );
     expect(broken).toEqual([]);
+  });
+
+  it("every src/ file cited from the code, the tests and the .proto files exists", () => {
+    const files = ["src", "test", "bench", "scripts", "tools", "proto"]
+      .flatMap((dir) => walk(join(root, dir), (path) => /\.(ts|mjs|js|proto)$/.test(path)))
+      .map((path) => relative(root, path))
+      .filter((file) => file !== relative(root, self) && !file.startsWith("test/fixtures/"));
+    expect(files).toContain("proto/payments/v1/dashboard_roles.proto");
+    const missing = files.flatMap((file) =>
+      sourcePathsOf(readFileSync(join(root, file), "utf8"))
+        .filter(({ target }) => !existsSync(join(root, target)))
+        .map(({ target, line }) => `${file}:${line} → ${target} (no such file)`),
+    );
+    expect(missing).toEqual([]);
   });
 });

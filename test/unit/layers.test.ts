@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
  * The walls between the layers (docs/architecture.md): server → api → flows → domain, storage,
  * ports; jobs call flows; flows enqueue jobs through storage; SQL lives in src/storage only;
  * src/domain is pure. This reads the import graph of src/ and fails when a lower layer imports
- * a higher one.
+ * a higher one, when a top-level file other than the roots imports a layer, or on any import cycle.
  */
 
 const srcDir = resolve(import.meta.dirname, "../../src");
@@ -18,6 +18,14 @@ const forbidden: Readonly<Record<string, readonly string[]>> = {
   flows: ["api", "server", "jobs"],
   api: ["server"],
 };
+
+/**
+ * The top-level files (layer "."). The roots (main.ts, composition-root.ts, preflight.ts) start and wire the
+ * service and may import anything; the others (config.ts, errors.ts) are read by every layer, so
+ * they import only domain and generated code (docs/architecture.md#layers).
+ */
+const roots = ["main.ts", "composition-root.ts", "preflight.ts"];
+const topLevelMayImport = [".", "domain", "gen"];
 
 /** What src/domain may import besides itself: generated types and plain libraries (no relative path out). */
 const domainMayImport = ["domain", "gen"];
@@ -39,7 +47,7 @@ function layerOf(path: string): string {
 }
 
 /** Every broken wall, as "file → import (rule)". */
-export function layerViolations(files: readonly SourceFile[]): string[] {
+function layerViolations(files: readonly SourceFile[]): string[] {
   const violations: string[] = [];
   for (const file of files) {
     const layer = layerOf(file.path);
@@ -48,11 +56,39 @@ export function layerViolations(files: readonly SourceFile[]): string[] {
       if (layer === "domain" && !domainMayImport.includes(to))
         violations.push(`${file.path} → ${target} (domain imports only domain and generated types)`);
       if (forbidden[layer]?.includes(to)) violations.push(`${file.path} → ${target} (${layer} must not import ${to})`);
+      if (layer === "." && !roots.includes(file.path) && !topLevelMayImport.includes(to))
+        violations.push(
+          `${file.path} → ${target} (a top-level file other than the roots imports only domain and generated code)`,
+        );
     }
     if (layer !== "storage" && sqlBuilder.test(file.text))
       violations.push(`${file.path} → SQL builder (SQL lives in src/storage)`);
   }
   return violations;
+}
+
+/** Every import cycle, each once, as "a.ts → b.ts → a.ts" (from its alphabetically first file). */
+function importCycles(files: readonly SourceFile[]): string[] {
+  const importsOf = new Map(files.map((f) => [f.path, f.imports.filter((i) => i !== f.path)]));
+  const cycles = new Set<string>();
+  const state = new Map<string, "visiting" | "done">();
+  const stack: string[] = [];
+  const visit = (path: string) => {
+    state.set(path, "visiting");
+    stack.push(path);
+    for (const next of importsOf.get(path) ?? []) {
+      if (state.get(next) === "visiting") {
+        const cycle = stack.slice(stack.indexOf(next));
+        const first = cycle.indexOf([...cycle].sort()[0]!);
+        const rotated = [...cycle.slice(first), ...cycle.slice(0, first)];
+        cycles.add([...rotated, rotated[0]].join(" → "));
+      } else if (!state.has(next) && importsOf.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(path, "done");
+  };
+  for (const path of [...importsOf.keys()].sort()) if (!state.has(path)) visit(path);
+  return [...cycles].sort();
 }
 
 function sourceFiles(dir: string): SourceFile[] {
@@ -77,6 +113,25 @@ describe("layers", () => {
     expect(layerViolations(files)).toEqual([]);
   });
 
+  it("src/ has no import cycle", () => {
+    expect(importCycles(sourceFiles(srcDir))).toEqual([]);
+  });
+
+  it("finds each cycle once, however long (a synthetic graph)", () => {
+    const file = (path: string, imports: string[]) => ({ path, imports, text: "" });
+    expect(
+      importCycles([
+        file("web/pay/flow.ts", ["web/pay/steps/bank.ts", "web/pay/page.ts"]),
+        file("web/pay/steps/bank.ts", ["web/pay/flow.ts", "web/pay/page.ts"]),
+        file("web/pay/page.ts", []),
+        file("a.ts", ["b.ts"]),
+        file("b.ts", ["c.ts"]),
+        file("c.ts", ["a.ts"]),
+        file("self.ts", ["self.ts"]),
+      ]),
+    ).toEqual(["a.ts → b.ts → c.ts → a.ts", "web/pay/flow.ts → web/pay/steps/bank.ts → web/pay/flow.ts"]);
+  });
+
   it("reports each kind of broken wall (a synthetic graph)", () => {
     const file = (path: string, imports: string[], text = "") => ({ path, imports, text });
     expect(
@@ -90,7 +145,8 @@ describe("layers", () => {
         file("jobs/job-runner.ts", ["flows/refund.ts"], 'await trx.selectFrom("jobs")'),
         file("flows/outbox.ts", [], "await trx.insertInto ('events')"),
         file("storage/jobs.ts", [], 'trx.deleteFrom("jobs"); sql`select 1`'),
-        file("composition-root.ts", [], "sql`select 1`"),
+        file("composition-root.ts", ["server/app.ts", "ports/clock.ts"], "sql`select 1`"),
+        file("config.ts", ["domain/mode.ts", "ports/smtp-notifier.ts", "errors.ts"]),
       ]),
     ).toEqual([
       "domain/charge.ts → errors.ts (domain imports only domain and generated types)",
@@ -101,6 +157,7 @@ describe("layers", () => {
       "jobs/job-runner.ts → SQL builder (SQL lives in src/storage)",
       "flows/outbox.ts → SQL builder (SQL lives in src/storage)",
       "composition-root.ts → SQL builder (SQL lives in src/storage)",
+      "config.ts → ports/smtp-notifier.ts (a top-level file other than the roots imports only domain and generated code)",
     ]);
   });
 });

@@ -16,7 +16,7 @@ const zenginColumns =
   /\.(consignor_json|record_count|total_amount|done_count|done_amount|failed_count|failed_amount|due_at|customer_number|new_code|account_key|result_code|debit_day|bank_code|bank_name|branch_code|branch_name|file_id)\b/;
 
 /** Every row read above storage, as "file: what". */
-export function rowReads(files: readonly { path: string; text: string }[]): string[] {
+function rowReads(files: readonly { path: string; text: string }[]): string[] {
   const found: string[] = [];
   for (const { path, text } of files) {
     if (!above.includes(path.split("/")[0])) continue;

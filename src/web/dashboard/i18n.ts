@@ -1,5 +1,10 @@
+import { minutesMs } from "../../domain/duration.js";
+import { limits } from "../../domain/limits.js";
 /** The dashboard's words in Japanese and English; the choice is kept in localStorage. */
 export type Lang = "ja" | "en";
+
+/** Numbers in the words come from the catalogue (docs/reference/limits.md#the-catalogue), never copied. */
+const lockMinutes = limits.csvBatchConfirmationLockMs / minutesMs(1);
 
 const en = {
   title: "furikomi dashboard",
@@ -94,6 +99,7 @@ const en = {
   supportPhone: "Support phone",
   supportUrl: "Support page (https://)",
   charges: "Charges",
+  chargesTruncated: `Only the ${limits.customerDetailChargesMax} most recent charges are shown: find the others under Charges with this customer ID.`,
   charge: "Charge",
   amount: "Amount",
   description: "Description",
@@ -144,15 +150,13 @@ const en = {
   bankWide: "The whole bank under maintenance",
   ledger: "Ledger",
   uploadTitle: "Upload a CSV batch",
-  uploadHelp:
-    "Columns: customer_email, customer_id, price, description, metadata[, idempotency_key]. UTF-8 or Shift_JIS, at most 300 rows. Metadata: key=value pairs separated by ;",
+  uploadHelp: `Columns: customer_email, customer_id, price, description, metadata[, idempotency_key]. UTF-8 or Shift_JIS, at most ${limits.csvBatchRowsMax} rows. Metadata: key=value pairs separated by ;`,
   file: "CSV file",
   upload: "Upload",
   rows: "Rows",
   invalidRows: "rows fail validation and will not be charged",
   confirmTitle: "Confirm with your authenticator code",
-  confirmHelp:
-    "Enter the current code to charge this batch. Codes expire; 3 wrong codes lock confirmation for 15 minutes.",
+  confirmHelp: `Enter the current code to charge this batch. Codes expire; ${limits.csvBatchConfirmationFailuresMax} wrong codes lock confirmation for ${lockMinutes} minutes.`,
   confirm: "Confirm and charge",
   newChallenge: "Ask for a new confirmation",
   progress: "Progress",
@@ -254,7 +258,7 @@ const en = {
     CSV_EMPTY: "The file is empty or has only the header row.",
     CSV_COLUMN_COUNT: "The header must have 5 or 6 columns: use the template.",
     CSV_HEADER_NAME: "The header's column names are not the expected ones: use the template.",
-    CSV_TOO_MANY_ROWS: "A batch has at most 300 rows: split the file.",
+    CSV_TOO_MANY_ROWS: `A batch has at most ${limits.csvBatchRowsMax} rows: split the file.`,
     CSV_BATCH_NOT_CONFIRMED: "The batch has not been confirmed yet.",
     TOTP_ALREADY_ENABLED: "Two-step verification is already on.",
     REFUND_NOT_OWNED: "This charge does not exist.",
@@ -357,6 +361,7 @@ const ja: typeof en = {
   supportPhone: "お問い合わせ電話番号",
   supportUrl: "お問い合わせページ（https://）",
   charges: "決済",
+  chargesTruncated: `最新の${limits.customerDetailChargesMax}件の決済のみ表示しています。それ以前の決済は「決済」でこの顧客IDを指定して検索してください。`,
   charge: "決済",
   amount: "金額",
   description: "説明",
@@ -407,14 +412,13 @@ const ja: typeof en = {
   bankWide: "銀行全体をメンテナンス中にする",
   ledger: "取引履歴",
   uploadTitle: "CSVをアップロード",
-  uploadHelp:
-    "列:customer_email, customer_id, price, description, metadata[, idempotency_key]。UTF-8またはShift_JIS、300行まで。metadataは key=value を ; で区切ります。",
+  uploadHelp: `列:customer_email, customer_id, price, description, metadata[, idempotency_key]。UTF-8またはShift_JIS、${limits.csvBatchRowsMax}行まで。metadataは key=value を ; で区切ります。`,
   file: "CSVファイル",
   upload: "アップロード",
   rows: "行数",
   invalidRows: "行が検証エラーのため請求されません",
   confirmTitle: "認証アプリのコードで確定",
-  confirmHelp: "現在のコードを入力するとこのバッチを請求します。3回間違えると15分間ロックされます。",
+  confirmHelp: `現在のコードを入力するとこのバッチを請求します。${limits.csvBatchConfirmationFailuresMax}回間違えると${lockMinutes}分間ロックされます。`,
   confirm: "確定して請求する",
   newChallenge: "確認をやり直す",
   progress: "進捗",
@@ -509,7 +513,7 @@ const ja: typeof en = {
     CSV_EMPTY: "ファイルが空か、見出し行しかありません。",
     CSV_COLUMN_COUNT: "見出し行は5列または6列です。テンプレートを使ってください。",
     CSV_HEADER_NAME: "見出し行の列名が違います。テンプレートの見出し(customer_email など)を使ってください。",
-    CSV_TOO_MANY_ROWS: "1回のバッチは300行までです。ファイルを分けてください。",
+    CSV_TOO_MANY_ROWS: `1回のバッチは${limits.csvBatchRowsMax}行までです。ファイルを分けてください。`,
     CSV_BATCH_NOT_CONFIRMED: "このバッチはまだ確定されていません。",
     TOTP_ALREADY_ENABLED: "2段階認証はすでに有効です。",
     REFUND_NOT_OWNED: "この決済は存在しません。",

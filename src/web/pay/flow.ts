@@ -6,28 +6,9 @@ import { call, page, PageError, reasonKey } from "./rpc.js";
 import { renderApprove, renderDone } from "./steps/approve.js";
 import { renderBank } from "./steps/bank.js";
 import { renderTwoFactor } from "./steps/two-factor.js";
+import { connectFlow, current, isContractOnly, session, showProblem } from "./session.js";
 
-/** The PaymentSession InitiatePayment answered (kept up to date as the steps complete). */
-export const current: { session: PaymentSession | undefined } = { session: undefined };
-
-export function session(): PaymentSession {
-  if (!current.session) throw new Error("no session yet");
-  return current.session;
-}
-
-export function showProblem(problem: { heading: string; text: string; backUrl?: string; retry?: boolean }): void {
-  setText($("problem-heading"), problem.heading);
-  setText($("problem-text"), problem.text);
-  const back = $("problem-back");
-  const url = safeUrl(problem.backUrl);
-  back.hidden = !url;
-  if (url) back.setAttribute("href", url);
-  $("problem-retry").hidden = !problem.retry;
-  state.currentStep = "problem";
-  showView("view-problem");
-  applyLanguage(current.session?.merchant?.name);
-  $("problem-heading").focus();
-}
+export { current, showProblem };
 
 /** InitiatePayment answered result.error: an expired link, an unknown one, or a triggered error. */
 function showInitiateError(error: HostedPaymentError): void {
@@ -77,10 +58,6 @@ export async function load(): Promise<void> {
   }
   renderSummary();
   render();
-}
-
-export function isContractOnly(): boolean {
-  return session().workflow === PaymentWorkflow.CONTRACT || !session().amount;
 }
 
 function renderSummary(): void {
@@ -174,3 +151,4 @@ export function render(): void {
     $(sectionOf[step]).querySelector<HTMLElement>(".step-heading")?.focus();
   }
 }
+connectFlow({ load, render });

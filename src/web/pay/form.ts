@@ -3,7 +3,7 @@ import type { PageError } from "./rpc.js";
 
 const katakanaPattern = /^[\p{Script=Katakana}ー・ 　]+$/u;
 /** What a bank holds in an account name, before the server's normalisation (hosted_page_service.proto). */
-const bankKanaPattern = /^[ァ-ヶーｦ-ﾟA-Z0-9 ().\/-]+$/u;
+const bankKanaPattern = /^[ァ-ヶーｦ-ﾟA-Z0-9 ()./-]+$/u;
 
 export function showStepError(step: string, key?: string): void {
   const box = $(`${step}-error`);

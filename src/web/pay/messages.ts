@@ -3,7 +3,6 @@
  * message's parameters. Keys under workflow, kyc.status and paymentError are the generated enums'
  * names (PaymentWorkflow, KycStatus, PaymentErrorCode), so no reason is spelled twice.
  */
-// biome-ignore lint/suspicious/noExplicitAny: parameters are filled in by t()
 type Params = Record<string, any>;
 
 export const messages = {

@@ -19,6 +19,7 @@ export function malformedJson(random: Random, valid: Record<string, unknown>): s
     () =>
       JSON.stringify({
         ...valid,
+        // biome-ignore lint/correctness/noPrecisionLoss: 1e309 is Infinity on purpose, a number JSON cannot carry.
         [key]: pick(random, [123, "123", true, null, [], {}, [1, 2], 1e309, -0.5, "9".repeat(40)]),
       }),
     () => JSON.stringify({ ...valid, [key]: { nested: { deeper: [1, { x: "y" }] } } }),

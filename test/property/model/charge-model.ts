@@ -44,7 +44,10 @@ export function runChargeJob(model: Model, charge: ModelCharge, creditsThisDrain
   if (verdict.ok && account.balance - creditsThisDrain < charge.amount && actual === ChargeStatus.FAILURE) {
     verdict = { ok: false, errorType: ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS, retryable: false };
   }
-  if (verdict.ok) return succeed(model, charge);
+  if (verdict.ok) {
+    succeed(model, charge);
+    return;
+  }
   if (verdict.retryable && charge.jobAttempts < bankAttempts) {
     charge.jobRunAt = model.now + 2 * minute * 2 ** (charge.jobAttempts - 1);
     return;

@@ -22,7 +22,6 @@ import {
   accountOfCharge,
   accountsOf,
   chargeOf,
-  customerOf,
   hasPendingCharge,
   newAccount,
   type Model,

@@ -9,10 +9,9 @@ import { busy, confirmAction, errorBox, field, h, saveFile, table, when, yen, ye
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 import { DashboardRole, may } from "../roles.js";
+import { limits } from "../../../domain/limits.js";
 
 /** docs/reference/contract.md#limits — the page polls for completion for up to 7 minutes. */
-const pollForMs = 7 * 60_000;
-const pollEveryMs = 1500;
 
 /** The challenge of a batch uploaded in this tab (GetCsvBatch does not return it). */
 function rememberChallenge(batchId: string, challengeId: string): void {
@@ -232,11 +231,11 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
       const { batch: current } = await rpc.getCsvBatch({ batchId });
       if (!current) return;
       render(current);
-      if (current.status === "running" && Date.now() - startedAt < pollForMs)
-        setTimeout(() => void tick().catch(() => {}), pollEveryMs);
+      if (current.status === "running" && Date.now() - startedAt < limits.dashboardBatchPollForMs)
+        setTimeout(() => void tick().catch(() => {}), limits.dashboardBatchPollEveryMs);
       else if (current.status === "completed") app.announce(t().batchStatus.completed);
     };
-    setTimeout(() => void tick().catch(() => {}), pollEveryMs);
+    setTimeout(() => void tick().catch(() => {}), limits.dashboardBatchPollEveryMs);
   }
 }
 

@@ -22,6 +22,7 @@ import { DashboardRole, may } from "../roles.js";
 import { chargeHeaders, chargeRow, payerCell } from "./customers.js";
 import { moreButton } from "./paging.js";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { daysMs } from "../../../domain/duration.js";
 
 /** The filter of the charges page as it stands in the URL (#/charges?status=3&from=2026-11-01…). */
 function filterOf(query: URLSearchParams): ChargeFilter {
@@ -29,7 +30,7 @@ function filterOf(query: URLSearchParams): ChargeFilter {
     const value = query.get(name);
     if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
     // Days are Japanese days: from 00:00 JST; "until" includes the whole day.
-    return timestampFromDate(new Date(Date.parse(`${value}T00:00:00+09:00`) + plusDays * 86_400_000));
+    return timestampFromDate(new Date(Date.parse(`${value}T00:00:00+09:00`) + daysMs(plusDays)));
   };
   return {
     $typeName: "payments.v1.ChargeFilter",

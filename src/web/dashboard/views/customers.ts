@@ -93,7 +93,9 @@ export function payerCell(payer: Payer | undefined): Child {
 
 /** The customer page: statuses, contracts and mandates, every charge (triggered test errors included) with its failure. */
 export async function customerView(id: string): Promise<HTMLElement> {
-  const { customer, contracts, charges, stopRequests } = await rpc.getCustomerDetail({ customerId: id });
+  const { customer, contracts, charges, chargesTruncated, stopRequests } = await rpc.getCustomerDetail({
+    customerId: id,
+  });
   const section = h(
     "section",
     {},
@@ -133,6 +135,8 @@ export async function customerView(id: string): Promise<HTMLElement> {
       stopRequests.map((r) => [idWithCopy(r.contractId), r.reason, when(r.requestedAt)]),
     ),
     h("h2", {}, t().charges),
+    // Capped by the server (docs/reference/limits.md#the-catalogue): say so rather than look complete.
+    ...(chargesTruncated ? [h("p", { class: "hint", id: "charges-truncated" }, t().chargesTruncated)] : []),
     chargesTable(charges),
   );
   return section;

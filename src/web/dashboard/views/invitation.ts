@@ -9,7 +9,7 @@ import { rpc } from "../rpc.js";
  */
 export async function invitationView(token: string, onSignedIn: () => Promise<void>): Promise<HTMLElement> {
   const section = h("section", {});
-  let invitation;
+  let invitation: Awaited<ReturnType<typeof rpc.getInvitation>>;
   try {
     invitation = await rpc.getInvitation({ token });
   } catch (error) {

@@ -1,6 +1,6 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ChargeStatus, ErrorType, PaymentErrorCode, PaymentWorkflow } from "../../../../gen/payments/v1/enums_pb.js";
-import { isContractOnly, load, render, session, showProblem } from "../flow.js";
+import { isContractOnly, load, render, session, showProblem } from "../session.js";
 import { showStepError } from "../form.js";
 import { $, announce, formatYen, safeUrl, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError, reasonKey } from "../rpc.js";

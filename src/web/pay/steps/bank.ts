@@ -2,7 +2,7 @@ import { BankAccountType } from "../../../../gen/payments/v1/enums_pb.js";
 import type { BankDirectoryEntry } from "../../../../gen/payments/v1/hosted_page_service_pb.js";
 import { normaliseBankKana } from "../../../domain/kana.js";
 import { yuchoBankCode, yuchoToZengin } from "../../../domain/yucho-account.js";
-import { load, render, session } from "../flow.js";
+import { load, render, session } from "../session.js";
 import { readForm, showServerError, showStepError, toKatakana } from "../form.js";
 import { $, announce, hasMessage, input, safeUrl, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError } from "../rpc.js";

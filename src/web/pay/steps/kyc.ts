@@ -1,5 +1,5 @@
 import { KycMethod, KycStatus } from "../../../../gen/payments/v1/enums_pb.js";
-import { load, render, session } from "../flow.js";
+import { load, render, session } from "../session.js";
 import { readForm, showServerError } from "../form.js";
 import { announce, hasMessage, state } from "../page.js";
 import { call, page, type PageError } from "../rpc.js";

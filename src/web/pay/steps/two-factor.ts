@@ -1,8 +1,9 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { session, load, render } from "../flow.js";
+import { session, load, render } from "../session.js";
 import { readForm, setFieldError, showServerError, showStepError } from "../form.js";
 import { $, announce, input, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError } from "../rpc.js";
+import { limits } from "../../../domain/limits.js";
 
 /** Step 1: the 6-digit code e-mailed to the customer ("確認コード" on the page and in the mail). */
 const code = {
@@ -47,7 +48,9 @@ export async function sendCode(isResend: boolean): Promise<void> {
 
 function startResendCountdown(availableAt: Date | undefined): void {
   // The server enforces the throttle; this only shows it (capped, in case the clocks disagree).
-  const wait = availableAt ? Math.min(Math.max(availableAt.getTime() - Date.now(), 0), 10 * 60_000) : 0;
+  const wait = availableAt
+    ? Math.min(Math.max(availableAt.getTime() - Date.now(), 0), limits.hostedPageResendWaitMaxMs)
+    : 0;
   code.resendAvailableAt = Date.now() + wait;
   clearInterval(code.timer);
   code.timer = setInterval(updateResendButton, 1000);
