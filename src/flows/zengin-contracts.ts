@@ -197,12 +197,26 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
     const current = await listContracts(trx, merchantId);
     if (current.length > 1)
       throw refuse("consignor-code", "the merchant holds several contracts: use zengin contracts update CODE");
-    if (current.length === 1) return replaceContract(ctx, trx, current[0], contract);
+    if (current.length === 1) return replaceContract(ctx, trx, current[0], keptFrom(current[0], input, contract));
     await requireFreeCodes(trx, contract);
     await saveContract(trx, contract);
     await ctx.audit?.(trx, { action: "consignor.update", target: merchantId, details: { code: contract.code } });
     return contract;
   });
+}
+
+/**
+ * What the single-contract form does not say is kept from the contract it replaces: its scope and
+ * banks, and its own 振込依頼人コード (one that was the 委託者コード follows a new 委託者コード).
+ */
+function keptFrom(current: ConsignorSettings, input: ConsignorInput, next: ConsignorSettings): ConsignorSettings {
+  const ownTransferCode = current.transferCode !== current.code;
+  return {
+    ...next,
+    scope: input.scope ? next.scope : current.scope,
+    banks: input.scope || input.banks ? next.banks : current.banks,
+    transferCode: input.transferCode || !ownTransferCode ? next.transferCode : current.transferCode,
+  };
 }
 
 /** A contract as `updateConsignor` and the dashboard's form take it. */

@@ -191,6 +191,21 @@ describe("contracts with a scope: one request file per contract and date", () =>
     expect(stored.status).toBe(RefundStatus.SUCCEEDED);
   });
 
+  it("keeps a single contract's scope, banks and 振込依頼人コード when merchants update changes the rest", async () => {
+    const single = await startTestServer({ env: { WORKERS: "off" } });
+    try {
+      const merchantId = single.merchant.merchant_id;
+      await addContract(single.ctx, merchantId, contract("bank", "3800000001", "3810000001", "0184"));
+      const { scope: _, transferCode: __, ...form } = contract("bank", "3800000002", "", "0184");
+      await updateConsignor(single.ctx, merchantId, { ...form, debitDay: "27" });
+      const [kept, ...others] = await merchantContracts(single.ctx, merchantId);
+      expect(others).toEqual([]);
+      expect(kept).toMatchObject({ code: "3800000002", scope: "bank", transferCode: "3810000001", debitDay: 27 });
+    } finally {
+      await single.stop();
+    }
+  });
+
   it("removes a contract only when nothing waits for its file", async () => {
     const merchantId = server.merchant.merchant_id;
     await deleteContract(server.ctx, merchantId, "3000000003");
