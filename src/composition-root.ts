@@ -1,4 +1,5 @@
-import { create, createFileRegistry, type DescFile, type FileRegistry } from "@bufbuild/protobuf";
+import { create, createFileRegistry, type DescFile, type DescService, type FileRegistry } from "@bufbuild/protobuf";
+import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import type { Logger } from "pino";
 import { createLogger } from "./server/logger.js";
@@ -17,7 +18,7 @@ import { file_grpc_reflection_v1alpha_reflection } from "../gen/grpc/reflection/
 import { file_google_rpc_error_details } from "../gen/google/rpc/error_details_pb.js";
 import type { Config } from "./config.js";
 import { ManualClock, systemClock, type Clock } from "./ports/clock.js";
-import { databaseAnswers, openStorage } from "./storage/database.js";
+import { databaseAnswers, openStorage, type Storage } from "./storage/database.js";
 import { useSealingKey } from "./storage/sealed.js";
 import { Transactor } from "./storage/transactor.js";
 import { WakeChannel, type WakeTopic } from "./storage/wake-channel.js";
@@ -59,6 +60,8 @@ import { runCsvRowJob } from "./flows/dashboard-csv-row.js";
 import { createCustomerAppService, createCustomerAuthInterceptor } from "./api/customer-app-service.js";
 import { createCustomerAppPages } from "./server/customer-app-pages.js";
 import { limits } from "./domain/limits.js";
+import { secondsMs } from "./domain/duration.js";
+import { modeRulesOf } from "./domain/mode.js";
 
 export interface RunningService {
   readonly url: string;
@@ -95,130 +98,43 @@ function registryOf(files: DescFile[]): FileRegistry {
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? (config.sandboxClock === "manual" ? new ManualClock() : systemClock);
+  // The mode's consequences, decided here once: the flows read these rules, never the mode.
+  const mode = modeRulesOf(config.mode);
   useSealingKey(config.secretsKey, config.previousSecretsKeys);
   const storage = await openStorage(config.databaseUrl);
-  const tx = new Transactor(storage);
-  const wakeListeners = new Map<WakeTopic, Array<() => void>>();
-  const ringLocal = (topic: WakeTopic) => wakeListeners.get(topic)?.forEach((listener) => listener());
-  // Several instances on one PostgreSQL ring each other's workers too.
-  const wakeChannel =
-    storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
+  const doorbell = new Doorbell(storage, config, logger);
   const metrics = new Metrics(() => queueStats(storage.db, clock.now()), clock, logger);
-  const bankRedirect = config.mode === "sandbox" ? new BankRedirectVerifier() : undefined;
+  const tx = new Transactor(storage);
+  const bankRedirect = mode.sandboxTools ? new BankRedirectVerifier() : undefined;
   const ctx: FlowContext = {
     tx,
     clock,
     config,
+    mode,
     bank: metrics.timeBank(config.bankConnector === "zengin" ? new ZenginBank(tx, config) : new SandboxBank(tx)),
     verifiers: { bankRedirect, firstDebit: new FirstDebitVerifier() },
-    notifier: notifierForMode(config, tx),
+    notifier: notifierForMode(mode, config.smtp, tx),
     metrics,
-    wake: (topic) => {
-      ringLocal(topic);
-      wakeChannel?.publish(topic);
-    },
+    wake: (topic) => doorbell.ring(topic),
   };
-  const onWake = (topic: WakeTopic, listener: () => void) =>
-    wakeListeners.set(topic, [...(wakeListeners.get(topic) ?? []), listener]);
+  const jobs = await jobRunnerOf(ctx, logger, metrics);
+  const webhooks = webhookDispatcherOf(ctx, logger, metrics);
+  doorbell.on("jobs", () => jobs.wake());
+  doorbell.on("events", () => webhooks.wake());
 
-  const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
-  onWake("jobs", () => jobs.wake());
-  jobs.register("link-expiry", (linkId) => runLinkExpiryJob(ctx, linkId));
-  jobs.register("link-approval", (linkId) => runLinkApprovalJob(ctx, linkId));
-  jobs.register("kyc-review", (customerId) => runKycReviewJob(ctx, customerId));
-  jobs.register("refund-settlement", (refundId, attempt) => settlePendingRefund(ctx, refundId, attempt));
-  jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
-  jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
-  if (config.bankConnector === "zengin") {
-    const exchange = zenginExchangeOf(ctx, (file) => {
-      metrics.zenginQuarantined.inc();
-      logger.error(
-        { file: file.name, reason: file.reason },
-        "zengin result file quarantined: nothing of it was applied",
-      );
-    });
-    jobs.register("zengin-cycle", () => runZenginCycleJob(ctx, exchange));
-    await tx.write((trx) => ensureSingletonJob(trx, "zengin-cycle", clock.now()));
-  }
-  const webhooks = new WebhookDispatcher(
-    ctx,
-    logger,
-    metrics.countDeliveries(
-      createWebhookTransport({ timeoutMs: config.webhookTimeoutMs, publicAddressesOnly: config.mode === "production" }),
-    ),
-    // The lease outlasts the attempt's timeout and the write that records it.
-    { leaseMs: config.webhookTimeoutMs + Math.max(5_000, config.webhookTimeoutMs), pollMs: config.workerPollMs },
-  );
-  onWake("events", () => webhooks.wake());
-
-  // Ready while the database answers, within limits.readinessProbeTimeoutMs (a hung connection is not ready either).
-  const ready = async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>(
-      (resolve) => (timer = setTimeout(() => resolve(false), limits.readinessProbeTimeoutMs)),
-    );
-    const probe = databaseAnswers(storage.db);
-    try {
-      return await Promise.race([probe, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-
-  const paymentPages = createPages({ mode: config.mode });
-  const bankReturn = createBankReturn(ctx);
-  const dashboardPages = createDashboardPages({ mode: config.mode });
-  const customerAppPages = createCustomerAppPages({ mode: config.mode });
+  const services = servicesOf(ctx);
   const app = createApp({
     logger,
-    // Outermost first: idempotency runs after validation, so a rejected request stores nothing.
-    interceptors: [
-      metrics.interceptor(),
-      createErrorInterceptor(logger, config.accessLogSampleRate),
-      createAuthInterceptor(createAuthenticator(ctx)),
-      createDashboardAuthInterceptor(ctx),
-      createCustomerAuthInterceptor(ctx),
-      createRateLimitInterceptor(config.rateLimit, config.signInRateLimit),
-      createValidationInterceptor(),
-      createIdempotencyInterceptor(ctx, logger),
-    ],
+    interceptors: interceptorsOf(ctx, logger, metrics),
     routes: (router) => {
-      router.service(PaymentService, createPaymentService(ctx));
-      router.service(HostedPageService, createHostedPageService(ctx));
-      router.service(
-        SandboxService,
-        config.mode === "sandbox"
-          ? {
-              ...createSandboxService(ctx),
-              ...createSandboxRefundHandlers(ctx),
-              ...createSandboxOperationHandlers(ctx),
-            }
-          : createAbsentSandboxService(),
-      );
-      router.service(DashboardService, createDashboardService(ctx));
-      router.service(CustomerAppService, createCustomerAppService(ctx));
+      for (const service of services) service.register(router);
     },
-    services: [PaymentService, HostedPageService, SandboxService, DashboardService, CustomerAppService],
-    registry: registryOf([
-      file_payments_v1_payment_service,
-      file_payments_v1_hosted_page_service,
-      file_payments_v1_sandbox_service,
-      file_payments_v1_dashboard_service,
-      file_payments_v1_customer_app_service,
-      file_payments_v1_webhooks,
-      file_grpc_health_v1_health,
-      file_grpc_reflection_v1_reflection,
-      file_grpc_reflection_v1alpha_reflection,
-      file_google_rpc_error_details,
-    ]),
-    ready,
+    services: services.map((service) => service.descriptor),
+    registry: registryOf([...services.map((service) => service.file), ...alsoReflected]),
+    ready: () => databaseAnswersWithin(storage, limits.readinessProbeTimeoutMs),
     hsts: config.hsts,
     metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
-    pages: async (req, res) =>
-      (await bankReturn(req, res)) ||
-      (await paymentPages(req, res)) ||
-      (await dashboardPages(req, res)) ||
-      customerAppPages(req, res),
+    pages: pagesOf(ctx),
   });
 
   const listener = await listen(app, config);
@@ -233,7 +149,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   if (config.workers) {
     jobs.start();
     webhooks.start();
-    await wakeChannel?.listen(ringLocal);
+    await doorbell.listen();
   }
   const url = `http://127.0.0.1:${listener.port}`;
   logger.info(
@@ -250,11 +166,179 @@ export async function startService(config: Config, options: ServiceOptions = {})
     async close() {
       await listener.close();
       await bankSite?.close();
-      await wakeChannel?.close();
+      await doorbell.close();
       await jobs.stop();
       await webhooks.stop();
       await ctx.notifier.close?.();
       await storage.close();
     },
   };
+}
+
+/**
+ * Rings the workers after a commit: this instance's at once, and on PostgreSQL every other
+ * instance's too (NOTIFY through the wake channel).
+ */
+class Doorbell {
+  readonly #listeners = new Map<WakeTopic, Array<() => void>>();
+  readonly #channel: WakeChannel | undefined;
+
+  constructor(storage: Storage, config: Config, logger: Logger) {
+    this.#channel =
+      storage.dialect === "postgres" ? new WakeChannel(storage.db, config.databaseUrl, logger) : undefined;
+  }
+
+  on(topic: WakeTopic, listener: () => void): void {
+    this.#listeners.set(topic, [...(this.#listeners.get(topic) ?? []), listener]);
+  }
+
+  ring(topic: WakeTopic): void {
+    this.#ringHere(topic);
+    this.#channel?.publish(topic);
+  }
+
+  listen(): Promise<void> | undefined {
+    return this.#channel?.listen((topic) => this.#ringHere(topic));
+  }
+
+  close(): Promise<void> | undefined {
+    return this.#channel?.close();
+  }
+
+  #ringHere(topic: WakeTopic): void {
+    for (const listener of this.#listeners.get(topic) ?? []) listener();
+  }
+}
+
+/** The durable jobs, each kind with the flow that runs it; the Zengin cycle only under its connector. */
+async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): Promise<JobRunner> {
+  const { config } = ctx;
+  const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
+  jobs.register("link-expiry", (linkId) => runLinkExpiryJob(ctx, linkId));
+  jobs.register("link-approval", (linkId) => runLinkApprovalJob(ctx, linkId));
+  jobs.register("kyc-review", (customerId) => runKycReviewJob(ctx, customerId));
+  jobs.register("refund-settlement", (refundId, attempt) => settlePendingRefund(ctx, refundId, attempt));
+  jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
+  jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
+  if (config.bankConnector === "zengin") {
+    const exchange = zenginExchangeOf(
+      ctx,
+      (file) => {
+        metrics.zenginQuarantined.inc();
+        logger.error(
+          { file: file.name, reason: file.reason },
+          "zengin result file quarantined: nothing of it was applied",
+        );
+      },
+      {
+        onPaidAfterFailure: (file) => {
+          metrics.zenginPaidAfterFailure.inc(file.refunds.length);
+          logger.error(
+            { file: file.name, refunds: file.refunds },
+            "zengin transfer answer: refunds recorded as failed were paid (reconcile names them)",
+          );
+        },
+        onUnexpectedName: (file) => {
+          metrics.zenginUnexpectedFiles.inc();
+          logger.warn({ file: file.name }, "zengin file with an unexpected name in incoming/");
+        },
+      },
+    );
+    jobs.register("zengin-cycle", () => runZenginCycleJob(ctx, exchange));
+    await ctx.tx.write((trx) => ensureSingletonJob(trx, "zengin-cycle", ctx.clock.now()));
+  }
+  return jobs;
+}
+
+function webhookDispatcherOf(ctx: FlowContext, logger: Logger, metrics: Metrics): WebhookDispatcher {
+  const { webhookTimeoutMs, workerPollMs } = ctx.config;
+  const transport = createWebhookTransport({
+    timeoutMs: webhookTimeoutMs,
+    publicAddressesOnly: ctx.mode.publicUrlsOnly,
+  });
+  return new WebhookDispatcher(ctx, logger, metrics.countDeliveries(transport), {
+    // The lease outlasts the attempt's timeout and the write that records it.
+    leaseMs: webhookTimeoutMs + Math.max(secondsMs(5), webhookTimeoutMs),
+    pollMs: workerPollMs,
+  });
+}
+
+/** Outermost first: idempotency runs after validation, so a rejected request stores nothing. */
+function interceptorsOf(ctx: FlowContext, logger: Logger, metrics: Metrics) {
+  return [
+    metrics.interceptor(),
+    createErrorInterceptor(logger, ctx.config.accessLogSampleRate),
+    createAuthInterceptor(createAuthenticator(ctx)),
+    createDashboardAuthInterceptor(ctx),
+    createCustomerAuthInterceptor(ctx),
+    createRateLimitInterceptor(ctx.config.rateLimit, ctx.config.signInRateLimit),
+    createValidationInterceptor(),
+    createIdempotencyInterceptor(ctx, logger),
+  ];
+}
+
+/** A service as the server needs it: registered on the router, listed for the plain paths, reflected. */
+interface ServedService {
+  readonly descriptor: DescService;
+  readonly file: DescFile;
+  register(router: ConnectRouter): void;
+}
+
+function served<S extends DescService>(descriptor: S, file: DescFile, impl: Partial<ServiceImpl<S>>): ServedService {
+  return { descriptor, file, register: (router) => router.service(descriptor, impl) };
+}
+
+/** Every RPC service, once: adding a service is adding a row here. */
+function servicesOf(ctx: FlowContext): ServedService[] {
+  return [
+    served(PaymentService, file_payments_v1_payment_service, createPaymentService(ctx)),
+    served(HostedPageService, file_payments_v1_hosted_page_service, createHostedPageService(ctx)),
+    served(
+      SandboxService,
+      file_payments_v1_sandbox_service,
+      ctx.mode.sandboxTools
+        ? {
+            ...createSandboxService(ctx),
+            ...createSandboxRefundHandlers(ctx),
+            ...createSandboxOperationHandlers(ctx),
+          }
+        : createAbsentSandboxService(),
+    ),
+    served(DashboardService, file_payments_v1_dashboard_service, createDashboardService(ctx)),
+    served(CustomerAppService, file_payments_v1_customer_app_service, createCustomerAppService(ctx)),
+  ];
+}
+
+/** Files reflection answers from besides the services': the webhook payloads, health, reflection, error details. */
+const alsoReflected = [
+  file_payments_v1_webhooks,
+  file_grpc_health_v1_health,
+  file_grpc_reflection_v1_reflection,
+  file_grpc_reflection_v1alpha_reflection,
+  file_google_rpc_error_details,
+];
+
+/** The web pages: the bank's return, the hosted payment page, the dashboard, the customer app. */
+function pagesOf(ctx: FlowContext) {
+  const bankReturn = createBankReturn(ctx);
+  const paymentPages = createPages({ mode: ctx.mode.mode });
+  const dashboardPages = createDashboardPages({ mode: ctx.mode.mode });
+  const customerAppPages = createCustomerAppPages({ mode: ctx.mode.mode });
+  const pages: Parameters<typeof createApp>[0]["pages"] = async (req, res) =>
+    (await bankReturn(req, res)) ||
+    (await paymentPages(req, res)) ||
+    (await dashboardPages(req, res)) ||
+    customerAppPages(req, res);
+  return pages;
+}
+
+/** Ready while the database answers within the probe's time (a hung connection is not ready either). */
+async function databaseAnswersWithin(storage: Storage, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([databaseAnswers(storage.db), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

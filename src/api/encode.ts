@@ -49,7 +49,12 @@ export function encodeErrorBody(code: ErrorType, message: string | null | undefi
 }
 
 /** Records → response messages, with the contract's field names (camelCase on the wire, docs/reference/contract.md#wire-format). */
-export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [], refundsTruncated = false): Charge {
+export function encodeCharge(
+  charge: ChargeRecord,
+  refunds: RefundRecord[] = [],
+  refundsTruncated = false,
+  debitDate?: string,
+): Charge {
   const failed = charge.status === ChargeStatus.FAILURE;
   return create(ChargeSchema, {
     chargeId: charge.id,
@@ -71,6 +76,7 @@ export function encodeCharge(charge: ChargeRecord, refunds: RefundRecord[] = [],
     refunds: refunds.map(encodeRefund),
     refundsTruncated,
     requestId: charge.requestId ?? "",
+    debitDate,
   });
 }
 

@@ -7,6 +7,7 @@ import {
   getAsyncPaymentRequest,
   type OffSessionInput,
 } from "../flows/off-session.js";
+import { chargeDebitDate } from "../flows/status.js";
 import { idempotencyScopeKey, merchantOf } from "./request-context.js";
 import { encodeAsyncRequest, encodeCharge } from "./encode.js";
 
@@ -26,7 +27,7 @@ export function createOffSessionHandlers(
         context.values.get(idempotencyScopeKey),
       );
       const { requestId, status, chargeId, error } = encodeAsyncRequest(request);
-      return { requestId, status, chargeId, error };
+      return { requestId, status, chargeId, error, debitDate: await chargeDebitDate(ctx, chargeId) };
     },
     async createOffSessionPayment(req, context) {
       const charge = await createOffSessionPayment(
@@ -35,7 +36,7 @@ export function createOffSessionHandlers(
         offSessionInput(req),
         context.values.get(idempotencyScopeKey),
       );
-      return { charge: encodeCharge(charge) };
+      return { charge: encodeCharge(charge, [], false, await chargeDebitDate(ctx, charge.id)) };
     },
     async getAsyncPaymentRequest(req, context) {
       return { request: encodeAsyncRequest(await getAsyncPaymentRequest(ctx, merchantOf(context), req.requestId)) };

@@ -20,8 +20,8 @@ export function createPaymentService(ctx: FlowContext): Partial<ServiceImpl<type
     ...createIdempotencyHandlers(ctx),
     ...createOnSessionHandlers(ctx),
     async getCharge(req, context) {
-      const { charge, refunds, refundsTruncated } = await getCharge(ctx, merchantOf(context), req.charge);
-      return { charge: encodeCharge(charge, refunds, refundsTruncated) };
+      const { charge, refunds, refundsTruncated, debitDate } = await getCharge(ctx, merchantOf(context), req.charge);
+      return { charge: encodeCharge(charge, refunds, refundsTruncated, debitDate) };
     },
     async listRefunds(req, context) {
       const page = await listRefunds(ctx, merchantOf(context), req);

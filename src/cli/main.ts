@@ -35,6 +35,7 @@ import { zenginExchangeOf } from "../flows/zengin-exchange.js";
 import { importResultFile } from "../flows/zengin-result-import.js";
 import { notifierForMode } from "../ports/notifier-for-mode.js";
 import type { FlowContext } from "../flows/flow-context.js";
+import { modeRulesOf } from "../domain/mode.js";
 
 const usage = `usage: furikomi <command>
 
@@ -53,11 +54,13 @@ const usage = `usage: furikomi <command>
   merchants update --id MERCHANT_ID --consignor-code 10_DIGITS --consignor-name KANA
          --consignor-bank 4_DIGITS [--consignor-bank-name KANA] --consignor-branch 3_DIGITS
          [--consignor-branch-name KANA] --consignor-account-type 1|2|9 --consignor-account 7_DIGITS
-         [--transfer-code 10_DIGITS] [--debit-day 1-28]
+         [--transfer-code 10_DIGITS] [--debit-day 1-28] [--consignor-name-characters "/"]
       Sets the merchant's one Zengin consignor contract (委託者) for BANK_CONNECTOR=zengin: an
       agent contract for every bank but ゆうちょ; with --debit-day charges are debited on that day
       of the month; --transfer-code is the 振込依頼人コード of refund transfer files (default: the
-      consignor code). A merchant with several contracts uses zengin contracts update.
+      consignor code). Names are written to the 全銀協 character rules; --consignor-name-characters
+      adds some of ( ) - . / where the bank accepts them. A merchant with several contracts uses
+      zengin contracts update.
   keys rotate --merchant MERCHANT_ID
       Revokes the merchant's API keys and prints a new one.
   users add --merchant MERCHANT_ID --email EMAIL [--role owner|admin|operator|viewer]
@@ -127,8 +130,9 @@ async function withContext<T>(run: (ctx: FlowContext) => Promise<T>): Promise<T>
       tx,
       clock: systemClock,
       config,
+      mode: modeRulesOf(config.mode),
       bank: config.bankConnector === "zengin" ? new ZenginBank(tx, config) : new SandboxBank(tx),
-      notifier: notifierForMode(config, tx),
+      notifier: notifierForMode(modeRulesOf(config.mode), config.smtp, tx),
       verifiers: { firstDebit: new FirstDebitVerifier() },
       wake: () => {},
     });
@@ -184,6 +188,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
           "consignor-account",
           "transfer-code",
           "debit-day",
+          "consignor-name-characters",
         ].map((name) => [name, { type: "string" as const }]),
       ),
     });
@@ -213,6 +218,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
           accountNumber: value("consignor-account"),
           transferCode: value("transfer-code"),
           debitDay: value("debit-day"),
+          nameCharacters: values["consignor-name-characters"],
         }),
       ),
     }));
@@ -227,7 +233,21 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
   "zengin import": async (args) => {
     if (!args[0]) throw new UsageError("zengin import FILE");
     const bytes = await readFile(args[0]);
-    return withContext((ctx) => importResultFile(ctx, cliExchange(ctx), basename(args[0]), bytes));
+    const name = basename(args[0]);
+    const outcome = await withContext((ctx) =>
+      importResultFile(
+        ctx,
+        cliExchange(ctx, () => {}),
+        name,
+        bytes,
+      ),
+    );
+    // A quarantine is a failure of the command: exit 1, and why (docs/reference/cli.md).
+    if (!outcome.ok)
+      throw new CommandFailed(
+        `quarantined ${name}: ${outcome.reason} (nothing of it was applied; kept in quarantine/)`,
+      );
+    return outcome;
   },
   "zengin run": async () => withContext((ctx) => runZenginCycle(ctx, cliExchange(ctx))),
   "merchants set-webhook": async (args) => {
@@ -359,9 +379,16 @@ async function addUser(args: string[]) {
   );
 }
 
-/** The exchange as the server runs it; a quarantine is told on standard error. */
-function cliExchange(ctx: FlowContext) {
-  return zenginExchangeOf(ctx, (file) => console.error(`quarantined ${file.name}: ${file.reason}`));
+/** The exchange as the server runs it; a quarantine and the other notices are told on standard error. */
+function cliExchange(
+  ctx: FlowContext,
+  onQuarantine = (file: { name: string; reason: string }) => console.error(`quarantined ${file.name}: ${file.reason}`),
+) {
+  return zenginExchangeOf(ctx, onQuarantine, {
+    onPaidAfterFailure: (file) =>
+      console.error(`${file.name}: refunds recorded as failed were paid: ${file.refunds.join(", ")}`),
+    onUnexpectedName: (file) => console.error(`unexpected file name in incoming/: ${file.name}`),
+  });
 }
 /** A command that ran and found something wrong: its message is printed, the exit code is 1. */
 class CommandFailed extends Error {}

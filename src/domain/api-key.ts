@@ -1,13 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Mode } from "./mode.js";
+import type { ModeRules } from "./mode.js";
 
-/** `sk_test_…` in sandbox, `sk_live_…` in production: a key of the other mode is refused. */
-export function keyPrefixFor(mode: Mode): string {
-  return mode === "production" ? "sk_live_" : "sk_test_";
-}
-
-export function newApiKey(mode: Mode): string {
-  return keyPrefixFor(mode) + randomBytes(24).toString("base64url");
+/** `sk_test_…` in sandbox, `sk_live_…` in production (ModeRules.apiKeyPrefix). */
+export function newApiKey(prefix: ModeRules["apiKeyPrefix"]): string {
+  return prefix + randomBytes(24).toString("base64url");
 }
 
 /** Keys are stored as SHA-256 hashes: high-entropy secrets need no slow hash. */

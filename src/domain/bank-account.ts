@@ -1,4 +1,5 @@
 import { BankAccountType } from "../../gen/payments/v1/enums_pb.js";
+import { validationFailure } from "./payment-failure.js";
 
 /**
  * The account a customer chooses for direct debit: bank, branch, 預金種目, number and holder (in
@@ -34,6 +35,30 @@ export const accountTypeLabels: Readonly<Record<BankAccountType, string>> = Obje
 /** Unspecified reads as ordinary, as Zengin files need a 預金種目. */
 export function effectiveAccountType(type: BankAccountType): BankAccountType {
   return type === BankAccountType.UNSPECIFIED ? BankAccountType.ORDINARY : type;
+}
+
+/**
+ * The 預金種目 a 口座振替 record may carry (docs/guide/direct-debit-files.md#account-types): 1 普通,
+ * 2 当座 (9 その他 is not offered). 4 貯蓄 is not in the published 口座振替 lists, so an account
+ * of that type is refused when it is linked; 総合振込 (refunds) still writes 1, 2, 4 and 9.
+ */
+export const debitableAccountTypes: readonly BankAccountType[] = [
+  BankAccountType.UNSPECIFIED,
+  BankAccountType.ORDINARY,
+  BankAccountType.CURRENT,
+];
+
+/** Why an account of this type cannot be debited by 口座振替, or undefined when it can. */
+export function undebitableAccountType(type: BankAccountType): string | undefined {
+  return debitableAccountTypes.includes(type)
+    ? undefined
+    : `${accountTypeLabels[type] ?? type}預金 (${type}) cannot be debited by 口座振替: choose 普通 (1) or 当座 (2)`;
+}
+
+/** The account type of a link, or a VALIDATION_FAILED on account_type. */
+export function requireDebitableAccountType(type: BankAccountType): void {
+  const reason = undebitableAccountType(type);
+  if (reason) throw validationFailure("account_type", reason);
 }
 
 /** ****567: the last three digits only. */

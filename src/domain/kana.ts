@@ -1,11 +1,13 @@
 import { validationFailure } from "./payment-failure.js";
 import { limits } from "./limits.js";
+import { describeZenginCharacters, refusedZenginCharacter, type ZenginCharacters } from "./zengin-characters.js";
 
 /**
- * Account holder names as Japanese banks hold them (全銀 character set): half-width uppercase
- * katakana with voiced marks (ﾞﾟ), A–Z, 0–9, space and ( ) - . /, at most 30 characters.
- * Customers type full-width katakana, so the name is normalised first: to half-width, small kana
- * to full size (ｯ → ﾂ), the long-vowel mark ー to "-", full-width letters, digits and spaces to ASCII.
+ * Account holder names as Japanese banks hold them (the 全銀協 rules for names, zengin-characters.ts):
+ * half-width uppercase katakana with voiced marks (ﾞﾟ), A–Z, 0–9, space and ( ) - ., at most 30
+ * characters. Customers type hiragana or full-width katakana, so the name is normalised first: to
+ * katakana, small kana to full size (ｯ → ﾂ), the long-vowel mark ー to "-", full-width letters,
+ * digits and spaces to ASCII, then half-width.
  */
 export const accountHolderMaxLength = limits.accountHolderLengthMax;
 
@@ -41,27 +43,60 @@ function halfWidthOf(char: string): string | undefined {
   return undefined;
 }
 
-const allowedInBank = /^[ｦｱ-ﾝﾞﾟA-Z0-9 ().\-/]$/u;
+/**
+ * Kana the 全銀協 rules write as another (docs/guide/direct-debit-files.md#characters-in-names):
+ * ヰ and ヱ as ｲ and ｴ, ヲ as ｵ (ｦ is not in a name's set), as the bank's own record reads them.
+ */
+const plainFormOf: Readonly<Record<string, string>> = Object.freeze({ ヰ: "イ", ヱ: "エ", ヲ: "オ" });
+
+/** Hiragana (ぁ–ゖ) as katakana: customers type either. */
+function katakanaOf(char: string): string {
+  const code = char.charCodeAt(0);
+  return code >= 0x3041 && code <= 0x3096 ? String.fromCharCode(code + 0x60) : char;
+}
+
+/** The dashes people type for ー and -, all written as "-". */
+const dashes = /^[ー－‐―−]$/u;
 
 export type BankKanaResult = { ok: true; value: string } | { ok: false; reason: string };
 
+export interface BankKanaOptions {
+  /** The field's rule (zengin-characters.ts): a party's name (default) or a bank or branch name. */
+  readonly rule?: ZenginCharacters;
+  /** Characters the consignor's bank also accepts in names (its consignor setting). */
+  readonly widened?: string;
+}
+
 /**
- * Normalises a name to the bank's form and checks it.
+ * Normalises a name to the bank's form and checks it against the field's rule: hiragana to
+ * katakana, small kana full size, ヰヱヲ as ｲｴｵ, dashes as "-", then half-width; in a bank or
+ * branch name (the bank master writes some with brackets) "(" becomes "-" and ")" is dropped.
+ * A character left outside the rule is named in the reason.
  *
- * @example normaliseBankKana("キャッシュ ミホ") // { ok: true, value: "ｷﾔﾂｼﾕ ﾐﾎ" }
+ * @example normaliseBankKana("きゃっしゅ ミホ") // { ok: true, value: "ｷﾔﾂｼﾕ ﾐﾎ" }
  */
-export function normaliseBankKana(input: string, maxLength = accountHolderMaxLength): BankKanaResult {
+export function normaliseBankKana(
+  input: string,
+  maxLength = accountHolderMaxLength,
+  options: BankKanaOptions = {},
+): BankKanaResult {
+  const rule = options.rule ?? "party-name";
+  const widened = options.widened ?? "";
   // NFKC turns half-width kana full-width (composing ｶﾞ into ガ) and full-width ASCII plain, so
   // every spelling goes through the one full-width table below.
   const composed = input.normalize("NFKC").trim();
   let value = "";
   for (const char of composed) {
-    const full = fullSizeOfSmall[char] ?? char;
-    const mapped = full === "ー" ? "-" : (halfWidthOf(full) ?? full);
-    if (![...mapped].every((part) => allowedInBank.test(part))) {
+    const katakana = katakanaOf(char);
+    const full = plainFormOf[katakana] ?? fullSizeOfSmall[katakana] ?? katakana;
+    let mapped = dashes.test(full) ? "-" : (halfWidthOf(full) ?? full);
+    if (rule === "bank-name" && !widened.includes(mapped)) mapped = mapped === "(" ? "-" : mapped === ")" ? "" : mapped;
+    const refused = refusedZenginCharacter(mapped, rule, widened);
+    if (refused !== undefined) {
+      const where = rule === "party-name" ? "a name in a Zengin file" : "a bank or branch name";
       return {
         ok: false,
-        reason: `"${char}" cannot be used in a bank account name: use katakana, A–Z, 0–9, space and ( ) - . /`,
+        reason: `"${char}" cannot be used in ${where}: use ${describeZenginCharacters(rule, widened)}`,
       };
     }
     value += mapped;
@@ -80,8 +115,8 @@ export function normaliseBankKana(input: string, maxLength = accountHolderMaxLen
  * The account holder in the bank's form, or a VALIDATION_FAILED naming the field (the character
  * set is also declared on the request in the .proto; the length after normalisation only here).
  */
-export function requireBankAccountHolder(input: string, field = "account_holder"): string {
-  const result = normaliseBankKana(input);
+export function requireBankAccountHolder(input: string, field = "account_holder", widened = ""): string {
+  const result = normaliseBankKana(input, accountHolderMaxLength, { widened });
   if (result.ok) return result.value;
   throw validationFailure(field, result.reason);
 }

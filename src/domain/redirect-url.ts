@@ -1,13 +1,12 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
-import type { Mode } from "./mode.js";
 import { PaymentFailure } from "./payment-failure.js";
 
 /**
  * Where the hosted page may send the customer afterwards. The .proto already demands an absolute
  * http(s) URL; production also demands https, so a payment's outcome never travels in clear text.
  */
-export function checkRedirectUrls(redirect: { successUrl: string; failureUrl: string }, mode: Mode): void {
-  if (mode !== "production") return;
+export function checkRedirectUrls(redirect: { successUrl: string; failureUrl: string }, httpsOnly: boolean): void {
+  if (!httpsOnly) return;
   for (const [field, url] of [
     ["redirect.success_url", redirect.successUrl],
     ["redirect.failure_url", redirect.failureUrl],

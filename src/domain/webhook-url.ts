@@ -1,5 +1,4 @@
 import { isIPv4, isIPv6 } from "node:net";
-import type { Mode } from "./mode.js";
 
 /**
  * Where webhooks may be sent (docs/reference/contract.md#webhooks; issue 3). In production a webhook URL is
@@ -76,7 +75,7 @@ export function forbiddenAddress(address: string): string | undefined {
  * Why a webhook URL is refused in this mode, or undefined when it is accepted. Registration calls
  * this; delivery calls it again and then checks each resolved address with `forbiddenAddress`.
  */
-export function webhookUrlRefusal(raw: string, mode: Mode): string | undefined {
+export function webhookUrlRefusal(raw: string, publicOnly: boolean): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -84,7 +83,7 @@ export function webhookUrlRefusal(raw: string, mode: Mode): string | undefined {
     return "webhook_url is not a valid absolute URL";
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return "webhook_url must be an http or https URL";
-  if (mode !== "production") return undefined;
+  if (!publicOnly) return undefined;
   if (url.protocol !== "https:") return "webhook_url must use https in production";
   if (url.username || url.password) return "webhook_url must not contain credentials";
   // WHATWG parsing already turned decimal, octal and hex IPv4 forms into dotted quads.

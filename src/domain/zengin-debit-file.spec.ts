@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type DebitFile, decodeDebitFile, encodeDebitFile, openDebitFile } from "./zengin-debit-file.js";
+import {
+  type DebitFile,
+  decodeDebitFile,
+  encodeDebitFile,
+  openDebitBatches,
+  openDebitFile,
+  readWhole,
+} from "./zengin-debit-file.js";
 import { encodeRecords, openRecords } from "./zengin-record.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/zengin/${name}`, import.meta.url));
@@ -218,6 +225,84 @@ describe("the account-debit file (種別 91)", () => {
     );
     expect(() => encodeDebitFile({ ...request, records: [{ ...request.records[0], amount: 12_345_678_901 }] })).toThrow(
       /at most 10 digits/,
+    );
+  });
+});
+
+describe("result files in the wild (docs/operations/zengin.md#result-files-in-the-wild)", () => {
+  const result = fixture("debit-result.txt");
+  const lfOnly = Buffer.from([...result].filter((byte) => byte !== 0x0d));
+  const reasonOf = (bytes: Uint8Array) => {
+    const decoded = decodeDebitFile(bytes, true);
+    return decoded.ok ? "accepted" : decoded.reason;
+  };
+
+  it.each([
+    ["a final EOF byte 0x1A", Buffer.concat([result, Buffer.from([0x1a])])],
+    ["no CR LF after the end record", result.subarray(0, result.length - 2)],
+    ["no CR LF after the end record, then 0x1A", Buffer.concat([result.subarray(0, -2), Buffer.from([0x1a])])],
+    ["LF-only line ends", lfOnly],
+    ["LF-only line ends, the last one missing", lfOnly.subarray(0, -1)],
+    ["trailing blank lines", Buffer.concat([result, Buffer.from("\r\n\r\n")])],
+    ["trailing blank LF lines and 0x1A", Buffer.concat([lfOnly, Buffer.from("\n\n\x1a")])],
+  ])("accepts %s", (_, bytes) => {
+    expect(decodeDebitFile(bytes, true)).toEqual({ ok: true, file: answered });
+  });
+
+  it("refuses only what is wrong: a blank line between records, a lone CR, a 0x1A before the end", () => {
+    const blankInside = Buffer.concat([result.subarray(0, 122), Buffer.from("\r\n"), result.subarray(122)]);
+    expect(reasonOf(blankInside)).toMatch(/a blank line follows record 1/);
+    const loneCr = Buffer.from([...result].filter((byte, index) => !(byte === 0x0a && index === 121)));
+    expect(reasonOf(loneCr)).toMatch(/record 1 is not 120 bytes followed by CR LF/);
+    const eofInside = Buffer.concat([result.subarray(0, 122), Buffer.from([0x1a]), result.subarray(122)]);
+    expect(reasonOf(eofInside)).not.toBe("accepted");
+    expect(reasonOf(Buffer.from("\r\n\x1a"))).toMatch(/empty/);
+    const short = Buffer.concat([result.subarray(0, 200), result.subarray(201)]);
+    expect(reasonOf(short)).toBe("record 2 is 119 bytes, not 120");
+  });
+
+  it("refuses a result code outside the published list (an agent's `N`), naming the record", () => {
+    for (const code of ["N", "5", " "]) {
+      const bytes = Buffer.from(result);
+      bytes.write(code, 2 * 122 + 111, "latin1");
+      expect(reasonOf(bytes)).toBe(`record 3: 振替結果コード "${code}" is unknown`);
+    }
+  });
+
+  it("opens several header–trailer groups (batches) in one file, each with its consignor and date", () => {
+    const opened = openRecords(result);
+    if (!opened.ok) throw new Error(opened.reason);
+    const lines = Array.from({ length: opened.records.count }, (_, i) => opened.records.record(i));
+    const second = [`${lines[0].slice(0, 54)}1204${lines[0].slice(58)}`, lines[1], lines[3]].map((line, index) =>
+      index === 2 ? `8000001000000001500000001000000001500000000000000000000${line.slice(55)}` : line,
+    );
+    const twoBatches = encodeRecords([...lines.slice(0, 4), ...second, lines[4]]);
+    const batches = openDebitBatches(twoBatches, true);
+    if (!batches.ok) throw new Error(batches.reason);
+    expect(batches.file.map((batch) => [batch.consignor.code, batch.date, batch.count])).toEqual([
+      ["1234567890", "1127", 2],
+      ["1234567890", "1204", 1],
+    ]);
+    expect(readWhole(batches.file[1])).toEqual({ ok: true, records: [answered.records[0]] });
+    // An end record after each trailer, as some writers do, is the same file.
+    const endEach = encodeRecords([...lines.slice(0, 5), ...second, lines[4]]);
+    const again = openDebitBatches(endEach, true);
+    expect(again.ok && again.file.length).toBe(2);
+    // The second batch's records are numbered in the whole file.
+    const bad = [
+      ...lines.slice(0, 4),
+      second[0],
+      `${second[1].slice(0, 111)}N${second[1].slice(112)}`,
+      second[2],
+      lines[4],
+    ];
+    const badBatches = openDebitBatches(encodeRecords(bad), true);
+    if (!badBatches.ok) throw new Error(badBatches.reason);
+    expect(readWhole(badBatches.file[1])).toEqual({ ok: false, reason: 'record 6: 振替結果コード "N" is unknown' });
+    // One batch is what the single-batch readers take; a header with no trailer is refused.
+    expect(reasonOf(twoBatches)).toMatch(/holds 2 batches/);
+    expect(reasonOf(encodeRecords([...lines.slice(0, 4), second[0], second[1], lines[4]]))).toMatch(
+      /record 7 is not a trailer/,
     );
   });
 });

@@ -1,4 +1,12 @@
-import { decodeFields, encodeFields, encodeRecords, type Layout, openRecords } from "./zengin-record.js";
+import { debitResultCodes } from "./zengin-result-check.js";
+import {
+  decodeFields,
+  encodeFields,
+  encodeRecords,
+  type Layout,
+  openRecords,
+  type RecordFile,
+} from "./zengin-record.js";
 
 /**
  * The Zengin account-debit file (預金口座振替, 種別コード 91): the request we send for one
@@ -34,7 +42,8 @@ export const debitDataLayout: Layout = [
   ["amount", "N", 10],
   ["newCode", "N", 1],
   ["customerNumber", "N", 20],
-  ["resultCode", "N", 1],
+  // Read as text, so that a code outside the digits is reported as an unknown code (debitBatchOf).
+  ["resultCode", "C", 1],
   ["dummy2", "C", 8],
 ];
 
@@ -193,56 +202,98 @@ export interface OpenedFile<R> {
   tally(): { add(record: R): void; mismatch(): string | undefined };
 }
 
+/** One header–trailer group of a file (a batch): its header and trailer values, its data records when asked for. */
+export interface OpenedBatch {
+  header: Record<string, string>;
+  count: number;
+  /** The data record's number in the whole file (1 is the file's first record), as reasons name it. */
+  recordNumber(index: number): number;
+  data(index: number): DecodedRecord<Record<string, string>>;
+  trailer: Record<string, string>;
+}
+
 /**
- * A header, data records, a trailer and an end record, in that order and nothing after; the
- * values of the header and trailer by their layouts, each data record's when asked for.
+ * The batches of a file: each a header, data records and a trailer, the file closed by an end
+ * record (an end may also follow each trailer); nothing after the last end. Banks and agents send
+ * several batches in one result file, one per debit date or contract
+ * (docs/operations/zengin.md#result-files-in-the-wild).
  */
+export function openBatches(
+  bytes: Uint8Array,
+  layouts: { header: Layout; data: Layout; trailer: Layout },
+  kind: string,
+): { ok: true; batches: OpenedBatch[] } | { ok: false; reason: string } {
+  const opened = openRecords(bytes);
+  if (!opened.ok) return opened;
+  const records = opened.records;
+  const ranges = batchRangesOf(records);
+  if (!ranges.ok) return ranges;
+  const batches: OpenedBatch[] = [];
+  for (const { header: at, trailer: trailerAt } of ranges.ranges) {
+    const where = ranges.ranges.length > 1 ? `record ${at + 1} (a header): ` : "header: ";
+    const header = decodeFields(layouts.header, records.record(at));
+    if (!header.ok) return { ok: false, reason: `${where}${header.reason}` };
+    if (header.values.kind !== kind)
+      return { ok: false, reason: `the header's 種別コード is ${header.values.kind}, not ${kind}` };
+    const trailer = decodeFields(layouts.trailer, records.record(trailerAt));
+    if (!trailer.ok) return { ok: false, reason: `trailer: ${trailer.reason}` };
+    batches.push({
+      header: header.values,
+      count: trailerAt - at - 1,
+      recordNumber: (index) => at + index + 2,
+      data(index) {
+        const record = decodeFields(layouts.data, records.record(at + index + 1));
+        return record.ok
+          ? { ok: true, record: record.values }
+          : { ok: false, reason: `record ${at + index + 2}: ${record.reason}` };
+      },
+      trailer: trailer.values,
+    });
+  }
+  return { ok: true, batches };
+}
+
+/** Where each batch's header and trailer are, by データ区分 alone, or why the records are not in that order. */
+function batchRangesOf(
+  records: RecordFile,
+): { ok: true; ranges: { header: number; trailer: number }[] } | { ok: false; reason: string } {
+  const ranges: { header: number; trailer: number }[] = [];
+  const last = records.count - 1;
+  let index = 0;
+  while (index <= last) {
+    if (records.dataType(index) !== "1")
+      return {
+        ok: false,
+        reason: `record ${index + 1} is not a header (データ区分 1)${ranges.length ? " or an end (9)" : ""}`,
+      };
+    const header = index++;
+    while (index <= last && records.dataType(index) === "2") index++;
+    if (index > last) return { ok: false, reason: "the file is truncated: its last record is not an end (9)" };
+    if (records.dataType(index) !== "8")
+      return { ok: false, reason: `record ${index + 1} is not a trailer (データ区分 8)` };
+    ranges.push({ header, trailer: index++ });
+    if (index <= last && records.dataType(index) === "9") {
+      index++;
+      continue;
+    }
+    if (index > last) return { ok: false, reason: "the file is truncated: its last record is not an end (9)" };
+  }
+  if (records.dataType(last) !== "9")
+    return { ok: false, reason: "the file is truncated: its last record is not an end (9)" };
+  return { ok: true, ranges };
+}
+
+/** The file's one batch, or why not: a request file, and the readers that take one batch, have one. */
 export function openFile(
   bytes: Uint8Array,
   layouts: { header: Layout; data: Layout; trailer: Layout },
   kind: string,
-):
-  | {
-      ok: true;
-      header: Record<string, string>;
-      count: number;
-      data(index: number): DecodedRecord<Record<string, string>>;
-      trailer: Record<string, string>;
-    }
-  | { ok: false; reason: string } {
-  const opened = openRecords(bytes);
+): ({ ok: true } & OpenedBatch) | { ok: false; reason: string } {
+  const opened = openBatches(bytes, layouts, kind);
   if (!opened.ok) return opened;
-  const records = opened.records;
-  if (records.count < 3) return { ok: false, reason: "the file is truncated: it needs a header, a trailer and an end" };
-  if (records.dataType(0) !== "1") return { ok: false, reason: "record 1 is not a header (データ区分 1)" };
-  const last = records.count - 1;
-  if (records.dataType(last) !== "9")
-    return { ok: false, reason: "the file is truncated: its last record is not an end (9)" };
-  if (records.dataType(last - 1) !== "8")
-    return { ok: false, reason: `record ${last} is not a trailer (データ区分 8)` };
-  for (let index = 1; index < last - 1; index++)
-    if (records.dataType(index) !== "2")
-      return { ok: false, reason: `record ${index + 1} is not a data record (データ区分 2)` };
-  const header = decodeFields(layouts.header, records.record(0));
-  if (!header.ok) return { ok: false, reason: `header: ${header.reason}` };
-  if (header.values.kind !== kind)
-    return { ok: false, reason: `the header's 種別コード is ${header.values.kind}, not ${kind}` };
-  const trailer = decodeFields(layouts.trailer, records.record(last - 1));
-  if (!trailer.ok) return { ok: false, reason: `trailer: ${trailer.reason}` };
-  const end = decodeFields(endLayout, records.record(last));
-  if (!end.ok) return { ok: false, reason: `end: ${end.reason}` };
-  return {
-    ok: true,
-    header: header.values,
-    count: records.count - 3,
-    data(index) {
-      const record = decodeFields(layouts.data, records.record(index + 1));
-      return record.ok
-        ? { ok: true, record: record.values }
-        : { ok: false, reason: `record ${index + 2}: ${record.reason}` };
-    },
-    trailer: trailer.values,
-  };
+  if (opened.batches.length > 1)
+    return { ok: false, reason: `the file holds ${opened.batches.length} batches (header–trailer groups), not one` };
+  return { ok: true, ...opened.batches[0] };
 }
 
 export function consignorOf(header: Record<string, string>): Consignor {
@@ -258,36 +309,48 @@ export function consignorOf(header: Record<string, string>): Consignor {
   };
 }
 
-/** A request (`answered` false) or result file, opened; its trailer compared with its records as they are read. */
+/** A request (`answered` false) or result file of one batch, opened; its trailer compared with its records as they are read. */
 export function openDebitFile(bytes: Uint8Array, answered: boolean): Decoded<OpenedFile<DebitRecord>> {
-  const opened = openFile(
-    bytes,
-    { header: debitHeaderLayout, data: debitDataLayout, trailer: debitTrailerLayout },
-    "91",
-  );
-  if (!opened.ok) return opened;
+  const opened = openFile(bytes, debitLayouts, "91");
+  return opened.ok ? { ok: true, file: debitBatchOf(opened, answered) } : opened;
+}
+
+/** Every batch of a result (or request) file, opened as `openDebitFile` opens one. */
+export function openDebitBatches(bytes: Uint8Array, answered: boolean): Decoded<OpenedFile<DebitRecord>[]> {
+  const opened = openBatches(bytes, debitLayouts, "91");
+  return opened.ok ? { ok: true, file: opened.batches.map((batch) => debitBatchOf(batch, answered)) } : opened;
+}
+
+const debitLayouts = { header: debitHeaderLayout, data: debitDataLayout, trailer: debitTrailerLayout };
+
+function debitBatchOf(opened: OpenedBatch, answered: boolean): OpenedFile<DebitRecord> {
   return {
-    ok: true,
-    file: {
-      consignor: consignorOf(opened.header),
-      date: opened.header.debitDate,
-      count: opened.count,
-      record(index) {
-        const decoded = opened.data(index);
-        return decoded.ok ? { ok: true, record: debitRecordOf(decoded.record) } : decoded;
-      },
-      tally() {
-        const tally = debitTally(answered);
+    consignor: consignorOf(opened.header),
+    date: opened.header.debitDate,
+    count: opened.count,
+    record(index) {
+      const decoded = opened.data(index);
+      if (!decoded.ok) return decoded;
+      const code = decoded.record.resultCode;
+      // A code outside the published list (one agent answers `N`) is held for a person, never guessed.
+      if (answered ? !debitResultCodes.includes(Number(code)) || !/^\d$/.test(code) : code !== "0")
         return {
-          add: tally.add,
-          mismatch() {
-            for (const [name, value] of Object.entries(tally.totals()))
-              if (Number(opened.trailer[name]) !== value)
-                return `the trailer's ${name} is ${Number(opened.trailer[name])}, the records make ${value}`;
-            return undefined;
-          },
+          ok: false,
+          reason: `record ${opened.recordNumber(index)}: 振替結果コード "${code || " "}" is unknown`,
         };
-      },
+      return { ok: true, record: debitRecordOf(decoded.record) };
+    },
+    tally() {
+      const tally = debitTally(answered);
+      return {
+        add: tally.add,
+        mismatch() {
+          for (const [name, value] of Object.entries(tally.totals()))
+            if (Number(opened.trailer[name]) !== value)
+              return `the trailer's ${name} is ${Number(opened.trailer[name])}, the records make ${value}`;
+          return undefined;
+        },
+      };
     },
   };
 }

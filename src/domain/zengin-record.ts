@@ -91,24 +91,21 @@ export interface RecordFile {
 }
 
 /**
- * The records of a file: 120-byte records each followed by CR LF, or (as banks also accept)
- * with no separator at all. A byte outside JIS X 0201 (a Shift_JIS double-byte character, a
- * control character), a short record or a lone CR or LF is the reason the file is refused. The
- * whole file is checked here, byte by byte, without decoding it.
+ * The framings a received file may come in (docs/operations/zengin.md#result-files-in-the-wild):
+ * 120-byte records each followed by CR LF, by LF alone, or with no separator at all; the last
+ * record's line end may be missing; blank lines (empty lines, CR LF or LF) and one EOF byte 0x1A
+ * may follow the last record. Anything else is the reason the file is refused: a byte outside
+ * JIS X 0201 (a Shift_JIS double-byte character, a control character), a short or long record, a
+ * lone CR, a blank line between records, or a 0x1A before the end.
  */
 export function openRecords(bytes: Uint8Array): { ok: true; records: RecordFile } | { ok: false; reason: string } {
-  if (bytes.length === 0) return { ok: false, reason: "the file is empty" };
-  const separated = bytes.includes(0x0d) || bytes.includes(0x0a);
-  const stride = separated ? recordLength + 2 : recordLength;
-  if (bytes.length % stride !== 0)
-    return {
-      ok: false,
-      reason: `the file is ${bytes.length} bytes, not a whole number of ${recordLength}-byte records${separated ? " each followed by CR LF" : ""}`,
-    };
-  const count = bytes.length / stride;
-  for (let number = 1, start = 0; start < bytes.length; number++, start += stride) {
-    if (separated && (bytes[start + recordLength] !== 0x0d || bytes[start + recordLength + 1] !== 0x0a))
-      return { ok: false, reason: `record ${number} is not 120 bytes followed by CR LF` };
+  const end = endOfRecords(bytes);
+  if (end === 0) return { ok: false, reason: "the file is empty" };
+  const starts = recordStarts(bytes, end);
+  if (!starts.ok) return starts;
+  const count = starts.at.length;
+  for (let number = 1; number <= count; number++) {
+    const start = starts.at[number - 1];
     for (let i = start; i < start + recordLength; i++) {
       const byte = bytes[i];
       if ((byte < 0x20 || byte > 0x7e) && (byte < 0xa1 || byte > 0xdf))
@@ -118,7 +115,7 @@ export function openRecords(bytes: Uint8Array): { ok: true; records: RecordFile 
         };
     }
   }
-  const at = (index: number) => index * stride;
+  const at = (index: number) => starts.at[index];
   return {
     ok: true,
     records: {
@@ -127,6 +124,59 @@ export function openRecords(bytes: Uint8Array): { ok: true; records: RecordFile 
       record: (index) => textOf(bytes, at(index)),
     },
   };
+}
+
+const cr = 0x0d;
+const lf = 0x0a;
+/** The EOF byte (Ctrl-Z) some systems still end a text file with. */
+const eof = 0x1a;
+
+/** Where the records end: before one final 0x1A and the blank lines (CR LF or LF) around it. */
+function endOfRecords(bytes: Uint8Array): number {
+  let end = bytes.length;
+  if (bytes[end - 1] === eof) end--;
+  while (end > 0 && (bytes[end - 1] === lf || bytes[end - 1] === cr)) end--;
+  return end;
+}
+
+/**
+ * Where each record starts in bytes[0, end): every 120 bytes when the file has no line ends,
+ * else each record followed by CR LF or LF (the last one by nothing: `endOfRecords` took it off).
+ */
+function recordStarts(bytes: Uint8Array, end: number): { ok: true; at: Uint32Array } | { ok: false; reason: string } {
+  const separated = bytes.subarray(0, end).includes(lf) || bytes.subarray(0, end).includes(cr);
+  if (!separated) {
+    if (end % recordLength !== 0)
+      return { ok: false, reason: `the file is ${end} bytes, not a whole number of ${recordLength}-byte records` };
+    return { ok: true, at: Uint32Array.from({ length: end / recordLength }, (_, index) => index * recordLength) };
+  }
+  const at = new Uint32Array(Math.floor(end / (recordLength + 1)) + 1);
+  let count = 0;
+  for (let start = 0; start < end; ) {
+    const after = start + recordLength;
+    const number = count + 1;
+    const lineEnd = lineEndIn(bytes, start, Math.min(after, end));
+    if (lineEnd >= 0 || after > end)
+      return {
+        ok: false,
+        reason: `record ${number} is ${(lineEnd >= 0 ? lineEnd : end) - start} bytes, not ${recordLength}`,
+      };
+    at[count++] = start;
+    if (after === end) break;
+    if (bytes[after] === cr && bytes[after + 1] === lf) start = after + 2;
+    else if (bytes[after] === lf) start = after + 1;
+    else return { ok: false, reason: `record ${number} is not 120 bytes followed by CR LF (or LF)` };
+    if (bytes[start] === cr || bytes[start] === lf)
+      return { ok: false, reason: `a blank line follows record ${number}, before the end of the file` };
+  }
+  return { ok: true, at: at.subarray(0, count) };
+}
+
+/** Where the first CR or LF is in bytes[start, end), or -1. */
+function lineEndIn(bytes: Uint8Array, start: number, end: number): number {
+  const record = bytes.subarray(start, end);
+  const at = Math.min(...[record.indexOf(cr), record.indexOf(lf)].map((index) => (index < 0 ? Infinity : index)));
+  return at === Infinity ? -1 : start + at;
 }
 
 /** 120 checked bytes as text: ASCII as it is, 0xA1–0xDF as half-width katakana. */

@@ -23,6 +23,8 @@ export interface ConsignorSettings extends Consignor {
   /** A monthly debit day (1–28); 0 for none (ZENGIN_LEAD_DAYS business days after acceptance). */
   readonly debitDay: number;
   readonly createdAt: Date;
+  /** What its bank accepts in names beyond the 全銀協 rules, some of `( ) - . /` (zengin-characters.ts). */
+  readonly nameCharacters: string;
   readonly updatedAt: Date;
 }
 

@@ -1,6 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { decodeTransferFile, encodeTransferFile, type TransferFile } from "./zengin-transfer-file.js";
+import {
+  decodeTransferFile,
+  encodeTransferFile,
+  openTransferBatches,
+  type TransferFile,
+} from "./zengin-transfer-file.js";
 import { encodeRecords } from "./zengin-record.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/zengin/${name}`, import.meta.url));
@@ -101,5 +106,23 @@ describe("the credit-transfer file (種別 21)", () => {
     bad[2] = `8000001000000000501${blanks(101)}`;
     const decoded = decodeTransferFile(encodeRecords(bad));
     expect(decoded.ok ? "accepted" : decoded.reason).toMatch(/total is 501/);
+  });
+});
+
+describe("the bank's answer in the wild (docs/operations/zengin.md#result-files-in-the-wild)", () => {
+  it("accepts LF-only line ends with a final 0x1A and several batches, and refuses a result that is not a digit", () => {
+    const one = lines("0");
+    const batches = openTransferBatches(encodeRecords([...one.slice(0, 3), ...one]));
+    expect(batches.ok && batches.file.map((batch) => [batch.date, batch.count])).toEqual([
+      ["1201", 1],
+      ["1201", 1],
+    ]);
+    const answer = decodeTransferFile(Buffer.concat([encodeRecords(one).subarray(0, -2), Buffer.from("\x1a")]));
+    expect(answer).toMatchObject({ ok: true, file: { records: [{ resultCode: 0 }] } });
+    const lf = Buffer.from([...encodeRecords(lines("N"))].filter((byte) => byte !== 0x0d));
+    const refused = decodeTransferFile(lf);
+    expect(refused.ok ? "accepted" : refused.reason).toBe(
+      'record 2 (customer code 00000000010000000002): result "N" is unknown',
+    );
   });
 });

@@ -5,7 +5,9 @@ import {
   type Decoded,
   debitHeaderLayout,
   endRecord,
+  type OpenedBatch,
   type OpenedFile,
+  openBatches,
   openFile,
   readWhole,
 } from "./zengin-debit-file.js";
@@ -109,62 +111,66 @@ export function transferTrailerRecord(count: number, total: number): string {
   return encodeFields(transferTrailerLayout, { dataType: 8, count, total });
 }
 
-/** A request or answer, opened; its trailer compared with its records as they are read. */
+/** A request or answer of one batch, opened; its trailer compared with its records as they are read. */
 export function openTransferFile(bytes: Uint8Array): Decoded<OpenedFile<TransferRecord>> {
-  const opened = openFile(
-    bytes,
-    { header: debitHeaderLayout, data: transferDataLayout, trailer: transferTrailerLayout },
-    "21",
-  );
-  if (!opened.ok) return opened;
+  const opened = openFile(bytes, transferLayouts, "21");
+  return opened.ok ? { ok: true, file: transferBatchOf(opened) } : opened;
+}
+
+/** Every batch of an answer (or request), opened as `openTransferFile` opens one. */
+export function openTransferBatches(bytes: Uint8Array): Decoded<OpenedFile<TransferRecord>[]> {
+  const opened = openBatches(bytes, transferLayouts, "21");
+  return opened.ok ? { ok: true, file: opened.batches.map(transferBatchOf) } : opened;
+}
+
+const transferLayouts = { header: debitHeaderLayout, data: transferDataLayout, trailer: transferTrailerLayout };
+
+function transferBatchOf(opened: OpenedBatch): OpenedFile<TransferRecord> {
   return {
-    ok: true,
-    file: {
-      consignor: consignorOf(opened.header),
-      date: opened.header.debitDate,
-      count: opened.count,
-      record(index) {
-        const decoded = opened.data(index);
-        if (!decoded.ok) return decoded;
-        const values = decoded.record;
-        if (!/^\d?$/.test(values.resultCode))
-          return {
-            ok: false,
-            reason: `customer code ${values.customerCode1}${values.customerCode2}: result is not a digit`,
-          };
+    consignor: consignorOf(opened.header),
+    date: opened.header.debitDate,
+    count: opened.count,
+    record(index) {
+      const decoded = opened.data(index);
+      if (!decoded.ok) return decoded;
+      const values = decoded.record;
+      if (!/^\d?$/.test(values.resultCode))
         return {
-          ok: true,
-          record: {
-            bankCode: values.bankCode,
-            bankName: values.bankName,
-            branchCode: values.branchCode,
-            branchName: values.branchName,
-            accountType: Number(values.accountType),
-            accountNumber: values.accountNumber,
-            payee: values.payee,
-            amount: Number(values.amount),
-            customerNumber: values.customerCode1 + values.customerCode2,
-            resultCode: values.resultCode === "" ? undefined : Number(values.resultCode),
-          },
+          ok: false,
+          reason: `record ${opened.recordNumber(index)} (customer code ${values.customerCode1}${values.customerCode2}): result "${values.resultCode}" is unknown`,
         };
-      },
-      tally() {
-        let count = 0;
-        let total = 0;
-        return {
-          add(record: TransferRecord) {
-            count++;
-            total += record.amount;
-          },
-          mismatch() {
-            if (Number(opened.trailer.count) !== count)
-              return `the trailer's count is ${Number(opened.trailer.count)}, the file has ${count}`;
-            if (Number(opened.trailer.total) !== total)
-              return `the trailer's total is ${Number(opened.trailer.total)}, the records make ${total}`;
-            return undefined;
-          },
-        };
-      },
+      return {
+        ok: true,
+        record: {
+          bankCode: values.bankCode,
+          bankName: values.bankName,
+          branchCode: values.branchCode,
+          branchName: values.branchName,
+          accountType: Number(values.accountType),
+          accountNumber: values.accountNumber,
+          payee: values.payee,
+          amount: Number(values.amount),
+          customerNumber: values.customerCode1 + values.customerCode2,
+          resultCode: values.resultCode === "" ? undefined : Number(values.resultCode),
+        },
+      };
+    },
+    tally() {
+      let count = 0;
+      let total = 0;
+      return {
+        add(record: TransferRecord) {
+          count++;
+          total += record.amount;
+        },
+        mismatch() {
+          if (Number(opened.trailer.count) !== count)
+            return `the trailer's count is ${Number(opened.trailer.count)}, the file has ${count}`;
+          if (Number(opened.trailer.total) !== total)
+            return `the trailer's total is ${Number(opened.trailer.total)}, the records make ${total}`;
+          return undefined;
+        },
+      };
     },
   };
 }

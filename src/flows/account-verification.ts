@@ -43,7 +43,7 @@ function verifierFor(ctx: FlowContext, bankCode: string): MandateVerifier {
 
 /** The bank's and branch's names in full, from the Zengin master (empty where it has none). */
 export function directoryNames(ctx: FlowContext, bankCode: string, branchCode: string) {
-  const bank = bankMaster(ctx.config.mode)[bankCode];
+  const bank = bankMaster(ctx.mode.simulatedBanks)[bankCode];
   const branch = bank?.branches[branchCode];
   return {
     bankName: bank ? bankDisplayName(bank) : "",
@@ -53,7 +53,7 @@ export function directoryNames(ctx: FlowContext, bankCode: string, branchCode: s
 
 /** A bank the master knows must be given one of its branches. */
 function requireKnownBranch(ctx: FlowContext, bankCode: string, branchCode: string): void {
-  const bank = bankMaster(ctx.config.mode)[bankCode];
+  const bank = bankMaster(ctx.mode.simulatedBanks)[bankCode];
   if (bank && !bank.branches[branchCode])
     throw validationFailure("branch_code", `${bankDisplayName(bank)} has no branch ${branchCode}`);
 }
@@ -68,7 +68,7 @@ export function returnOrigin(ctx: FlowContext, pageOrigin: string | undefined): 
   try {
     const origin = new URL(pageOrigin);
     const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(origin.hostname);
-    if (origin.origin === publicOrigin || (ctx.config.mode === "sandbox" && loopback)) return origin.origin;
+    if (origin.origin === publicOrigin || (ctx.mode.sandboxTools && loopback)) return origin.origin;
   } catch {
     // not a URL: the public origin
   }

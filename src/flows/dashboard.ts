@@ -201,7 +201,7 @@ export async function createApiKey(
   merchant: MerchantPrincipal,
 ): Promise<{ key: ApiKeyView; secret: string }> {
   const now = ctx.clock.now();
-  const secret = newApiKey(ctx.config.mode);
+  const secret = newApiKey(ctx.mode.apiKeyPrefix);
   const key = { id: newId("key"), prefix: secret.slice(0, 12), createdAt: now, revokedAt: null };
   await ctx.tx.write(async (trx) => {
     await insertApiKey(trx, {
@@ -266,6 +266,6 @@ export async function updateWebhookSettings(
 
 /** SandboxService's controls exist only in sandbox mode; in production they answer not_found. */
 export function requireSandbox(ctx: FlowContext): void {
-  if (ctx.config.mode !== "sandbox")
+  if (!ctx.mode.sandboxTools)
     throw new RequestRefusal("not_found", "sandbox controls are only available in sandbox mode");
 }

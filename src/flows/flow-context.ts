@@ -1,5 +1,6 @@
 import type { Config } from "../config.js";
 import type { AuditChange } from "../domain/audit.js";
+import type { ModeRules } from "../domain/mode.js";
 import type { BankGateway } from "../ports/bank-gateway.js";
 import type { BusinessMetrics } from "../ports/business-metrics.js";
 import type { Clock } from "../ports/clock.js";
@@ -13,6 +14,8 @@ export interface FlowContext {
   readonly tx: Transactor;
   readonly clock: Clock;
   readonly config: Config;
+  /** What the deployment's mode allows, decided once at the composition root. */
+  readonly mode: ModeRules;
   /** The bank behind the gateway (the simulator in sandbox mode). */
   readonly bank: BankGateway;
   /**

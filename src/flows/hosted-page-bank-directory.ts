@@ -14,11 +14,13 @@ import { limits } from "../domain/limits.js";
 export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
   const link = await findPaymentLinkByToken(ctx.tx.db, token);
   if (!link) throw linkNotFound();
-  const found = searchBanks(bankMaster(ctx.config.mode), query, limit || limits.pageSizeDefault).map((bank) => ({
-    code: bank.code,
-    name: bankDisplayName(bank),
-    kana: bank.kana,
-  }));
+  const found = searchBanks(bankMaster(ctx.mode.simulatedBanks), query, limit || limits.pageSizeDefault).map(
+    (bank) => ({
+      code: bank.code,
+      name: bankDisplayName(bank),
+      kana: bank.kana,
+    }),
+  );
   // Split into the banks the merchant's contracts cover and the others (flows/contract-scope.ts).
   return splitByContracts(found, await limitingContracts(ctx, link.merchantId));
 }
@@ -32,7 +34,7 @@ export async function searchBranchDirectory(
   limit: number,
 ) {
   if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  const bank = bankMaster(ctx.config.mode)[bankCode];
+  const bank = bankMaster(ctx.mode.simulatedBanks)[bankCode];
   if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
   return {
     bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },

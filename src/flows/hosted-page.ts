@@ -11,7 +11,12 @@
  *   table, docs/reference/contract.md#error-mapping): thrown as a PaymentFailure.
  * - A step taken out of order or too often (precondition, rate_limited): thrown as a RequestRefusal.
  */
-import { effectiveAccountType, summariseAccount, type BankAccountSummaryView } from "../domain/bank-account.js";
+import {
+  effectiveAccountType,
+  requireDebitableAccountType,
+  summariseAccount,
+  type BankAccountSummaryView,
+} from "../domain/bank-account.js";
 import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.js";
 import {
   BankAccountType,
@@ -25,6 +30,8 @@ import {
 import type { CustomerProfile } from "../domain/customer.js";
 import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { requireBankAccountHolder } from "../domain/kana.js";
+import { contractFor } from "../domain/contract-scope.js";
+import { listContracts } from "../storage/zengin.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
 import {
   errorTriggerOf,
@@ -207,7 +214,7 @@ export async function linkTrigger(
   link: PaymentLinkRecord,
   point: TriggerPoint,
 ): Promise<ErrorTrigger> {
-  const sandbox = ctx.config.mode === "sandbox";
+  const sandbox = ctx.mode.sandboxTools;
   const fromCustomer = sandbox && onSessionTriggerSource(link.workflow) === "customer";
   const metadata = fromCustomer
     ? ((await findCustomerById(ctx.tx.db, link.customerId))?.metadata ?? {})
@@ -322,8 +329,13 @@ export async function linkBankAccount(
   token: string,
   input: LinkBankAccountInput,
 ): Promise<ChosenAccount> {
-  const accountHolder = requireBankAccountHolder(input.accountHolder);
   const link = await openStep(ctx, token, { verified: true });
+  // Written to the 全銀協 rules, widened where the contract covering the bank accepts more
+  // (docs/guide/direct-debit-files.md#characters-in-names).
+  const contract = contractFor(await listContracts(ctx.tx.db, link.merchantId), input.bankCode);
+  const widened = contract?.nameCharacters ?? "";
+  const accountHolder = requireBankAccountHolder(input.accountHolder, "account_holder", widened);
+  requireDebitableAccountType(input.accountType);
   if (!workflowNeedsBankLink(link.workflow))
     throw new RequestRefusal("precondition", "this payment uses the account already linked to the customer's contract");
   const account = {
@@ -361,7 +373,7 @@ export async function submitKyc(
     const submitted = withKycSubmission(customer, form, now);
     await saveCustomer(trx, submitted);
     await markPaymentLinkStep(trx, link.id, "kyc_submitted", now);
-    const automatic = options.decide && ctx.config.mode === "sandbox" && submitted.kycStatus === KycStatus.IN_REVIEW;
+    const automatic = options.decide && ctx.mode.sandboxTools && submitted.kycStatus === KycStatus.IN_REVIEW;
     const reviewedAt =
       method === KycMethod.UNSPECIFIED ? undefined : kycReviewDueAt(method, calendarOf(ctx.config), now);
     return automatic ? scheduleKycReview(ctx, trx, link.merchantId, link.customerId, now, reviewedAt) : "manual";

@@ -33,7 +33,7 @@ export async function createMerchant(
   if (input.webhookUrl) checkWebhookUrl(ctx, input.webhookUrl);
   const now = ctx.clock.now().toISOString();
   const merchantId = newId("mer");
-  const apiKey = newApiKey(ctx.config.mode);
+  const apiKey = newApiKey(ctx.mode.apiKeyPrefix);
   const webhookSecret = newWebhookSecret();
   await ctx.tx.write(async (trx) => {
     await insertMerchant(trx, {
@@ -63,7 +63,7 @@ export async function createMerchant(
 
 /** Refuses a webhook URL the deployment's mode does not allow (production: public https only). */
 function checkWebhookUrl(ctx: FlowContext, url: string): void {
-  const refusal = webhookUrlRefusal(url, ctx.config.mode);
+  const refusal = webhookUrlRefusal(url, ctx.mode.publicUrlsOnly);
   if (refusal) throw new PaymentFailure(PaymentErrorCode.BAD_REQUEST, refusal, { field: "webhook_url" });
 }
 
@@ -94,7 +94,7 @@ export async function rotateApiKey(
   merchantId: string,
 ): Promise<{ merchant_id: string; api_key: string }> {
   const now = ctx.clock.now().toISOString();
-  const apiKey = newApiKey(ctx.config.mode);
+  const apiKey = newApiKey(ctx.mode.apiKeyPrefix);
   await ctx.tx.write(async (trx) => {
     await revokeApiKeys(trx, merchantId, now);
     await insertApiKey(trx, {
@@ -126,7 +126,7 @@ export async function listAllMerchants(ctx: FlowContext) {
  */
 export function createAuthenticator(ctx: FlowContext): (apiKey: string) => Promise<MerchantPrincipal | undefined> {
   const cache = new Map<string, { merchant: MerchantPrincipal | undefined; until: number }>();
-  const expected = ctx.config.mode === "production" ? "sk_live_" : "sk_test_";
+  const expected = ctx.mode.apiKeyPrefix;
   return async (apiKey) => {
     if (!apiKey.startsWith(expected)) return undefined;
     const keyHash = hashApiKey(apiKey);

@@ -181,7 +181,7 @@ export async function createOffSessionPayment(
  * lapses; the bank reference makes the repeated call safe.
  */
 export async function runOffSessionCharge(ctx: FlowContext, chargeId: string, attempt: number): Promise<JobOutcome> {
-  const charge = await ctx.tx.write(async (trx) => {
+  const started = await ctx.tx.write(async (trx) => {
     const locked = await lockCharge(ctx.tx, trx, chargeId);
     if (locked?.status !== ChargeStatus.PENDING) return undefined;
     const request = await lockedAsyncRequestOf(ctx, trx, locked);
@@ -191,10 +191,11 @@ export async function runOffSessionCharge(ctx: FlowContext, chargeId: string, at
         transitionAsyncRequest(request, AsyncStatus.RUNNING, ctx.clock.now(), { attempts: attempt }),
       );
     }
-    return locked;
+    // A bank of files schedules under the charge's lock (usually done at acceptance already).
+    return { charge: locked, scheduled: await ctx.bank.schedule?.(trx, "debit", debitRequest(ctx, locked)) };
   });
-  if (!charge) return { done: true };
-  const answer = await debit(ctx, charge);
+  if (!started) return { done: true };
+  const answer = started.scheduled ?? (await debit(ctx, started.charge));
   // Scheduled for a Zengin file: the request stays RUNNING until the result file settles the charge.
   if (answer.scheduled) return { done: true };
   const outcome = afterBankAnswer(answer, attempt, ctx.clock.now());
@@ -266,6 +267,11 @@ async function startCharge(
       ? pending
       : transitionCharge(pending, ChargeStatus.FAILURE, now, { errorType: refusal, message });
   await insertCharge(trx, charge);
+  // Under the Zengin connector the debit date is decided here, in the transaction that accepts the
+  // charge (docs/guide/direct-debit-files.md#the-life-of-a-charge); a refusal (no consignor
+  // settings) is left to the charge's job, which fails the charge with it.
+  if (charge.status === ChargeStatus.PENDING)
+    await ctx.bank.schedule?.(trx, "debit", { ...debitRequest(ctx, charge), at: now });
   if (source.triggered !== undefined) await recordTriggeredEvents(trx, pending, charge, merchant.name, now);
   else if (charge.status === ChargeStatus.FAILURE) await recordFailedStart(trx, charge, merchant.name, now);
   return charge;
@@ -273,7 +279,7 @@ async function startCharge(
 
 /** docs/reference/contract.md#error-triggers — the request's charge metadata decides; an invalid value is refused before anything is written. */
 function offSessionTrigger(ctx: FlowContext, input: OffSessionInput): ErrorType | undefined {
-  const trigger = errorTriggerOf(input.metadata, "off_session", ctx.config.mode === "sandbox");
+  const trigger = errorTriggerOf(input.metadata, "off_session", ctx.mode.sandboxTools);
   if (trigger.kind === "invalid") throw invalidTriggerFailure(trigger.value, "charge.metadata");
   return trigger.kind === "error" ? trigger.errorType : undefined;
 }
@@ -284,13 +290,17 @@ function idsOf(charge: ChargeRecord): Record<string, string> {
 }
 
 function debit(ctx: FlowContext, charge: ChargeRecord) {
-  return ctx.bank.debit({
+  return ctx.bank.debit(debitRequest(ctx, charge));
+}
+
+function debitRequest(ctx: FlowContext, charge: ChargeRecord) {
+  return {
     merchantId: charge.merchantId,
     accountId: charge.bankAccountId ?? "",
     amount: charge.amount,
     reference: charge.id,
     at: ctx.clock.now(),
-  });
+  };
 }
 
 /**

@@ -65,7 +65,7 @@ export async function createOnSessionPayment(
   request: OnSessionRequest,
   idempotency?: IdempotencyScope,
 ): Promise<OnSessionPaymentCreated> {
-  checkRedirectUrls(request.redirect, ctx.config.mode);
+  checkRedirectUrls(request.redirect, ctx.mode.publicUrlsOnly);
   const resumed = idempotency?.resumeResourceId ? await resumedPayment(ctx, idempotency.resumeResourceId) : undefined;
   if (resumed) return resumed;
   try {

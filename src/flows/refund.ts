@@ -7,9 +7,10 @@ import {
 } from "../../gen/payments/v1/enums_pb.js";
 import { isAsyncRequestFinal, transitionAsyncRequest } from "../domain/async-request.js";
 import { lockAsyncRequest, saveAsyncRequestStatus } from "../storage/async-requests.js";
-import { cancelItem } from "../storage/zengin.js";
+import { cancelItem, findItem } from "../storage/zengin.js";
 import { newId } from "../domain/ids.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
 import type { ChargeRecord, Metadata, RefundRecord } from "../domain/records.js";
 import {
   chargeAfterAcceptance,
@@ -81,12 +82,15 @@ export async function refundCharge(
   const outcome = await ctx.tx.write(async (trx) => {
     const charge = requireOwnedCharge(await lockChargeOfMerchant(ctx.tx, trx, merchant.id, input.chargeId));
     const zengin = ctx.config.bankConnector === "zengin";
-    // A Zengin debit not yet in its request file is left out of it: the charge is cancelled.
+    // A Zengin debit not yet in its request file is left out of it: the charge is cancelled, from
+    // its acceptance on, whether or not its job has run (the debit is scheduled only under the
+    // charge's lock, which this transaction holds: ports/zengin-bank.ts).
     const cancelledBeforeFile =
       zengin &&
       charge.status === ChargeStatus.PENDING &&
       (input.amount === undefined || input.amount === charge.amount) &&
-      (await cancelItem(trx, "zengin_debits", charge.id, now.toISOString()));
+      ((await cancelItem(trx, "zengin_debits", charge.id, now.toISOString())) ||
+        !(await findItem(trx, "zengin_debits", charge.id)));
     const decision: RefundDecision = cancelledBeforeFile
       ? { kind: "cancellation", amount: charge.amount }
       : decideRefund(
@@ -238,11 +242,7 @@ async function askBank(
 ): Promise<BankVerdict> {
   if (forcedFailure !== undefined) return { ok: false, rootCause: forcedFailure };
   // With the Zengin file exchange the simulated bank fails it from its transfer file instead.
-  if (
-    ctx.config.mode === "sandbox" &&
-    ctx.config.bankConnector === "simulated" &&
-    sandboxForcesRefundFailure(refund.metadata)
-  )
+  if (ctx.mode.sandboxTools && ctx.config.bankConnector === "simulated" && sandboxForcesRefundFailure(refund.metadata))
     return { ok: false, rootCause: sandboxRefundFailureMessage };
   // Back to the account the charge was paid from, whichever account the customer uses now.
   if (!charge.bankAccountId) return { ok: false, rootCause: "the charge has no bank account to refund to" };
@@ -275,8 +275,42 @@ export async function settleRefundsNow(
   const forcedFailure = request.fail ? request.failureMessage || sandboxRefundFailureMessage : undefined;
   const settled: RefundRecord[] = [];
   for (const id of ids) {
-    await settlePendingRefund(ctx, id, 1, forcedFailure);
+    if (forcedFailure !== undefined && ctx.config.bankConnector === "zengin") {
+      // A transfer already in a file is the bank's to answer: failing it here would pay it twice.
+      if (!(await failZenginRefund(ctx, id, forcedFailure)) && request.refundId)
+        throw new RequestRefusal(
+          "precondition",
+          `refund ${id} is in a 総合振込 (種別 21) file sent to the bank: only the bank's answer settles it, it cannot be failed`,
+          { reason: "REFUND_IN_SENT_FILE" },
+        );
+    } else await settlePendingRefund(ctx, id, 1, forcedFailure);
     settled.push(await getRefund(ctx, merchant, id));
   }
   return settled;
+}
+
+/**
+ * Sandbox SettleRefunds{fail} under the Zengin connector (docs/guide/refunds.md): in
+ * one transaction, under the charge's lock (the one a transfer is scheduled under, ports/zengin-bank.ts),
+ * the refund's transfer is taken out of the queue and the refund fails — or, when the transfer is
+ * already in a 種別 21 file, nothing changes and false is answered. True when it failed or was no
+ * longer pending.
+ */
+async function failZenginRefund(ctx: FlowContext, refundId: string, rootCause: string): Promise<boolean> {
+  const now = ctx.clock.now();
+  const outcome = await ctx.tx.write(async (trx) => {
+    const refund = await findRefund(trx, refundId);
+    if (!refund) return "settled";
+    await lockChargeOfMerchant(ctx.tx, trx, refund.merchantId, refund.chargeId);
+    const pending = await findRefund(trx, refundId);
+    if (pending?.status !== RefundStatus.PENDING) return "settled";
+    const withdrawn =
+      (await cancelItem(trx, "zengin_transfers", refundId, now.toISOString())) ||
+      !(await findItem(trx, "zengin_transfers", refundId));
+    if (!withdrawn) return "in-file";
+    await recordRefundVerdict(ctx, trx, pending, { ok: false, rootCause }, now);
+    return "failed";
+  });
+  if (outcome === "failed") ctx.wake("events");
+  return outcome !== "in-file";
 }

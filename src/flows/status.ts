@@ -4,6 +4,7 @@ import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import { findCharge, findContract, findCustomer, listCustomers, refundsOfCharge } from "../storage/status-queries.js";
+import { findItem } from "../storage/zengin.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { limits } from "../domain/limits.js";
 
@@ -24,7 +25,7 @@ export async function getCharge(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   id: string,
-): Promise<{ charge: ChargeRecord; refunds: RefundRecord[]; refundsTruncated: boolean }> {
+): Promise<{ charge: ChargeRecord; refunds: RefundRecord[]; refundsTruncated: boolean; debitDate?: string }> {
   const charge = await findCharge(ctx.tx.db, merchant.id, id);
   if (!charge) throw chargeNotFound(id);
   const newest = await refundsOfCharge(ctx.tx.db, charge.id, { limit: chargeRefundsShown + 1, newest: true });
@@ -32,7 +33,19 @@ export async function getCharge(
     charge,
     refunds: newest.slice(0, chargeRefundsShown).reverse(),
     refundsTruncated: newest.length > chargeRefundsShown,
+    debitDate: await chargeDebitDate(ctx, charge.id),
   };
+}
+
+/**
+ * The charge's debit date (振替日, YYYY-MM-DD JST) under the Zengin connector: the date of its
+ * scheduled debit, decided when it was accepted (docs/guide/direct-debit-files.md#the-life-of-a-charge).
+ * Undefined under the simulated connector, and for a charge with no debit scheduled.
+ */
+export async function chargeDebitDate(ctx: FlowContext, chargeId: string): Promise<string | undefined> {
+  if (ctx.config.bankConnector !== "zengin") return undefined;
+  const item = await findItem(ctx.tx.db, "zengin_debits", chargeId);
+  return item && item.state !== "cancelled" ? (item.date ?? undefined) : undefined;
 }
 
 /** A page of the merchant's charge's refunds, oldest first. */

@@ -90,7 +90,7 @@ function newLink(
 
 /** In the sandbox the link also lands in the sandbox mailbox; elsewhere only the owner sees it. */
 async function mailLinkInSandbox(ctx: FlowContext, merchantId: string, to: string, subject: string, url: string) {
-  if (ctx.config.mode !== "sandbox") return;
+  if (!ctx.mode.sandboxTools) return;
   await ctx.notifier.send({ merchantId, to, subject, body: url, sentAt: ctx.clock.now() });
 }
 

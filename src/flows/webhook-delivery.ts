@@ -184,7 +184,7 @@ async function send(
   signal?: AbortSignal,
 ): Promise<WebhookAnswer> {
   // Checked again at delivery: the URL may predate a rule, or the mode may have changed.
-  const refusal = webhookUrlRefusal(event.webhookUrl, ctx.config.mode);
+  const refusal = webhookUrlRefusal(event.webhookUrl, ctx.mode.publicUrlsOnly);
   if (refusal) return { httpStatus: 0, error: `webhook URL refused: ${refusal}`, durationMs: 0 };
   const body = envelopeBody(event.webhookSecret, {
     id: event.id,

@@ -1,6 +1,7 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { type ContractScope, contractScopes, parseAgentBanks } from "../domain/contract-scope.js";
 import { normaliseBankKana } from "../domain/kana.js";
+import { parseWidenedCharacters } from "../domain/zengin-characters.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { yuchoBankCode } from "../domain/yucho-account.js";
 import type { ConsignorSettings } from "../domain/zengin-records.js";
@@ -42,6 +43,11 @@ export interface ConsignorInput {
   banks?: string;
   /** 振込依頼人コード for 総合振込, 10 digits (absent or "": the 委託者コード, as before contracts had their own). */
   transferCode?: string;
+  /**
+   * Characters the contract's bank accepts in names beyond the 全銀協 rules, some of `( ) - . /`
+   * (docs/guide/direct-debit-files.md#characters-in-names); absent keeps what is set.
+   */
+  nameCharacters?: string;
 }
 
 const refuse = (field: string, reason: string) =>
@@ -52,9 +58,10 @@ function digits(field: string, value: string, length: number): string {
   return value;
 }
 
-function kana(field: string, value: string, length: number, optional = false): string {
+function kana(field: string, value: string, length: number, optional = false, widened = ""): string {
   if (optional && value.trim() === "") return "";
-  const result = normaliseBankKana(value, length);
+  const bankName = field !== "consignor-name";
+  const result = normaliseBankKana(value, length, bankName ? { rule: "bank-name" } : { widened });
   if (!result.ok) throw refuse(field, result.reason);
   return result.value;
 }
@@ -87,13 +94,15 @@ export function contractOf(merchantId: string, input: ConsignorInput, now: Date)
     throw refuse("consignor-bank", `a yucho contract's own account is at ゆうちょ銀行 (${yuchoBankCode})`);
   if (scope === "bank" && bankCode === yuchoBankCode)
     throw refuse("scope", `ゆうちょ銀行 (${yuchoBankCode}) is a yucho contract`);
+  const widening = parseWidenedCharacters(input.nameCharacters ?? "");
+  if (!widening.ok) throw refuse("consignor-name-characters", widening.reason);
   return {
     merchantId,
     code,
     scope,
     banks: banks.banks,
     transferCode: input.transferCode ? digits("transfer-code", input.transferCode, 10) : code,
-    name: kana("consignor-name", input.name, 40),
+    name: kana("consignor-name", input.name, 40, false, widening.value),
     bankCode,
     bankName: kana("consignor-bank-name", input.bankName ?? "", 15, true),
     branchCode: digits("consignor-branch", input.branchCode, 3),
@@ -101,6 +110,7 @@ export function contractOf(merchantId: string, input: ConsignorInput, now: Date)
     accountType: Number(input.accountType),
     accountNumber: digits("consignor-account", input.accountNumber, 7),
     debitDay: debitDayOf(input.debitDay ?? ""),
+    nameCharacters: widening.value,
     createdAt: now,
     updatedAt: now,
   };
@@ -191,7 +201,9 @@ export function merchantContracts(ctx: FlowContext, merchantId: string): Promise
  * refused when the merchant holds several (`zengin contracts update CODE` then).
  */
 export async function updateConsignor(ctx: FlowContext, merchantId: string, input: ConsignorInput) {
-  const contract = contractOf(merchantId, input, ctx.clock.now());
+  // Leaving the widening out keeps what the merchant's contract has.
+  const kept = input.nameCharacters ?? (await listContracts(ctx.tx.db, merchantId))[0]?.nameCharacters ?? "";
+  const contract = contractOf(merchantId, { ...input, nameCharacters: kept }, ctx.clock.now());
   return ctx.tx.write(async (trx) => {
     await requireMerchant(trx, merchantId);
     const current = await listContracts(trx, merchantId);
@@ -234,6 +246,7 @@ export function contractInputOf(contract: ConsignorSettings): Required<Consignor
     scope: contract.scope,
     banks: contract.banks.join(","),
     transferCode: contract.transferCode,
+    nameCharacters: contract.nameCharacters,
   };
 }
 
@@ -251,5 +264,6 @@ export async function consignorSettings(ctx: FlowContext, merchantId: string): P
     accountType: "",
     accountNumber: "",
     debitDay: "",
+    nameCharacters: "",
   };
 }

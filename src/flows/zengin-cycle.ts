@@ -1,3 +1,4 @@
+import { isExchangeFileName } from "../ports/zengin-transport.js";
 import type { FlowContext } from "./flow-context.js";
 import type { ZenginExchange } from "./zengin-exchange.js";
 import { writeDueFiles } from "./zengin-request-files.js";
@@ -8,6 +9,8 @@ export interface ZenginCycleReport {
   written: string[];
   imported: string[];
   quarantined: { name: string; reason: string }[];
+  /** Files found in incoming/ with a name the exchange does not expect (imported or quarantined as any other). */
+  unexpected: string[];
 }
 
 /**
@@ -18,8 +21,13 @@ export interface ZenginCycleReport {
 export async function runZenginCycle(ctx: FlowContext, exchange: ZenginExchange): Promise<ZenginCycleReport> {
   const written = await writeDueFiles(ctx, exchange);
   await exchange.simulatedBank?.(ctx.clock.now());
-  const report: ZenginCycleReport = { written, imported: [], quarantined: [] };
+  const report: ZenginCycleReport = { written, imported: [], quarantined: [], unexpected: [] };
   for (const name of await exchange.transport.received()) {
+    // Reported, never skipped: imported all the same when its content is a valid result.
+    if (!isExchangeFileName(name)) {
+      exchange.onUnexpectedName?.({ name });
+      report.unexpected.push(name);
+    }
     const outcome = await importResultFile(ctx, exchange, name, await exchange.transport.read(name));
     if (outcome.ok) report.imported.push(name);
     else report.quarantined.push({ name, reason: outcome.reason });

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { type OpenedFile, openDebitFile } from "../domain/zengin-debit-file.js";
+import { type OpenedFile, openDebitBatches } from "../domain/zengin-debit-file.js";
 import { itemKindOf, type ZenginFileRecord, type ZenginFileState } from "../domain/zengin-records.js";
 import { type AnsweredRecord, type RequestedRecord, ResultCheck } from "../domain/zengin-result-check.js";
-import { openTransferFile } from "../domain/zengin-transfer-file.js";
+import { openTransferBatches } from "../domain/zengin-transfer-file.js";
 import { keepLocally } from "../ports/zengin-transport.js";
 import type { Tx } from "../storage/transactor.js";
 import {
@@ -37,17 +37,20 @@ export async function importResultFile(
   bytes: Buffer,
 ): Promise<ImportOutcome> {
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const known = await findIncomingBySha(ctx.tx.db, sha256);
-  if (known?.state === "archived") {
+  // The same bytes applied before, or by another import at the same time (two instances, the cycle
+  // and an operator): archived, nothing applied again, no quarantine, no alert.
+  const archivedBefore = async (db: Tx) => (await findIncomingBySha(db, sha256))?.state === "archived";
+  const alreadyApplied = async (): Promise<ImportOutcome> => {
     await keepLocally(exchange.dir, "archive", name, bytes);
     return { ok: true, applied: false };
-  }
+  };
+  if (await archivedBefore(ctx.tx.db)) return alreadyApplied();
   const checked = await checkResultFile(ctx.tx.db, bytes);
   const now = ctx.clock.now();
   const incoming = (state: ZenginFileState, reason: string, sent?: ZenginFileRecord): ZenginFileRecord => ({
     id: `zi-${sha256.slice(0, 32)}`,
-    merchantId: sent?.merchantId ?? checked.merchantId ?? "",
-    contractCode: sent?.contractCode ?? checked.contractCode ?? "",
+    merchantId: sent?.merchantId ?? (checked.ok ? "" : checked.merchantId) ?? "",
+    contractCode: sent?.contractCode ?? (checked.ok ? "" : checked.contractCode) ?? "",
     kind: sent?.kind ?? "",
     direction: "in",
     date: sent?.date ?? "",
@@ -67,28 +70,44 @@ export async function importResultFile(
     createdAt: now,
     updatedAt: now,
   });
+  // Every batch of the file (docs/operations/zengin.md#result-files-in-the-wild) applied in one
+  // transaction: all of them, or none when one of the files they answer is no longer waiting.
+  const latePaid: string[] = [];
   const applied = checked.ok
     ? await ctx.tx.write(async (trx) => {
-        const sent = await lockFile(ctx.tx, trx, checked.sent.id);
-        if (sent?.state !== "sent") return `the results of ${checked.sent.name} were already imported`;
-        const totals = await applyResults(ctx, trx, sent, checked.file, now);
-        await updateFile(trx, sent.id, { state: "answered", updatedAt: now, ...totals });
-        await insertFile(trx, {
-          ...incoming("archived", "", sent),
-          ...totals,
-          recordCount: totals.doneCount + totals.failedCount,
-          totalAmount: totals.doneAmount + totals.failedAmount,
-        });
+        const locked = [];
+        for (const batch of checked.batches) {
+          const sent = await lockFile(ctx.tx, trx, batch.sent.id);
+          if (sent?.state !== "sent")
+            return (await archivedBefore(trx)) ? null : `the results of ${batch.sent.name} were already imported`;
+          locked.push({ sent, file: batch.file });
+        }
+        for (const [index, { sent, file }] of locked.entries()) {
+          const { paidAfterFailure, ...totals } = await applyResults(ctx, trx, sent, file, now);
+          latePaid.push(...paidAfterFailure);
+          await updateFile(trx, sent.id, { state: "answered", updatedAt: now, ...totals });
+          const row = incoming("archived", "", sent);
+          await insertFile(trx, {
+            ...row,
+            id: index === 0 ? row.id : `${row.id}-${index + 1}`,
+            ...totals,
+            recordCount: totals.doneCount + totals.failedCount,
+            totalAmount: totals.doneAmount + totals.failedAmount,
+          });
+        }
         return undefined;
       })
     : checked.reason;
+  if (applied === null || (!checked.ok && (await archivedBefore(ctx.tx.db)))) return alreadyApplied();
   if (applied === undefined) {
     ctx.wake("events");
+    if (latePaid.length > 0) exchange.onPaidAfterFailure?.({ name, refunds: latePaid });
     await keepLocally(exchange.dir, "archive", name, bytes);
     return { ok: true, applied: true };
   }
   // The merchant (and the file it answers) when known, so the merchant's dashboard shows it too.
-  await ctx.tx.write((trx) => insertFile(trx, incoming("quarantined", applied, checked.sent)));
+  const sentFile = checked.ok ? checked.batches[0].sent : checked.sent;
+  await ctx.tx.write((trx) => insertFile(trx, incoming("quarantined", applied, sentFile)));
   await keepLocally(exchange.dir, "quarantine", name, bytes, applied);
   exchange.onQuarantine({ name, reason: applied });
   return { ok: false, reason: applied };
@@ -97,25 +116,46 @@ export async function importResultFile(
 /** A result file of either kind, opened: its records are read a batch at a time. */
 type ResultFile = OpenedFile<AnsweredRecord>;
 
-/** A file that can be applied, or why not (with the merchant and the sent file when they are known). */
+/** A file whose batches can be applied, or why not (with the merchant and the sent file when they are known). */
 type Checked =
-  | { ok: true; sent: ZenginFileRecord; merchantId: string; contractCode?: string; file: ResultFile }
+  | { ok: true; batches: { sent: ZenginFileRecord; file: ResultFile }[] }
   | { ok: false; reason: string; merchantId?: string; contractCode?: string; sent?: ZenginFileRecord };
 
 /** Records of a result file looked up, checked and applied at a time. */
 const batchSize = limits.zenginResultBatchRows;
 
 /**
- * Decodes the file and matches it to the request file we sent (docs/operations/zengin.md#the-cycle):
- * its contract by the code in its header — the 委託者コード of a 種別 91 file, the 振込依頼人コード of a
- * 種別 21 one — then that contract's file of the date.
+ * Decodes the file and matches each of its batches (header–trailer groups) to the request file
+ * we sent (docs/operations/zengin.md#the-cycle); the first batch that cannot be applied refuses it.
  */
 async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
   const kind = bytes.subarray(1, 3).toString("latin1");
   if (kind !== "91" && kind !== "21") return { ok: false, reason: `not a 種別 91 or 21 file (header "${kind}")` };
-  const opened = kind === "91" ? openDebitFile(bytes, true) : openTransferFile(bytes);
+  const opened = kind === "91" ? openDebitBatches(bytes, true) : openTransferBatches(bytes);
   if (!opened.ok) return opened;
-  const file = opened.file;
+  const batches: { sent: ZenginFileRecord; file: ResultFile }[] = [];
+  for (const [index, file] of opened.file.entries()) {
+    const checked = await checkBatch(db, kind, file);
+    const named = (reason: string) =>
+      opened.file.length > 1
+        ? `batch ${index + 1} of ${opened.file.length} (consignor ${file.consignor.code}, ${file.date}): ${reason}`
+        : reason;
+    if (!checked.ok) return { ...checked, reason: named(checked.reason) };
+    const { sent } = checked;
+    if (batches.some((batch) => batch.sent.id === sent.id))
+      return { ok: false, reason: named(`it answers ${sent.name} again`), merchantId: sent.merchantId, sent };
+    batches.push(checked);
+  }
+  return { ok: true, batches };
+}
+
+/** One batch matched to the request file we sent, and checked against it record by record. */
+async function checkBatch(
+  db: Tx,
+  kind: "91" | "21",
+  file: ResultFile,
+): Promise<{ ok: true; sent: ZenginFileRecord; file: ResultFile } | Extract<Checked, { ok: false }>> {
+  // Its contract by the code in its header: the 委託者コード of a 種別 91 file, the 振込依頼人コード of a 種別 21 one.
   const code = file.consignor.code;
   const contract = kind === "91" ? await findContract(db, code) : await findContractByTransferCode(db, code);
   if (!contract)
@@ -143,7 +183,7 @@ async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
     };
   const mismatch = await mismatchOf(db, sent, file);
   if (mismatch) return { ok: false, reason: mismatch, merchantId: sent.merchantId, sent };
-  return { ok: true, sent, merchantId: sent.merchantId, file };
+  return { ok: true, sent, file };
 }
 
 /**
@@ -188,7 +228,7 @@ function* batchesOf<R>(file: OpenedFile<R>): Generator<{ ok: true; records: R[] 
 /** Settles every charge or refund of the checked file, a batch at a time; returns the file's totals. */
 async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileRecord, file: ResultFile, now: Date) {
   const table = itemKindOf(sent.kind);
-  const totals = { doneCount: 0, doneAmount: 0, failedCount: 0, failedAmount: 0 };
+  const totals = { doneCount: 0, doneAmount: 0, failedCount: 0, failedAmount: 0, paidAfterFailure: [] as string[] };
   await answerItems(trx, table, sent.id, now.toISOString());
   for (const batch of batchesOf(file)) {
     if (!batch.ok) throw new Error(`${sent.name}: ${batch.reason}, after it was checked`);
@@ -207,7 +247,7 @@ async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileRecord, f
     }
     await saveResultCodes(trx, table, sent.id, failures);
     if (table === "zengin_debits") await settleDebits(ctx, trx, sent.id, batch.records, now);
-    else await settleTransfers(ctx, trx, sent.id, batch.records, now);
+    else totals.paidAfterFailure.push(...(await settleTransfers(ctx, trx, sent.id, batch.records, now)));
   }
   return totals;
 }

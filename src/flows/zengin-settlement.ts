@@ -1,3 +1,4 @@
+import { RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { zenginResultOfCode } from "../domain/zengin-result.js";
 import { zenginSettlementOf } from "../domain/zengin-settlement.js";
 import type { AnsweredRecord } from "../domain/zengin-result-check.js";
@@ -30,20 +31,26 @@ export async function settleDebits(
   await settleCharges(ctx, trx, answers, now);
 }
 
-/** Each refund of a batch of a transfer file's results settles or fails (flows/refund.ts). */
+/**
+ * Each refund of a batch of a transfer file's results settles or fails (flows/refund.ts). Returns
+ * the refunds the bank says it paid although they are recorded as failed: never dropped silently,
+ * the import reports them (docs/operations/zengin.md#alerts) and reconcile names them.
+ */
 export async function settleTransfers(
   ctx: FlowContext,
   trx: Tx,
   fileId: string,
   records: readonly AnsweredRecord[],
   now: Date,
-): Promise<void> {
+): Promise<string[]> {
   const found = await itemsByCustomerNumber(trx, "zengin_transfers", fileId, numbersOf(records));
   const items = new Map(found.map((item) => [item.customerNumber, item]));
+  const paidAfterFailure: string[] = [];
   for (const { customerNumber, resultCode } of records) {
     const refund = await findRefund(trx, items.get(customerNumber)?.reference ?? "");
     const result = zenginResultOfCode(resultCode ?? 0);
-    if (refund)
+    if (refund?.status === RefundStatus.FAILED && !result) paidAfterFailure.push(refund.id);
+    else if (refund)
       await recordRefundVerdict(
         ctx,
         trx,
@@ -57,6 +64,7 @@ export async function settleTransfers(
         now,
       );
   }
+  return paidAfterFailure;
 }
 
 function numbersOf(records: readonly AnsweredRecord[]): string[] {

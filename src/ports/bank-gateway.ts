@@ -10,7 +10,7 @@ import type { Tx } from "../storage/transactor.js";
 export type BankResult =
   | { ok: true; scheduled?: undefined }
   | { ok: false; scheduled?: undefined; errorType: ErrorType; message: string; retryable: boolean; retryAfter?: Date }
-  | { ok: false; scheduled: true };
+  | { ok: false; scheduled: true; date?: string };
 
 /** An answer given at once (a bank that books immediately: the simulated bank). */
 export type ImmediateBankResult = Exclude<BankResult, { scheduled: true }>;
@@ -44,4 +44,10 @@ export interface BankGateway {
    * refund is recorded as failed. Nothing booked, or already reversed: nothing to do.
    */
   reverseBooking(trx: Tx, request: { reference: string; at: Date }): Promise<void>;
+  /**
+   * A bank that takes work for a later file (the Zengin exchange) schedules it inside the
+   * caller's transaction, the one that accepts the charge or holds its lock, and answers
+   * `scheduled` with the file's date (YYYY-MM-DD) — or a refusal. Absent for a bank that books at once.
+   */
+  schedule?(trx: Tx, kind: "debit" | "refund", request: BankRequest): Promise<BankResult>;
 }

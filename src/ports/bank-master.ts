@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import type { Mode } from "../config.js";
 import type { BankMaster, DirectoryBank } from "../domain/bank-directory.js";
 import { simulatedBankProfiles } from "../domain/bank-profile.js";
 
@@ -11,9 +10,9 @@ let zengin: BankMaster | undefined;
  * first use. In sandbox mode the simulated banks (99xx, domain/bank-profile.ts) are listed too,
  * each with one branch, 001.
  */
-export function bankMaster(mode: Mode): BankMaster {
+export function bankMaster(withSimulatedBanks: boolean): BankMaster {
   zengin ??= Object.freeze(createRequire(import.meta.url)("zengin-code") as BankMaster);
-  if (mode !== "sandbox") return zengin;
+  if (!withSimulatedBanks) return zengin;
   return sandboxMaster(zengin);
 }
 

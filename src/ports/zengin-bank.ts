@@ -1,15 +1,17 @@
-import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { Config } from "../config.js";
 import { bankCalendar } from "../domain/bank-calendar.js";
-import { effectiveAccountType } from "../domain/bank-account.js";
+import { effectiveAccountType, undebitableAccountType } from "../domain/bank-account.js";
 import { japaneseNationalHolidays } from "./national-holidays.js";
-import { normaliseBankKana } from "../domain/kana.js";
+import { accountHolderMaxLength, normaliseBankKana } from "../domain/kana.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
 import { findBankAccountById } from "../storage/bank-accounts.js";
-import type { Transactor } from "../storage/transactor.js";
+import type { Transactor, Tx } from "../storage/transactor.js";
+import { lockCharge } from "../storage/charges.js";
+import { findRefund } from "../storage/refunds.js";
 import type { ZenginItemKind } from "../domain/zengin-records.js";
-import { hasEarlierDebit, hasItem, insertItem, listContracts } from "../storage/zengin.js";
+import { findItem, insertItem, listContracts, mandateRegistered } from "../storage/zengin.js";
 import { contractFor } from "../domain/contract-scope.js";
 import type { BankGateway, BankRequest, BankResult } from "./bank-gateway.js";
 
@@ -36,65 +38,85 @@ export class ZenginBank implements BankGateway {
   async reverseBooking(): Promise<void> {}
 
   debit(request: BankRequest) {
-    return this.#schedule("zengin_debits", request);
+    return this.tx.write((trx) => this.schedule(trx, "debit", request));
   }
 
   refund(request: BankRequest) {
-    return this.#schedule("zengin_transfers", request);
+    return this.tx.write((trx) => this.schedule(trx, "refund", request));
   }
 
-  async #schedule(table: ZenginItemKind, request: BankRequest): Promise<BankResult> {
-    const db = this.tx.db;
-    if (await hasItem(db, table, request.reference)) return { ok: false, scheduled: true };
-    const contracts = await listContracts(db, request.merchantId);
+  /**
+   * Schedules the debit or transfer in the caller's transaction (the one that accepts a charge:
+   * its debit date is decided there, docs/guide/direct-debit-files.md#the-life-of-a-charge). The
+   * charge is locked first, as a refund locks it: a full refund either finds the debit's item and
+   * cancels it, or finds none and no item is ever written for the cancelled charge; a transfer is
+   * scheduled only for a refund still PENDING (a refund failed meanwhile is never paid).
+   */
+  async schedule(trx: Tx, kind: "debit" | "refund", request: BankRequest): Promise<BankResult> {
+    const debit = kind === "debit";
+    const table: ZenginItemKind = debit ? "zengin_debits" : "zengin_transfers";
+    const refund = debit ? undefined : await findRefund(trx, request.reference);
+    const charge = await lockCharge(this.tx, trx, debit ? request.reference : (refund?.chargeId ?? ""));
+    const existing = await findItem(trx, table, request.reference);
+    if (existing) return { ok: false, scheduled: true, date: existing.date ?? undefined };
+    // Settled or cancelled meanwhile: nothing left to schedule, and the caller's answer changes nothing.
+    if (debit && charge && charge.status !== ChargeStatus.PENDING) return { ok: false, scheduled: true };
+    if (!debit && (await findRefund(trx, request.reference))?.status !== RefundStatus.PENDING)
+      return { ok: false, scheduled: true };
+    const contracts = await listContracts(trx, request.merchantId);
     if (contracts.length === 0)
       return refusal(
         "the merchant has no Zengin consignor contract (zengin contracts add, or merchants update --consignor-…)",
       );
     // The charge's account: the one its contract was approved with, or its link approved.
-    const account = (await findBankAccountById(db, request.accountId))?.details;
+    const account = (await findBankAccountById(trx, request.accountId))?.details;
     if (!account) return refusal("no bank account linked");
     // The contract whose file carries it (docs/guide/direct-debit-files.md#contracts). Linking
     // refuses an account outside them; one linked before a contract changed is refused here.
     const consignor = contractFor(contracts, account.bankCode);
     if (!consignor) return refusal(`none of the merchant's consignor contracts covers bank ${account.bankCode}`);
-    // Linking keeps the holder in the bank's half-width form; older rows are normalised here.
-    const holder = normaliseBankKana(account.accountHolder);
+    // Linking keeps the holder in the bank's half-width form; older rows are normalised here, to
+    // the 全銀協 rules as the consignor widens them (docs/guide/direct-debit-files.md#characters-in-names).
+    const holder = normaliseBankKana(account.accountHolder, accountHolderMaxLength, {
+      widened: consignor.nameCharacters,
+    });
     if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
-    const debit = table === "zengin_debits";
-    // 新規コード 1: the first debit under this account's mandate registers it at the bank.
-    const earlier = debit && (await hasEarlierDebit(db, request.merchantId, account));
-    await this.tx.write((trx) =>
-      insertItem(trx, table, {
-        reference: request.reference,
-        merchantId: request.merchantId,
-        contractCode: consignor.code,
-        // A refund goes into the transfer file of the next cutoff, paid the business day after it.
-        date: !debit
-          ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
-          : consignor.debitDay > 0
-            ? monthlyDebitDateOf(request.at, consignor.debitDay, timetableOf(this.config), this.#calendar)
-            : debitDateOf(request.at, timetableOf(this.config), this.#calendar),
-        state: "scheduled",
-        fileId: null,
-        customerNumber: null,
-        amount: request.amount,
-        newCode: debit && !earlier ? 1 : 0,
-        // Sealed as the file will carry it (storage/zengin.ts). BankAccountType's numbers are the
-        // Zengin 預金種目 codes (1 普通, 2 当座, 4 貯蓄).
-        account: {
-          bankCode: account.bankCode,
-          branchCode: account.branchCode,
-          accountType: effectiveAccountType(account.accountType),
-          accountNumber: account.accountNumber.padStart(7, "0"),
-          accountHolder: holder.value,
-        },
-        resultCode: null,
-        createdAt: request.at,
-        updatedAt: request.at,
-      }),
-    );
-    return { ok: false, scheduled: true };
+    // An account stored as 貯蓄 (4) before linking refused it: a debit is refused at acceptance, a
+    // refund's 総合振込 still carries 4 (docs/guide/direct-debit-files.md#account-types).
+    const undebitable = debit && undebitableAccountType(account.accountType);
+    if (undebitable) return refusal(undebitable);
+    // 新規コード 1 until a debit of this account under the merchant's mandate was answered 0.
+    const registered = debit && (await mandateRegistered(trx, request.merchantId, account));
+    // A refund goes into the transfer file of the next cutoff, paid the business day after it.
+    const date = !debit
+      ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
+      : consignor.debitDay > 0
+        ? monthlyDebitDateOf(request.at, consignor.debitDay, timetableOf(this.config), this.#calendar)
+        : debitDateOf(request.at, timetableOf(this.config), this.#calendar);
+    await insertItem(trx, table, {
+      reference: request.reference,
+      merchantId: request.merchantId,
+      contractCode: consignor.code,
+      date,
+      state: "scheduled",
+      fileId: null,
+      customerNumber: null,
+      amount: request.amount,
+      newCode: debit && !registered ? 1 : 0,
+      // Sealed as the file will carry it (storage/zengin.ts). BankAccountType's numbers are the
+      // Zengin 預金種目 codes (1 普通, 2 当座; 4 貯蓄 in a refund's transfer only).
+      account: {
+        bankCode: account.bankCode,
+        branchCode: account.branchCode,
+        accountType: effectiveAccountType(account.accountType),
+        accountNumber: account.accountNumber.padStart(7, "0"),
+        accountHolder: holder.value,
+      },
+      resultCode: null,
+      createdAt: request.at,
+      updatedAt: request.at,
+    });
+    return { ok: false, scheduled: true, date };
   }
 }
 

@@ -33,6 +33,16 @@ export function isExchangeFileName(name: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) && !name.endsWith(".tmp");
 }
 
+/**
+ * Every file a bank may have left in incoming/: all but hidden and temporary ones (an upload in
+ * progress). A name that is not an exchange name (`kekka (1).txt`, `振替結果.txt`) is still
+ * listed, so the cycle reports it (docs/operations/zengin.md#unexpected-file-names); only a name
+ * that could leave the folder is never listed.
+ */
+export function isReceivedFileName(name: string): boolean {
+  return !name.startsWith(".") && !name.endsWith(".tmp") && !/[/\\\0]/.test(name) && name.length <= 255;
+}
+
 /** Zengin files carry customers' accounts in clear (the bank's format): ours are the service user's alone (docs/operations/zengin.md#protecting-zengin_dir). */
 const privateFolder = 0o700;
 const privateFile = 0o600;
@@ -72,7 +82,7 @@ export class DirectoryTransport implements ZenginTransport {
       if (error.code === "ENOENT") return [] as string[];
       throw error;
     });
-    return names.filter(isExchangeFileName).sort();
+    return names.filter(isReceivedFileName).sort();
   }
 
   read(name: string): Promise<Buffer> {
@@ -175,7 +185,7 @@ export class SftpTransport implements ZenginTransport {
   received(): Promise<string[]> {
     return this.#session(async (client) =>
       (await client.list(`${this.#root}/incoming`))
-        .filter((entry) => entry.type === "-" && isExchangeFileName(entry.name))
+        .filter((entry) => entry.type === "-" && isReceivedFileName(entry.name))
         .map((entry) => entry.name)
         .sort(),
     );

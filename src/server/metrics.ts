@@ -70,6 +70,19 @@ export class Metrics implements BusinessMetrics {
     registers: [this.registry],
   });
 
+  /** Refunds recorded as failed that a 総合振込 answer says were paid (the alert; reconcile names them). */
+  readonly zenginPaidAfterFailure = new Counter({
+    name: "furikomi_zengin_refunds_paid_after_failure_total",
+    help: "Refunds recorded as failed that a Zengin 総合振込 answer says were paid",
+    registers: [this.registry],
+  });
+  /** Files in incoming/ with a name the exchange does not expect (reported, never skipped silently). */
+  readonly zenginUnexpectedFiles = new Counter({
+    name: "furikomi_zengin_unexpected_files_total",
+    help: "Files found in the Zengin incoming folder with an unexpected name",
+    registers: [this.registry],
+  });
+
   constructor(queueStats: () => Promise<QueueStats>, clock: Clock, logger: Logger) {
     collectDefaultMetrics({ register: this.registry });
     // A scrape reads the gauges in parallel: they share one round of queries.
@@ -185,6 +198,11 @@ class TimedBank implements BankGateway {
 
   refund(request: Parameters<BankGateway["refund"]>[0]): Promise<BankResult> {
     return this.#timed("refund", () => this.bank.refund(request));
+  }
+
+  /** Scheduled inside the caller's transaction (a Zengin file's item): not a bank call, not timed. */
+  get schedule(): BankGateway["schedule"] {
+    return this.bank.schedule?.bind(this.bank);
   }
 
   /** A booking reversed inside the caller's transaction: not a bank call, not timed. */

@@ -38,6 +38,7 @@ import * as csvRowReasonJa from "./migrations/0023-csv-row-reason-ja.js";
 import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
 import * as zenginContracts from "./migrations/0026-zengin-contracts.js";
 import { limits } from "../domain/limits.js";
+import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   "0022-customer-app": customerApp,
   "0023-csv-row-reason-ja": csvRowReasonJa,
   "0024-zengin-items-sealed": zenginItemsSealed,
+  "0025-consignor-name-characters": consignorNameCharacters,
   "0026-zengin-contracts": zenginContracts,
 };
 

@@ -585,6 +585,8 @@ export interface ZenginContractTable {
   /** A monthly debit day (1–28); 0 for none. */
   debit_day: number;
   created_at: string;
+  /** What its bank accepts in names beyond the 全銀協 rules (some of `( ) - . /`; domain/zengin-characters.ts). */
+  name_characters: string;
   updated_at: string;
 }
 

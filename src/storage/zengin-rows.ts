@@ -23,6 +23,7 @@ export function consignorFromRow(row: ZenginContractTable): ConsignorSettings {
     ...consignorOf(row),
     debitDay: Number(row.debit_day),
     createdAt: new Date(row.created_at),
+    nameCharacters: row.name_characters,
     updatedAt: new Date(row.updated_at),
   };
 }
@@ -43,6 +44,7 @@ export function consignorToRow(record: ConsignorSettings): ZenginContractTable {
     account_number: record.accountNumber,
     debit_day: record.debitDay,
     created_at: record.createdAt.toISOString(),
+    name_characters: record.nameCharacters,
     updated_at: record.updatedAt.toISOString(),
   };
 }

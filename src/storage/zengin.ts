@@ -14,6 +14,7 @@ import type {
   ZenginFileTotals,
   ZenginItemKind,
   ZenginItemRecord,
+  ZenginItemState,
 } from "../domain/zengin-records.js";
 import { asyncRequestFromRow, chargeFromRow } from "./records.js";
 import {
@@ -88,10 +89,18 @@ export async function insertItem(trx: Tx, table: ZenginItemKind, item: ZenginIte
     .execute();
 }
 
-/** True when an item with this reference was recorded (the bank was already asked). */
-export async function hasItem(db: Tx, table: ZenginItemKind, reference: string): Promise<boolean> {
-  const row = await db.selectFrom(table).select("reference").where("reference", "=", reference).executeTakeFirst();
-  return row !== undefined;
+/** The item recorded under this reference (the bank was already asked): its state and its file's date. */
+export async function findItem(
+  db: Tx,
+  table: ZenginItemKind,
+  reference: string,
+): Promise<{ state: ZenginItemState; date: string | null } | undefined> {
+  const row = await db
+    .selectFrom(table)
+    .select(["state", "date"])
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  return row && { state: row.state as ZenginItemState, date: row.date };
 }
 
 /** True when the item was still waiting for its file (and is now left out of it). */
@@ -430,21 +439,32 @@ export async function bookSimulatedTransfer(
   });
 }
 
-/** True when the merchant already asked to debit this account (so the next debit is not 新規). */
-export async function hasEarlierDebit(
+/**
+ * True when the merchant's mandate for this account is registered at the bank: its latest debit
+ * answered with a code that speaks about the registration was answered 0 (振替済). A first debit
+ * answered 2 or 4 (or 3) registered nothing, so the next one is 新規 again
+ * (docs/guide/direct-debit-files.md#the-life-of-a-charge).
+ */
+export async function mandateRegistered(
   db: Tx,
   merchantId: string,
   account: Pick<BankAccountDetails, "bankCode" | "branchCode" | "accountNumber">,
 ): Promise<boolean> {
   const row = await db
     .selectFrom("zengin_debits")
-    .select("reference")
+    .select("result_code")
     .where("merchant_id", "=", merchantId)
     .where("account_key", "in", itemAccountKeys(account))
-    .where("state", "!=", "cancelled")
+    .where("state", "=", "answered")
+    .where("result_code", "in", registrationResultCodes)
+    .orderBy("date", "desc")
+    .orderBy("updated_at", "desc")
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.result_code === 0;
 }
+
+/** The results that say whether the bank holds the mandate: 0 it does; 2, 3 and 4 it does not (or no longer). */
+const registrationResultCodes = [0, 2, 3, 4];
 
 /** A file's record count and total, from its items. */
 export async function fileTotals(

@@ -251,7 +251,7 @@ describe("API-key services: PaymentService and SandboxService", () => {
   });
 
   it("refuse every method with a key of the other mode, even one stored for the merchant", async () => {
-    const live = newApiKey("production");
+    const live = newApiKey("sk_live_");
     await insertApiKey(server.ctx.tx.db, {
       id: newId("key"),
       merchantId: server.merchant.merchant_id,

@@ -85,16 +85,16 @@ describe("the bank and branch picker", () => {
       token,
       bankCode: "0001",
       branchCode: "210",
-      accountType: BankAccountType.SAVINGS,
+      accountType: BankAccountType.CURRENT,
       accountNumber: "1234567",
       accountHolder: "ヤマダ タロウ",
     });
     expect(chosen.account).toMatchObject({
       bankName: "みずほ銀行",
       branchName: "渋谷支店",
-      accountType: BankAccountType.SAVINGS,
+      accountType: BankAccountType.CURRENT,
       maskedAccountNumber: "****567",
-      display: "みずほ銀行 渋谷支店 貯蓄 ****567",
+      display: "みずほ銀行 渋谷支店 当座 ****567",
     });
     expect(JSON.stringify(chosen)).not.toContain("1234567");
     // At rest the details are sealed; only the masked summary is in clear.

@@ -4,7 +4,7 @@ import { BankAccountType } from "../../gen/payments/v1/enums_pb.js";
 import { openStorage } from "../../src/storage/database.js";
 import { resealSecrets } from "../../src/storage/maintenance.js";
 import { useSealingKey } from "../../src/storage/sealed.js";
-import { hasEarlierDebit, itemsOfFile } from "../../src/storage/zengin.js";
+import { mandateRegistered, itemsOfFile } from "../../src/storage/zengin.js";
 import { dialects, freshDatabaseUrl } from "../helpers/test-server.js";
 
 const before = "0023-csv-row-reason-ja";
@@ -15,7 +15,7 @@ const clearItem = (reference: string, accountNumber: string, holder: string) => 
   reference,
   merchant_id: "mer-1",
   date: "2026-11-26",
-  state: "filed",
+  state: "answered",
   file_id: "zfl-1",
   customer_number: `2026112600000000000${reference.endsWith("1") ? 1 : 2}`,
   amount: 1_500,
@@ -25,7 +25,7 @@ const clearItem = (reference: string, accountNumber: string, holder: string) => 
   account_type: BankAccountType.CURRENT,
   account_number: accountNumber,
   holder,
-  result_code: null,
+  result_code: 0,
   created_at: at,
   updated_at: at,
 });
@@ -59,10 +59,10 @@ for (const dialect of dialects) {
           });
           const [transfer] = await itemsOfFile(storage.db, "zengin_transfers", "zfl-1");
           expect(transfer.account).toMatchObject({ accountNumber: "7654321", accountHolder: "ｽｽﾞｷ ﾊﾅｺ" });
-          // The earlier debit is still found by the account's keyed hash (the next debit is not 新規).
+          // The debit answered 0 is still found by the account's keyed hash (the next debit is not 新規).
           const numbers = { bankCode: "0005", branchCode: "123", accountNumber: "5551234" };
-          expect(await hasEarlierDebit(storage.db, "mer-1", numbers)).toBe(true);
-          expect(await hasEarlierDebit(storage.db, "mer-1", { ...numbers, accountNumber: "5551235" })).toBe(false);
+          expect(await mandateRegistered(storage.db, "mer-1", numbers)).toBe(true);
+          expect(await mandateRegistered(storage.db, "mer-1", { ...numbers, accountNumber: "5551235" })).toBe(false);
 
           const stored = async () =>
             JSON.stringify([
@@ -82,7 +82,7 @@ for (const dialect of dialects) {
             expect(await stored()).not.toBe(rows);
             const [again] = await itemsOfFile(storage.db, "zengin_debits", "zfl-1");
             expect(again.account.accountNumber).toBe("5551234");
-            expect(await hasEarlierDebit(storage.db, "mer-1", numbers)).toBe(true);
+            expect(await mandateRegistered(storage.db, "mer-1", numbers)).toBe(true);
           } finally {
             useSealingKey(undefined);
           }

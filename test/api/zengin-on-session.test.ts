@@ -60,7 +60,7 @@ describe("BANK_CONNECTOR=zengin: an on-session payment approved on the hosted pa
     };
     Object.assign(paid, await approve("0012345", BankAccountType.CURRENT, 3300));
     // 9999994: the simulated bank answers 4 (依頼書なし) for it.
-    Object.assign(refused, await approve("9999994", BankAccountType.SAVINGS, 4400));
+    Object.assign(refused, await approve("9999994", BankAccountType.ORDINARY, 4400));
     const payments = server.client(PaymentService);
     for (const { chargeId, contractId } of [paid, refused]) {
       expect((await payments.getCharge({ charge: chargeId })).charge?.chargeStatus).toBe(ChargeStatus.PENDING);
@@ -89,7 +89,7 @@ describe("BANK_CONNECTOR=zengin: an on-session payment approved on the hosted pa
         .sort((a, b) => a.amount - b.amount),
     ).toEqual([
       { accountType: 2, accountNumber: "0012345", amount: 3300, newCode: 1, resultCode: 0 },
-      { accountType: 4, accountNumber: "9999994", amount: 4400, newCode: 1, resultCode: 0 },
+      { accountType: 1, accountNumber: "9999994", amount: 4400, newCode: 1, resultCode: 0 },
     ]);
     // Nothing settles before the result file.
     const payments = server.client(PaymentService);

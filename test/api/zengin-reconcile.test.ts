@@ -135,7 +135,7 @@ describe("reconcile on the Zengin connector with the simulated bank off", () => 
     );
     expect(existsSync(join(dir, "quarantine")) ? readdirSync(join(dir, "quarantine")) : []).toEqual([]);
     expect(await reconcile(server.ctx)).toEqual([]);
-  });
+  }, 180_000);
 
   /** Changes the database, expects reconcile to name exactly these, and puts it back. */
   async function expectReported(

@@ -28,6 +28,9 @@ export async function seedActiveCustomer(
     name?: string;
     /** Katakana family and given name. */
     kana?: [string, string];
+    /** The linked account's 預金種目 and holder as stored (ORDINARY, ヤマダ タロウ by default). */
+    accountType?: BankAccountType;
+    accountHolder?: string;
   } = {},
 ): Promise<{ customerId: string; contractId: string; accountId: string }> {
   const merchantId = options.merchantId ?? server.merchant.merchant_id;
@@ -66,9 +69,9 @@ export async function seedActiveCustomer(
       details: {
         bankCode: options.bankCode ?? "0001",
         branchCode: "001",
-        accountType: BankAccountType.ORDINARY,
+        accountType: options.accountType ?? BankAccountType.ORDINARY,
         accountNumber: options.accountNumber ?? "1234567",
-        accountHolder: "ヤマダ タロウ",
+        accountHolder: options.accountHolder ?? "ヤマダ タロウ",
       },
       balance: options.balance ?? 1_000_000,
       now: server.clock.now(),

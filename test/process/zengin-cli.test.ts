@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,11 +102,15 @@ describe("zengin from the command line", () => {
     expect(charge.error_message).toMatch(/Zengin result 1: insufficient funds, 資金不足/);
     expect(await runCli(["zengin", "import", downloaded], env)).toEqual({ ok: true, applied: false });
 
+    // Issue 34: a quarantined file is a failed import: exit 1 and why, on standard error.
     writeFileSync(downloaded, "not a zengin file\r\n");
-    expect(await runCli(["zengin", "import", downloaded], env)).toMatchObject({
-      ok: false,
-      reason: expect.stringMatching(/種別/),
+    const quarantined = spawnSync(process.execPath, ["bin/furikomi.js", "zengin", "import", downloaded], {
+      env: { ...process.env, MODE: "sandbox", ...env },
+      encoding: "utf8",
     });
+    expect(quarantined.status).toBe(1);
+    expect(quarantined.stderr).toMatch(/quarantined downloaded-result\.txt: not a 種別 91 or 21 file/);
+    expect(quarantined.stdout).toBe("");
   });
   it("lists, adds, updates and removes contracts with zengin contracts", async () => {
     const merchant = server.merchant.merchant_id;

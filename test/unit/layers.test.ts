@@ -113,6 +113,15 @@ describe("layers", () => {
     expect(layerViolations(files)).toEqual([]);
   });
 
+  it("only the roots read the mode; flows read the rules it implies (docs/architecture.md#modes)", () => {
+    const roots = ["main.ts", "composition-root.ts", "preflight.ts", "config.ts", "cli/main.ts"];
+    const readers = sourceFiles(srcDir)
+      .filter((file) => !roots.includes(file.path) && !file.path.startsWith("web/"))
+      .filter((file) => /config\.mode\b|\bmode\s*[!=]==\s*"(sandbox|production)"/.test(file.text))
+      .map((file) => file.path);
+    expect(readers).toEqual([]);
+  });
+
   it("src/ has no import cycle", () => {
     expect(importCycles(sourceFiles(srcDir))).toEqual([]);
   });

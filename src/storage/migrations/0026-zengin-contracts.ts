@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
  * (bank | agent | yucho), an agent's bank list, and its own 振込依頼人コード for 総合振込. Each
  * merchant's consignor settings become one `agent` contract covering every bank, its transfer
  * code its 委託者コード (the files stay byte for byte what they were). Items and files name the
- * contract whose file carries them.
+ * contract whose file carries them. What a consignor's bank accepts in names (0025) goes with its contract.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   const text = "text" as const;
@@ -26,6 +26,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("account_type", int, (c) => c.notNull())
     .addColumn("account_number", text, (c) => c.notNull())
     .addColumn("debit_day", int, (c) => c.notNull().defaultTo(0))
+    .addColumn("name_characters", text, (c) => c.notNull().defaultTo(""))
     .addColumn("created_at", text, (c) => c.notNull())
     .addColumn("updated_at", text, (c) => c.notNull())
     .execute();
@@ -56,6 +57,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         account_type: row.account_type,
         account_number: row.account_number,
         debit_day: row.debit_day,
+        name_characters: row.name_characters,
         created_at: row.updated_at,
         updated_at: row.updated_at,
       })

@@ -91,6 +91,8 @@ export const messages = {
       accountHolder: "口座名義（カタカナ）",
       accountHolderHint: "通帳の表記どおりに。例: ヤマダ タロウ",
       holderPreview: ({ value }: Params) => `銀行での表記: ${value}`,
+      holderRefused: ({ char }: Params) =>
+        `「${char}」は口座名義に使えません。カタカナ・英大文字・数字・スペース・( ) - . で入力してください。`,
       redirectNote:
         "口座の確認は、お客さまの銀行のページで行います。このページで暗証番号やパスワードをお聞きすることはありません。",
       submit: "この口座を登録する",
@@ -200,7 +202,7 @@ export const messages = {
       bank_code: "4桁の数字で入力してください。",
       branch_code: "3桁の数字で入力してください。",
       account_number: "7桁の数字で入力してください。",
-      account_holder: "カタカナ・英大文字・数字・スペース・( ) - . / で入力してください。",
+      account_holder: "カタカナ・英大文字・数字・スペース・( ) - . で入力してください。",
       kana: "カタカナで入力してください。",
       birth_date: "生年月日を正しく入力してください。",
       invalid: "入力内容をご確認ください。",
@@ -285,6 +287,8 @@ export const messages = {
       accountHolder: "Account holder (katakana)",
       accountHolderHint: "As on your bankbook, e.g. ヤマダ タロウ",
       holderPreview: ({ value }: Params) => `As the bank writes it: ${value}`,
+      holderRefused: ({ char }: Params) =>
+        `"${char}" cannot be used in an account name. Use katakana, A–Z, 0–9, space and ( ) - . only.`,
       redirectNote: "Your bank confirms the account on its own page. This page never asks for your PIN or passwords.",
       submit: "Link this account",
       linked: "Bank account linked.",
@@ -393,7 +397,7 @@ export const messages = {
       bank_code: "Enter 4 digits.",
       branch_code: "Enter 3 digits.",
       account_number: "Enter 7 digits.",
-      account_holder: "Use katakana, A–Z, 0–9, space and ( ) - . / only.",
+      account_holder: "Use katakana, A–Z, 0–9, space and ( ) - . only.",
       kana: "Please use katakana.",
       birth_date: "Enter a valid date of birth.",
       invalid: "Please check this field.",

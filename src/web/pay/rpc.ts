@@ -37,6 +37,11 @@ export class PageError {
     return match ? match[1].split(".").pop() : undefined;
   }
 
+  /** The character a name's rule refused, as the server names it (`"ｦ" cannot be used in …`, domain/kana.ts). */
+  get refusedCharacter(): string | undefined {
+    return /"(.+?)" cannot be used in/u.exec(this.error?.rawMessage ?? "")?.[1];
+  }
+
   /** The link lapsed while the customer was on the page (a step answers ERROR_TYPE_PAYMENT_LINK_EXPIRED). */
   get linkExpired(): boolean {
     const expired = ErrorType[ErrorType.PAYMENT_LINK_EXPIRED];

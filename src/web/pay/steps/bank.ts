@@ -155,7 +155,14 @@ function previewHolder(): void {
   const typed = toKatakana(input("account_holder").value);
   const bankForm = typed ? normaliseBankKana(typed) : undefined;
   if (bankForm?.ok) setText($("holder-preview"), "bank.holderPreview", { value: bankForm.value });
+  else if (bankForm && refusedCharacterOf(bankForm.reason))
+    setText($("holder-preview"), "bank.holderRefused", { char: refusedCharacterOf(bankForm.reason)! });
   else setRaw($("holder-preview"), "");
+}
+
+/** The character the 全銀協 rules refused, from the domain's reason (`"ｦ" cannot be used in …`). */
+function refusedCharacterOf(reason: string): string | undefined {
+  return /"(.+?)" cannot be used in/u.exec(reason)?.[1];
 }
 
 export async function linkBank(form: HTMLFormElement): Promise<void> {
@@ -174,6 +181,15 @@ export async function linkBank(form: HTMLFormElement): Promise<void> {
       }),
     );
   } catch (error) {
+    const refused = (error as PageError).field === "account_holder" && (error as PageError).refusedCharacter;
+    if (refused) {
+      // The character named, in the page's language, beside the field (the server's rule, widened for the merchant).
+      const field = input("account_holder");
+      field.setAttribute("aria-invalid", "true");
+      setText($("account_holder-error"), "bank.holderRefused", { char: refused });
+      field.focus();
+      return;
+    }
     if (showServerError(form, "bank", error as PageError)) await load();
     return;
   }
