@@ -81,6 +81,7 @@ try {
         items.push({
           reference: id,
           merchant_id: merchant.merchant_id,
+          contract_code: "9234567890",
           date: "2026-11-26",
           state: "scheduled",
           file_id: null,

@@ -75,7 +75,7 @@ export function createHostedPageService(ctx: FlowContext): ServiceImpl<typeof Ho
       return verifyTwoFactorCode(ctx, req.token, req.code);
     },
     async searchBanks(req) {
-      return { banks: await searchBankDirectory(ctx, req.token, req.query, req.limit) };
+      return searchBankDirectory(ctx, req.token, req.query, req.limit);
     },
     async searchBranches(req) {
       return searchBranchDirectory(ctx, req.token, req.bankCode, req.query, req.limit);

@@ -30,6 +30,7 @@ import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { consignorView, listZenginFiles, showZenginFile } from "../flows/zengin-cli-views.js";
 import { runZenginCycle } from "../flows/zengin-cycle.js";
+import { zenginContractsCommand } from "./zengin-contracts-command.js";
 import { zenginExchangeOf } from "../flows/zengin-exchange.js";
 import { importResultFile } from "../flows/zengin-result-import.js";
 import { notifierForMode } from "../ports/notifier-for-mode.js";
@@ -53,10 +54,13 @@ const usage = `usage: furikomi <command>
   merchants update --id MERCHANT_ID --consignor-code 10_DIGITS --consignor-name KANA
          --consignor-bank 4_DIGITS [--consignor-bank-name KANA] --consignor-branch 3_DIGITS
          [--consignor-branch-name KANA] --consignor-account-type 1|2|9 --consignor-account 7_DIGITS
-         [--debit-day 1-28] [--consignor-name-characters "/"]
-      Sets the merchant's Zengin consignor (委託者) settings for BANK_CONNECTOR=zengin; with
-      --debit-day charges are debited on that day of the month. Names are written to the 全銀協
-      character rules; --consignor-name-characters adds some of ( ) - . / where the bank accepts them.
+         [--transfer-code 10_DIGITS] [--debit-day 1-28] [--consignor-name-characters "/"]
+      Sets the merchant's one Zengin consignor contract (委託者) for BANK_CONNECTOR=zengin: an
+      agent contract for every bank but ゆうちょ; with --debit-day charges are debited on that day
+      of the month; --transfer-code is the 振込依頼人コード of refund transfer files (default: the
+      consignor code). Names are written to the 全銀協 character rules; --consignor-name-characters
+      adds some of ( ) - . / where the bank accepts them. A merchant with several contracts uses
+      zengin contracts update.
   keys rotate --merchant MERCHANT_ID
       Revokes the merchant's API keys and prints a new one.
   users add --merchant MERCHANT_ID --email EMAIL [--role owner|admin|operator|viewer]
@@ -72,6 +76,18 @@ const usage = `usage: furikomi <command>
   users remove --email EMAIL
       Removes a user: their sessions end at once (the merchant must keep an owner).
 
+  zengin contracts list --merchant MERCHANT_ID
+      Lists the merchant's 口座振替 contracts (scope, banks, codes, account, debit day) as JSON.
+  zengin contracts add --merchant MERCHANT_ID --scope bank|agent|yucho --code 10_DIGITS
+         --transfer-code 10_DIGITS --name KANA --bank 4_DIGITS [--bank-name KANA] --branch 3_DIGITS
+         [--branch-name KANA] --account-type 1|2|9 --account 7_DIGITS [--banks CODE,CODE…]
+         [--debit-day 1-28]
+      Adds a contract: bank (debits accounts at --bank only), agent (the --banks listed, or every
+      bank but ゆうちょ) or yucho (ゆうちょ銀行 9900 only; --bank 9900). The code is unique across merchants.
+  zengin contracts update --merchant MERCHANT_ID --code CODE [any flag of add]
+      Changes the flags given; the rest stay as they were.
+  zengin contracts remove --merchant MERCHANT_ID --code CODE
+      Removes a contract (refused while debits or transfers wait for its next file).
   zengin files list
       Lists the Zengin files sent and received (state, counts, amounts, quarantine reason).
   zengin files show FILE
@@ -170,6 +186,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
           "consignor-branch-name",
           "consignor-account-type",
           "consignor-account",
+          "transfer-code",
           "debit-day",
           "consignor-name-characters",
         ].map((name) => [name, { type: "string" as const }]),
@@ -199,12 +216,14 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
           branchName: value("consignor-branch-name"),
           accountType: value("consignor-account-type"),
           accountNumber: value("consignor-account"),
+          transferCode: value("transfer-code"),
           debitDay: value("debit-day"),
           nameCharacters: values["consignor-name-characters"],
         }),
       ),
     }));
   },
+  "zengin contracts": async (args) => zenginContractsCommand(args, withContext, (message) => new UsageError(message)),
   "zengin files": async (args) => {
     const [verb, file] = args;
     if (verb === "list") return withContext((ctx) => listZenginFiles(ctx));

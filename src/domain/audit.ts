@@ -21,6 +21,8 @@ export type AuditAction =
   | "webhook.redeliver"
   | "support_contact.update"
   | "consignor.update"
+  | "consignor.add"
+  | "consignor.remove"
   | "csv_batch.upload"
   | "csv_batch.confirm"
   | "user.add"

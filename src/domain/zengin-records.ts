@@ -1,4 +1,5 @@
 import type { BankAccountDetails } from "./bank-account.js";
+import type { ContractScope } from "./contract-scope.js";
 import type { Consignor } from "./zengin-debit-file.js";
 
 /**
@@ -6,11 +7,22 @@ import type { Consignor } from "./zengin-debit-file.js";
  * maps them to and from their rows (storage/zengin-rows.ts).
  */
 
-/** A merchant's consignor settings (委託者), as `merchants update --consignor-…` sets them. */
+/**
+ * One of a merchant's 口座振替 contracts (委託者), as `zengin contracts add|update` (or, for a single
+ * agent contract, `merchants update --consignor-…`) sets them: its 委託者コード (`code`, unique across
+ * merchants, in its request files' names and headers) and what it covers
+ * (docs/guide/direct-debit-files.md#contracts).
+ */
 export interface ConsignorSettings extends Consignor {
   readonly merchantId: string;
+  readonly scope: ContractScope;
+  /** An `agent` contract's banks; empty: every bank but ゆうちょ. Empty for the other scopes. */
+  readonly banks: readonly string[];
+  /** 振込依頼人コード: the code the bank gave the 総合振込 contract, in the refund transfer file's header. */
+  readonly transferCode: string;
   /** A monthly debit day (1–28); 0 for none (ZENGIN_LEAD_DAYS business days after acceptance). */
   readonly debitDay: number;
+  readonly createdAt: Date;
   /** What its bank accepts in names beyond the 全銀協 rules, some of `( ) - . /` (zengin-characters.ts). */
   readonly nameCharacters: string;
   readonly updatedAt: Date;
@@ -40,6 +52,8 @@ export interface ZenginFileRecord extends ZenginFileTotals {
   readonly id: string;
   /** "" for a received file no merchant's consignor code matched. */
   readonly merchantId: string;
+  /** The 委託者コード of the contract it belongs to ("" for a received file matched to none). */
+  readonly contractCode: string;
   /** "" for a received file that is not a 91 or 21 file. */
   readonly kind: ZenginFileKind | "";
   readonly direction: ZenginFileDirection;
@@ -73,6 +87,8 @@ export type ZenginItemState = "scheduled" | "filed" | "answered" | "cancelled";
 export interface ZenginItemRecord {
   readonly reference: string;
   readonly merchantId: string;
+  /** The 委託者コード of the contract whose file carries it (the one covering the account's bank). */
+  readonly contractCode: string;
   /** The date of the file it goes into, YYYY-MM-DD. */
   readonly date: string | null;
   readonly state: ZenginItemState;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { requireBankInContracts } from "./contract-scope.js";
 import { BankVerificationFailure, MandateVerification } from "../../gen/payments/v1/enums_pb.js";
 import {
   canonicalAccount,
@@ -94,6 +95,7 @@ export async function chooseAccount(
   pageOrigin: string | undefined,
 ): Promise<ChosenAccount> {
   requireKnownBranch(ctx, account.bankCode, account.branchCode);
+  await requireBankInContracts(ctx, link.merchantId, account.bankCode);
   const verifier = verifierFor(ctx, account.bankCode);
   const id = newId("bvr");
   const state = randomToken(32);

@@ -4,6 +4,7 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import { bankMaster } from "../ports/bank-master.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import type { FlowContext } from "./flow-context.js";
+import { limitingContracts, splitByContracts } from "./contract-scope.js";
 import { linkNotFound } from "./hosted-page.js";
 import { limits } from "../domain/limits.js";
 
@@ -11,12 +12,17 @@ import { limits } from "../domain/limits.js";
 
 /** Banks of the Zengin master matching what the customer typed (any link's token may ask). */
 export async function searchBankDirectory(ctx: FlowContext, token: string, query: string, limit: number) {
-  if (!(await findPaymentLinkByToken(ctx.tx.db, token))) throw linkNotFound();
-  return searchBanks(bankMaster(ctx.mode.simulatedBanks), query, limit || limits.pageSizeDefault).map((bank) => ({
-    code: bank.code,
-    name: bankDisplayName(bank),
-    kana: bank.kana,
-  }));
+  const link = await findPaymentLinkByToken(ctx.tx.db, token);
+  if (!link) throw linkNotFound();
+  const found = searchBanks(bankMaster(ctx.mode.simulatedBanks), query, limit || limits.pageSizeDefault).map(
+    (bank) => ({
+      code: bank.code,
+      name: bankDisplayName(bank),
+      kana: bank.kana,
+    }),
+  );
+  // Split into the banks the merchant's contracts cover and the others (flows/contract-scope.ts).
+  return splitByContracts(found, await limitingContracts(ctx, link.merchantId));
 }
 
 /** One bank's branches matching what the customer typed. */

@@ -30,7 +30,8 @@ import {
 import type { CustomerProfile } from "../domain/customer.js";
 import { kycMethodRefusal, kycReviewDueAt } from "../domain/ekyc.js";
 import { requireBankAccountHolder } from "../domain/kana.js";
-import { findConsignor } from "../storage/zengin.js";
+import { contractFor } from "../domain/contract-scope.js";
+import { listContracts } from "../storage/zengin.js";
 import { needsKyc, withKycSubmission } from "../domain/kyc.js";
 import {
   errorTriggerOf,
@@ -329,8 +330,10 @@ export async function linkBankAccount(
   input: LinkBankAccountInput,
 ): Promise<ChosenAccount> {
   const link = await openStep(ctx, token, { verified: true });
-  // Written to the 全銀協 rules, widened where the merchant's bank accepts more (docs/guide/direct-debit-files.md#characters-in-names).
-  const widened = (await findConsignor(ctx.tx.db, link.merchantId))?.nameCharacters ?? "";
+  // Written to the 全銀協 rules, widened where the contract covering the bank accepts more
+  // (docs/guide/direct-debit-files.md#characters-in-names).
+  const contract = contractFor(await listContracts(ctx.tx.db, link.merchantId), input.bankCode);
+  const widened = contract?.nameCharacters ?? "";
   const accountHolder = requireBankAccountHolder(input.accountHolder, "account_holder", widened);
   requireDebitableAccountType(input.accountType);
   if (!workflowNeedsBankLink(link.workflow))

@@ -16,10 +16,6 @@ import {
 } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { resumeDeliveries } from "./webhook-delivery.js";
-import { normaliseBankKana } from "../domain/kana.js";
-import { parseWidenedCharacters } from "../domain/zengin-characters.js";
-import { findConsignor, findConsignorByCode, saveConsignor } from "../storage/zengin.js";
-import type { ConsignorSettings } from "../domain/zengin-records.js";
 
 export interface CreatedMerchant {
   merchant_id: string;
@@ -167,95 +163,5 @@ export async function setSupportContact(
   return checked;
 }
 
-/** `merchants update --consignor-…`: the merchant's Zengin consignor settings (委託者). */
-export interface ConsignorInput {
-  code: string;
-  name: string;
-  bankCode: string;
-  bankName?: string;
-  branchCode: string;
-  branchName?: string;
-  accountType: string;
-  accountNumber: string;
-  /** A monthly debit day, 1–28 ("" or absent: ZENGIN_LEAD_DAYS business days after acceptance). */
-  debitDay?: string;
-  /**
-   * Characters the consignor's bank accepts in names beyond the 全銀協 rules, some of `( ) - . /`
-   * (docs/guide/direct-debit-files.md#characters-in-names); absent keeps what is set.
-   */
-  nameCharacters?: string;
-}
-
-/**
- * Saves the consignor settings after checking each field can be written in a Zengin file (kana
- * names are normalised to half-width as account holders are): refused here, never at file time.
- */
-export async function updateConsignor(ctx: FlowContext, merchantId: string, input: ConsignorInput) {
-  const refuse = (field: string, reason: string) =>
-    new PaymentFailure(PaymentErrorCode.BAD_REQUEST, `${field}: ${reason}`);
-  const digits = (field: string, value: string, length: number) => {
-    if (!new RegExp(`^\\d{${length}}$`).test(value)) throw refuse(field, `must be ${length} digits`);
-    return value;
-  };
-  const widening = parseWidenedCharacters(
-    input.nameCharacters ?? (await findConsignor(ctx.tx.db, merchantId))?.nameCharacters ?? "",
-  );
-  if (!widening.ok) throw refuse("consignor-name-characters", widening.reason);
-  const widened = widening.value;
-  const kana = (field: string, value: string, length: number, optional = false) => {
-    if (optional && value.trim() === "") return "";
-    const bankName = field !== "consignor-name";
-    const result = normaliseBankKana(value, length, bankName ? { rule: "bank-name" } : { widened });
-    if (!result.ok) throw refuse(field, result.reason);
-    return result.value;
-  };
-  const debitDayOf = (value: string) => {
-    if (value === "") return 0;
-    if (!/^\d{1,2}$/.test(value) || Number(value) < 1 || Number(value) > 28)
-      throw refuse("debit-day", "must be 1 to 28");
-    return Number(value);
-  };
-  if (!["1", "2", "9"].includes(input.accountType))
-    throw refuse("consignor-account-type", "must be 1 (普通), 2 (当座) or 9 (その他)");
-  const settings: ConsignorSettings = {
-    merchantId,
-    code: digits("consignor-code", input.code, 10),
-    name: kana("consignor-name", input.name, 40),
-    bankCode: digits("consignor-bank", input.bankCode, 4),
-    bankName: kana("consignor-bank-name", input.bankName ?? "", 15, true),
-    branchCode: digits("consignor-branch", input.branchCode, 3),
-    branchName: kana("consignor-branch-name", input.branchName ?? "", 15, true),
-    accountType: Number(input.accountType),
-    accountNumber: digits("consignor-account", input.accountNumber, 7),
-    debitDay: debitDayOf(input.debitDay ?? ""),
-    nameCharacters: widened,
-    updatedAt: ctx.clock.now(),
-  };
-  await ctx.tx.write(async (trx) => {
-    if (!(await findMerchant(trx, merchantId)))
-      throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
-    const holder = await findConsignorByCode(trx, settings.code);
-    if (holder && holder.merchantId !== merchantId)
-      throw refuse("consignor-code", `${settings.code} is already another merchant's consignor code`);
-    await saveConsignor(trx, settings);
-    await ctx.audit?.(trx, { action: "consignor.update", target: merchantId, details: { code: settings.code } });
-  });
-  return settings;
-}
-
-/** The merchant's consignor settings as `updateConsignor` takes them ("" when none are set). */
-export async function consignorSettings(ctx: FlowContext, merchantId: string): Promise<ConsignorInput> {
-  const settings = await findConsignor(ctx.tx.db, merchantId);
-  return {
-    code: settings?.code ?? "",
-    name: settings?.name ?? "",
-    bankCode: settings?.bankCode ?? "",
-    bankName: settings?.bankName ?? "",
-    branchCode: settings?.branchCode ?? "",
-    branchName: settings?.branchName ?? "",
-    accountType: settings ? String(settings.accountType) : "",
-    accountNumber: settings?.accountNumber ?? "",
-    debitDay: settings?.debitDay ? String(settings.debitDay) : "",
-    nameCharacters: settings?.nameCharacters ?? "",
-  };
-}
+// The consignor settings moved to flows/zengin-contracts.ts (a merchant may hold several contracts).
+export { type ConsignorInput, consignorSettings, updateConsignor } from "./zengin-contracts.js";

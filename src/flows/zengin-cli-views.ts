@@ -39,11 +39,14 @@ export async function showZenginFile(dir: string, file: string) {
   return { file, valid: true, kind, ...decoded.file };
 }
 
-/** `merchants update --consignor-…`: the consignor settings saved. */
+/** `merchants update --consignor-…` and `zengin contracts …`: a contract as saved. */
 export function consignorView(settings: ConsignorSettings) {
   return {
     merchant_id: settings.merchantId,
     code: settings.code,
+    scope: settings.scope,
+    banks: settings.banks,
+    transfer_code: settings.transferCode,
     name: settings.name,
     bank_code: settings.bankCode,
     bank_name: settings.bankName,

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import {
+  type Consignor,
   type DebitRecord,
   debitHeaderRecord,
   debitTrailerRecord,
@@ -8,6 +9,7 @@ import {
 } from "../domain/zengin-debit-file.js";
 import { encodeRecords, monthDayOf } from "../domain/zengin-record.js";
 import {
+  type ConsignorSettings,
   itemKindOf,
   type ZenginFileKind,
   type ZenginFileRecord,
@@ -22,7 +24,7 @@ import {
   fileItems,
   fileTotals,
   filesInState,
-  findConsignor,
+  findContract,
   insertFile,
   itemsOfFilePage,
   rescheduleItems,
@@ -35,7 +37,7 @@ import type { ZenginExchange } from "./zengin-exchange.js";
 import { limits } from "../domain/limits.js";
 
 /**
- * Request files (docs/operations/zengin.md#the-cycle): each merchant's items due for a date are
+ * Request files (docs/operations/zengin.md#the-cycle): each contract's items due for a date are
  * recorded in one file in one transaction, then the file is written from what was recorded —
  * again, with the same bytes, after a crash. Returns the names written (or finished) this turn.
  */
@@ -54,7 +56,11 @@ export async function writeDueFiles(ctx: FlowContext, exchange: ZenginExchange):
   return written;
 }
 
-/** Records the file of every merchant and date of this kind whose cutoff has passed, its items in it. */
+/**
+ * Records the file of every contract and date of this kind whose cutoff has passed, its items in
+ * it. A 総合振込 file's header carries the contract's 振込依頼人コード, not its 委託者コード
+ * (docs/guide/direct-debit-files.md#contracts); its name carries the 委託者コード, as every file's.
+ */
 async function recordDueFiles(ctx: FlowContext, kind: ZenginFileKind): Promise<void> {
   const now = ctx.clock.now();
   const calendar = calendarOf(ctx.config);
@@ -63,22 +69,23 @@ async function recordDueFiles(ctx: FlowContext, kind: ZenginFileKind): Promise<v
   for (const group of await scheduledGroups(ctx.tx.db, table)) {
     if (fileCutoffOf(group.date, timetable, calendar) > now) continue;
     await ctx.tx.write(async (trx) => {
-      const consignor = await findConsignor(trx, group.merchantId);
-      if (!consignor) return;
-      const id = fileIdOf(kind, group.merchantId, group.date);
+      const contract = await findContract(trx, group.contractCode);
+      if (contract?.merchantId !== group.merchantId) return;
+      const id = fileIdOf(kind, contract.code, group.date);
       const created = await insertFile(trx, {
         id,
         merchantId: group.merchantId,
+        contractCode: contract.code,
         kind,
         direction: "out",
         date: group.date,
-        name: fileNameOf(kind, consignor.code, group.date),
+        name: fileNameOf(kind, contract.code, group.date),
         state: "writing",
         answers: null,
         ...noTotals,
         sha256: "",
         reason: "",
-        consignor,
+        consignor: headerConsignorOf(contract, kind),
         dueAt: resultDeadlineOf(group.date, timetable, calendar),
         createdAt: now,
         updatedAt: now,
@@ -88,6 +95,7 @@ async function recordDueFiles(ctx: FlowContext, kind: ZenginFileKind): Promise<v
         const to = debitDateOf(now, kind === "91" ? timetable : { ...timetable, leadDays: 1 }, calendar);
         await rescheduleItems(trx, table, {
           merchantId: group.merchantId,
+          contractCode: contract.code,
           from: group.date,
           to,
           now: now.toISOString(),
@@ -96,6 +104,7 @@ async function recordDueFiles(ctx: FlowContext, kind: ZenginFileKind): Promise<v
       }
       await fileItems(trx, table, {
         merchantId: group.merchantId,
+        contractCode: contract.code,
         date: group.date,
         fileId: id,
         now: now.toISOString(),
@@ -107,8 +116,16 @@ async function recordDueFiles(ctx: FlowContext, kind: ZenginFileKind): Promise<v
 
 const noTotals = { recordCount: 0, totalAmount: 0, doneCount: 0, doneAmount: 0, failedCount: 0, failedAmount: 0 };
 
-function fileIdOf(kind: ZenginFileKind, merchantId: string, date: string): string {
-  return `zf-${kind}-${merchantId}-${date}`;
+/** The consignor a file's header carries: a 総合振込 file's code is the 振込依頼人コード. */
+function headerConsignorOf(contract: ConsignorSettings, kind: ZenginFileKind): Consignor {
+  const { code, name, bankCode, bankName, branchCode, branchName, accountType, accountNumber } = contract;
+  const consignor = { code, name, bankCode, bankName, branchCode, branchName, accountType, accountNumber };
+  return kind === "91" ? consignor : { ...consignor, code: contract.transferCode };
+}
+
+/** One file per contract (委託者コード, unique across merchants), kind and date. */
+function fileIdOf(kind: ZenginFileKind, contractCode: string, date: string): string {
+  return `zf-${kind}-${contractCode}-${date}`;
 }
 
 /** Z91_<consignor code>_<YYYYMMDD>.txt: what the bank receives. */

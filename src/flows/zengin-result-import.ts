@@ -7,7 +7,8 @@ import { keepLocally } from "../ports/zengin-transport.js";
 import type { Tx } from "../storage/transactor.js";
 import {
   answerItems,
-  findConsignorByCode,
+  findContract,
+  findContractByTransferCode,
   findIncomingBySha,
   findSentFile,
   insertFile,
@@ -49,6 +50,7 @@ export async function importResultFile(
   const incoming = (state: ZenginFileState, reason: string, sent?: ZenginFileRecord): ZenginFileRecord => ({
     id: `zi-${sha256.slice(0, 32)}`,
     merchantId: sent?.merchantId ?? (checked.ok ? "" : checked.merchantId) ?? "",
+    contractCode: sent?.contractCode ?? (checked.ok ? "" : checked.contractCode) ?? "",
     kind: sent?.kind ?? "",
     direction: "in",
     date: sent?.date ?? "",
@@ -117,7 +119,7 @@ type ResultFile = OpenedFile<AnsweredRecord>;
 /** A file whose batches can be applied, or why not (with the merchant and the sent file when they are known). */
 type Checked =
   | { ok: true; batches: { sent: ZenginFileRecord; file: ResultFile }[] }
-  | { ok: false; reason: string; merchantId?: string; sent?: ZenginFileRecord };
+  | { ok: false; reason: string; merchantId?: string; contractCode?: string; sent?: ZenginFileRecord };
 
 /** Records of a result file looked up, checked and applied at a time. */
 const batchSize = limits.zenginResultBatchRows;
@@ -153,14 +155,24 @@ async function checkBatch(
   kind: "91" | "21",
   file: ResultFile,
 ): Promise<{ ok: true; sent: ZenginFileRecord; file: ResultFile } | Extract<Checked, { ok: false }>> {
-  const consignor = await findConsignorByCode(db, file.consignor.code);
-  if (!consignor) return { ok: false, reason: `no merchant has the consignor code ${file.consignor.code}` };
-  const sent = await findSentFile(db, consignor.merchantId, kind, file.date);
+  // Its contract by the code in its header: the 委託者コード of a 種別 91 file, the 振込依頼人コード of a 種別 21 one.
+  const code = file.consignor.code;
+  const contract = kind === "91" ? await findContract(db, code) : await findContractByTransferCode(db, code);
+  if (!contract)
+    return {
+      ok: false,
+      reason:
+        kind === "91"
+          ? `no merchant has the consignor code ${code}`
+          : `no merchant has the transfer requester code ${code}`,
+    };
+  const sent = await findSentFile(db, contract, kind, file.date);
   if (!sent)
     return {
       ok: false,
-      reason: `we sent no 種別 ${kind} file for consignor ${file.consignor.code} dated ${file.date}`,
-      merchantId: consignor.merchantId,
+      reason: `we sent no 種別 ${kind} file for consignor ${code} dated ${file.date}`,
+      merchantId: contract.merchantId,
+      contractCode: contract.code,
     };
   if (sent.state === "answered")
     return {

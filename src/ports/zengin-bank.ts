@@ -11,7 +11,8 @@ import type { Transactor, Tx } from "../storage/transactor.js";
 import { lockCharge } from "../storage/charges.js";
 import { findRefund } from "../storage/refunds.js";
 import type { ZenginItemKind } from "../domain/zengin-records.js";
-import { findConsignor, findItem, insertItem, mandateRegistered } from "../storage/zengin.js";
+import { findItem, insertItem, listContracts, mandateRegistered } from "../storage/zengin.js";
+import { contractFor } from "../domain/contract-scope.js";
 import type { BankGateway, BankRequest, BankResult } from "./bank-gateway.js";
 
 /**
@@ -62,11 +63,18 @@ export class ZenginBank implements BankGateway {
     if (debit && charge && charge.status !== ChargeStatus.PENDING) return { ok: false, scheduled: true };
     if (!debit && (await findRefund(trx, request.reference))?.status !== RefundStatus.PENDING)
       return { ok: false, scheduled: true };
-    const consignor = await findConsignor(trx, request.merchantId);
-    if (!consignor) return refusal("the merchant has no Zengin consignor settings (merchants update --consignor-…)");
+    const contracts = await listContracts(trx, request.merchantId);
+    if (contracts.length === 0)
+      return refusal(
+        "the merchant has no Zengin consignor contract (zengin contracts add, or merchants update --consignor-…)",
+      );
     // The charge's account: the one its contract was approved with, or its link approved.
     const account = (await findBankAccountById(trx, request.accountId))?.details;
     if (!account) return refusal("no bank account linked");
+    // The contract whose file carries it (docs/guide/direct-debit-files.md#contracts). Linking
+    // refuses an account outside them; one linked before a contract changed is refused here.
+    const consignor = contractFor(contracts, account.bankCode);
+    if (!consignor) return refusal(`none of the merchant's consignor contracts covers bank ${account.bankCode}`);
     // Linking keeps the holder in the bank's half-width form; older rows are normalised here, to
     // the 全銀協 rules as the consignor widens them (docs/guide/direct-debit-files.md#characters-in-names).
     const holder = normaliseBankKana(account.accountHolder, accountHolderMaxLength, {
@@ -88,6 +96,7 @@ export class ZenginBank implements BankGateway {
     await insertItem(trx, table, {
       reference: request.reference,
       merchantId: request.merchantId,
+      contractCode: consignor.code,
       date,
       state: "scheduled",
       fileId: null,

@@ -36,6 +36,7 @@ import * as auditLogAppendOnly from "./migrations/0021-audit-log-append-only.js"
 import * as customerApp from "./migrations/0022-customer-app.js";
 import * as csvRowReasonJa from "./migrations/0023-csv-row-reason-ja.js";
 import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
+import * as zenginContracts from "./migrations/0026-zengin-contracts.js";
 import { limits } from "../domain/limits.js";
 import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   "0023-csv-row-reason-ja": csvRowReasonJa,
   "0024-zengin-items-sealed": zenginItemsSealed,
   "0025-consignor-name-characters": consignorNameCharacters,
+  "0026-zengin-contracts": zenginContracts,
 };
 
 /**

@@ -38,7 +38,7 @@ export interface Database {
   audit_log: AuditLogTable;
   account_verifications: AccountVerificationTable;
   mandates: MandateTable;
-  zengin_consignors: ZenginConsignorTable;
+  zengin_contracts: ZenginContractTable;
   zengin_files: ZenginFileTable;
   zengin_debits: ZenginItemTable;
   zengin_transfers: ZenginItemTable;
@@ -565,9 +565,16 @@ export interface JobTable {
 }
 
 /** A merchant's consignor settings for the Zengin file exchange (委託者). */
-export interface ZenginConsignorTable {
-  merchant_id: string;
+/** A merchant's 口座振替 contract (委託者), keyed by its 委託者コード (docs/operations/zengin.md#contracts). */
+export interface ZenginContractTable {
   code: string;
+  merchant_id: string;
+  /** bank | agent | yucho */
+  scope: string;
+  /** An agent's bank codes, comma-separated; "": every bank but ゆうちょ. */
+  banks: string;
+  /** 振込依頼人コード for the 総合振込 (refund) files. */
+  transfer_code: string;
   name: string;
   bank_code: string;
   bank_name: string;
@@ -577,6 +584,7 @@ export interface ZenginConsignorTable {
   account_number: string;
   /** A monthly debit day (1–28); 0 for none. */
   debit_day: number;
+  created_at: string;
   /** What its bank accepts in names beyond the 全銀協 rules (some of `( ) - . /`; domain/zengin-characters.ts). */
   name_characters: string;
   updated_at: string;
@@ -586,6 +594,8 @@ export interface ZenginConsignorTable {
 export interface ZenginFileTable {
   id: string;
   merchant_id: string;
+  /** The 委託者コード of its contract ("" for a received file matched to none). */
+  contract_code: string;
   /** "91" account debits, "21" transfers. */
   kind: string;
   direction: string;
@@ -612,6 +622,8 @@ export interface ZenginFileTable {
 export interface ZenginItemTable {
   reference: string;
   merchant_id: string;
+  /** The 委託者コード of the contract whose file carries it. */
+  contract_code: string;
   date: string | null;
   state: string;
   file_id: string | null;

@@ -8,25 +8,32 @@ import type {
   ZenginItemRecord,
   ZenginItemState,
 } from "../domain/zengin-records.js";
-import type { ZenginConsignorTable, ZenginFileTable, ZenginItemTable } from "./schema.js";
+import type { ZenginContractTable, ZenginFileTable, ZenginItemTable } from "./schema.js";
 import { keyedHash, seal, unseal } from "./sealed.js";
 import { accountIdentity } from "../domain/bank-account.js";
 
 /** Row ↔ record mapping of the Zengin tables, in one place (as storage/records.ts for the others). */
 
-export function consignorFromRow(row: ZenginConsignorTable): ConsignorSettings {
+export function consignorFromRow(row: ZenginContractTable): ConsignorSettings {
   return {
     merchantId: row.merchant_id,
+    scope: row.scope as ConsignorSettings["scope"],
+    banks: row.banks === "" ? [] : row.banks.split(","),
+    transferCode: row.transfer_code,
     ...consignorOf(row),
     debitDay: Number(row.debit_day),
+    createdAt: new Date(row.created_at),
     nameCharacters: row.name_characters,
     updatedAt: new Date(row.updated_at),
   };
 }
 
-export function consignorToRow(record: ConsignorSettings): ZenginConsignorTable {
+export function consignorToRow(record: ConsignorSettings): ZenginContractTable {
   return {
     merchant_id: record.merchantId,
+    scope: record.scope,
+    banks: record.banks.join(","),
+    transfer_code: record.transferCode,
     code: record.code,
     name: record.name,
     bank_code: record.bankCode,
@@ -36,13 +43,14 @@ export function consignorToRow(record: ConsignorSettings): ZenginConsignorTable 
     account_type: record.accountType,
     account_number: record.accountNumber,
     debit_day: record.debitDay,
+    created_at: record.createdAt.toISOString(),
     name_characters: record.nameCharacters,
     updated_at: record.updatedAt.toISOString(),
   };
 }
 
 /** The consignor as a file's header carries it (the settings without the merchant's own fields). */
-function consignorOf(row: ZenginConsignorTable): Consignor {
+function consignorOf(row: ZenginContractTable): Consignor {
   return {
     code: row.code,
     name: row.name,
@@ -59,6 +67,7 @@ export function fileFromRow(row: ZenginFileTable): ZenginFileRecord {
   return {
     id: row.id,
     merchantId: row.merchant_id,
+    contractCode: row.contract_code,
     kind: row.kind as ZenginFileKind | "",
     direction: row.direction === "in" ? "in" : "out",
     date: row.date,
@@ -94,6 +103,7 @@ export function fileChangesToRow(changes: Partial<ZenginFileRecord>): Partial<Ze
     if (value !== undefined) row[column] = value;
   };
   set("merchant_id", changes.merchantId);
+  set("contract_code", changes.contractCode);
   set("kind", changes.kind);
   set("direction", changes.direction);
   set("date", changes.date);
@@ -126,6 +136,7 @@ export function itemFromRow(row: ZenginItemTable): ZenginItemRecord {
   return {
     reference: row.reference,
     merchantId: row.merchant_id,
+    contractCode: row.contract_code,
     date: row.date,
     state: row.state as ZenginItemState,
     fileId: row.file_id,
@@ -143,6 +154,7 @@ export function itemToRow(record: ZenginItemRecord): ZenginItemTable {
   return {
     reference: record.reference,
     merchant_id: record.merchantId,
+    contract_code: record.contractCode,
     date: record.date,
     state: record.state,
     file_id: record.fileId,

@@ -32,27 +32,47 @@ import { limits } from "../domain/limits.js";
 
 export { sealedItemAccount } from "./zengin-rows.js";
 
-export async function saveConsignor(trx: Tx, settings: ConsignorSettings): Promise<void> {
-  const row = consignorToRow(settings);
-  const { merchant_id: _, ...changes } = row;
+/** Saves a contract under its 委託者コード (the caller checked the code is not another merchant's). */
+export async function saveContract(trx: Tx, contract: ConsignorSettings): Promise<void> {
+  const row = consignorToRow(contract);
+  const { code: _, created_at: __, ...changes } = row;
   await trx
-    .insertInto("zengin_consignors")
+    .insertInto("zengin_contracts")
     .values(row)
-    .onConflict((oc) => oc.column("merchant_id").doUpdateSet(changes))
+    .onConflict((oc) => oc.column("code").doUpdateSet(changes))
     .execute();
 }
 
-export async function findConsignor(db: Tx, merchantId: string): Promise<ConsignorSettings | undefined> {
-  const row = await db
-    .selectFrom("zengin_consignors")
+/** Removes a contract; true when it was there. Its files stay, recorded with the contract they were written for. */
+export async function removeContract(trx: Tx, merchantId: string, code: string): Promise<boolean> {
+  const result = await trx
+    .deleteFrom("zengin_contracts")
+    .where("merchant_id", "=", merchantId)
+    .where("code", "=", code)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** A merchant's contracts, by 委託者コード. */
+export async function listContracts(db: Tx, merchantId: string): Promise<ConsignorSettings[]> {
+  const rows = await db
+    .selectFrom("zengin_contracts")
     .selectAll()
     .where("merchant_id", "=", merchantId)
-    .executeTakeFirst();
+    .orderBy("code")
+    .execute();
+  return rows.map(consignorFromRow);
+}
+
+/** The contract with this 委託者コード (a 種別 91 file's header), whichever merchant holds it. */
+export async function findContract(db: Tx, code: string): Promise<ConsignorSettings | undefined> {
+  const row = await db.selectFrom("zengin_contracts").selectAll().where("code", "=", code).executeTakeFirst();
   return row && consignorFromRow(row);
 }
 
-export async function findConsignorByCode(db: Tx, code: string): Promise<ConsignorSettings | undefined> {
-  const row = await db.selectFrom("zengin_consignors").selectAll().where("code", "=", code).executeTakeFirst();
+/** The contract with this 振込依頼人コード (a 種別 21 file's header). */
+export async function findContractByTransferCode(db: Tx, code: string): Promise<ConsignorSettings | undefined> {
+  const row = await db.selectFrom("zengin_contracts").selectAll().where("transfer_code", "=", code).executeTakeFirst();
   return row && consignorFromRow(row);
 }
 
@@ -94,26 +114,54 @@ export async function cancelItem(trx: Tx, table: ZenginItemKind, reference: stri
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Merchants and dates with items waiting for a file. */
-export async function scheduledGroups(db: Tx, table: ZenginItemKind): Promise<{ merchantId: string; date: string }[]> {
+/** True when debits or transfers wait for the contract's next file. */
+export async function hasScheduledItems(db: Tx, contractCode: string): Promise<boolean> {
+  for (const table of ["zengin_debits", "zengin_transfers"] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select("reference")
+      .where("state", "=", "scheduled")
+      .where("contract_code", "=", contractCode)
+      .executeTakeFirst();
+    if (row) return true;
+  }
+  return false;
+}
+
+/** Debits and transfers waiting for a contract's next file follow it to its new 委託者コード. */
+export async function moveScheduledItems(trx: Tx, from: string, to: string): Promise<void> {
+  for (const table of ["zengin_debits", "zengin_transfers"] as const)
+    await trx
+      .updateTable(table)
+      .set({ contract_code: to })
+      .where("state", "=", "scheduled")
+      .where("contract_code", "=", from)
+      .execute();
+}
+
+/** Merchants, contracts and dates with items waiting for a file. */
+export async function scheduledGroups(
+  db: Tx,
+  table: ZenginItemKind,
+): Promise<{ merchantId: string; contractCode: string; date: string }[]> {
   const rows = await db
     .selectFrom(table)
-    .select(["merchant_id", "date"])
+    .select(["merchant_id", "contract_code", "date"])
     .where("state", "=", "scheduled")
     .distinct()
     .execute();
-  return rows.map((row) => ({ merchantId: row.merchant_id, date: row.date ?? "" }));
+  return rows.map((row) => ({ merchantId: row.merchant_id, contractCode: row.contract_code, date: row.date ?? "" }));
 }
 
 /**
- * Puts every item still scheduled for the merchant and date into the file (one UPDATE: an item
+ * Puts every item still scheduled for the merchant's contract and date into the file (one UPDATE: an item
  * cancelled meanwhile stays out) and numbers them in a fixed order (creation time, reference).
  * Inside the transaction that creates the file.
  */
 export async function fileItems(
   trx: Tx,
   table: ZenginItemKind,
-  group: { merchantId: string; date: string; fileId: string; now: string },
+  group: { merchantId: string; contractCode: string; date: string; fileId: string; now: string },
 ): Promise<void> {
   await trx
     .updateTable(table)
@@ -121,6 +169,7 @@ export async function fileItems(
     .where("state", "=", "scheduled")
     .where("merchant_id", "=", group.merchantId)
     .where("date", "=", group.date)
+    .where("contract_code", "=", group.contractCode)
     .execute();
   // 顧客番号: the date (YYYYMMDD) and the position, 12 digits, in one statement for the whole file.
   const zeros = "000000000000";
@@ -233,7 +282,7 @@ export async function saveResultCodes(
 export async function rescheduleItems(
   trx: Tx,
   table: ZenginItemKind,
-  group: { merchantId: string; from: string; to: string; now: string },
+  group: { merchantId: string; contractCode: string; from: string; to: string; now: string },
 ): Promise<void> {
   await trx
     .updateTable(table)
@@ -241,6 +290,7 @@ export async function rescheduleItems(
     .where("state", "=", "scheduled")
     .where("merchant_id", "=", group.merchantId)
     .where("date", "=", group.from)
+    .where("contract_code", "=", group.contractCode)
     .execute();
 }
 
@@ -295,17 +345,18 @@ export async function findIncomingBySha(db: Tx, sha256: string): Promise<ZenginF
   return row && fileFromRow(row);
 }
 
-/** The file we sent for a consignor's merchant, kind and date (MMDD), newest first. */
+/** The file we sent for a contract (its 委託者コード), kind and date (MMDD), newest first. */
 export async function findSentFile(
   db: Tx,
-  merchantId: string,
+  contract: { merchantId: string; code: string },
   kind: ZenginFileKind,
   monthDay: string,
 ): Promise<ZenginFileRecord | undefined> {
   const row = await db
     .selectFrom("zengin_files")
     .selectAll()
-    .where("merchant_id", "=", merchantId)
+    .where("merchant_id", "=", contract.merchantId)
+    .where("contract_code", "=", contract.code)
     .where("kind", "=", kind)
     .where("direction", "=", "out")
     .where("date", "like", `%-${monthDay.slice(0, 2)}-${monthDay.slice(2)}`)

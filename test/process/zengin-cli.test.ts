@@ -112,4 +112,64 @@ describe("zengin from the command line", () => {
     expect(quarantined.stderr).toMatch(/quarantined downloaded-result\.txt: not a 種別 91 or 21 file/);
     expect(quarantined.stdout).toBe("");
   });
+  it("lists, adds, updates and removes contracts with zengin contracts", async () => {
+    const merchant = server.merchant.merchant_id;
+    type Listed = { code: string; scope: string; banks: string[]; transfer_code: string; debit_day: number }[];
+    const before = await runCli<Listed>(["zengin", "contracts", "list", "--merchant", merchant], env);
+    // The contract merchants update set: an agent for every bank, its transfer code its consignor code.
+    expect(before).toEqual([
+      expect.objectContaining({ code: "3234567890", scope: "agent", banks: [], transfer_code: "3234567890" }),
+    ]);
+    const yucho = ["--scope", "yucho", "--transfer-code", "3934567891", "--name", "ｶ)ﾌﾘｺﾐ", "--bank", "9900"];
+    const account = ["--branch", "019", "--account-type", "1", "--account", "7654321"];
+    const added = await runCli<{ code: string; scope: string }>(
+      ["zengin", "contracts", "add", "--merchant", merchant, "--code", "3934567890", ...yucho, ...account],
+      env,
+    );
+    expect(added).toMatchObject({ code: "3934567890", scope: "yucho" });
+    expect(
+      await cliFails([
+        "zengin",
+        "contracts",
+        "add",
+        "--merchant",
+        merchant,
+        "--code",
+        "3934567899",
+        ...yucho,
+        ...account,
+      ]),
+    ).toMatch(/transfer-code: 3934567891 is already another contract's/);
+    const updated = await runCli<{ debit_day: number; transfer_code: string }>(
+      ["zengin", "contracts", "update", "--merchant", merchant, "--code", "3934567890", "--debit-day", "27"],
+      env,
+    );
+    expect(updated).toMatchObject({ debit_day: 27, transfer_code: "3934567891" });
+    // merchants update is for the single-contract case only.
+    expect(
+      await cliFails([
+        "merchants",
+        "update",
+        "--id",
+        merchant,
+        "--consignor-code",
+        "3234567890",
+        "--consignor-name",
+        "ｶ)ﾌﾘｺﾐ",
+        "--consignor-bank",
+        "0005",
+        "--consignor-branch",
+        "123",
+        "--consignor-account-type",
+        "1",
+        "--consignor-account",
+        "0000001",
+      ]),
+    ).toMatch(/several contracts/);
+    expect(
+      await runCli(["zengin", "contracts", "remove", "--merchant", merchant, "--code", "3934567890"], env),
+    ).toEqual({ merchant_id: merchant, code: "3934567890", removed: true });
+    const after = await runCli<Listed>(["zengin", "contracts", "list", "--merchant", merchant], env);
+    expect(after.map((contract) => contract.code)).toEqual(["3234567890"]);
+  });
 });

@@ -89,6 +89,7 @@ async function provision(databaseUrl: string) {
           items.push({
             reference: id,
             merchant_id: merchantId,
+            contract_code: consignorCode,
             date,
             state: "scheduled",
             file_id: null,

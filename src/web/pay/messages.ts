@@ -72,6 +72,9 @@ export const messages = {
       branchCode: "支店コード",
       branchCodeHint: "3桁の数字",
       choice: ({ name, code, kana }: Params) => `${name}（${code}）${kana}`,
+      // A bank none of the merchant's 口座振替 contracts covers (docs/guide/direct-debit-files.md#contracts).
+      outsideContracts: ({ name, code }: Params) =>
+        `${name}（${code}）の口座はこのお店の口座振替ではご利用いただけません。別の金融機関の口座をお選びください。`,
       chosen: ({ name, code }: Params) => `${name}（${code}）`,
       yuchoLegend: "ゆうちょ銀行の記号・番号",
       yuchoHint: "通帳に印字された記号（5桁）と番号（最大8桁）を入力すると、店番と口座番号に変換します。",
@@ -266,6 +269,8 @@ export const messages = {
       branchCode: "Branch code",
       branchCodeHint: "3 digits",
       choice: ({ name, code, kana }: Params) => `${name} (${code}) ${kana}`,
+      outsideContracts: ({ name, code }: Params) =>
+        `Accounts at ${name} (${code}) cannot be used for this shop's direct debit. Please choose an account at another bank.`,
       chosen: ({ name, code }: Params) => `${name} (${code})`,
       yuchoLegend: "Japan Post Bank symbol and number",
       yuchoHint:

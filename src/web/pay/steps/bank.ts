@@ -68,11 +68,19 @@ function renderChoices(list: HTMLElement, entries: BankDirectoryEntry[], choose:
   );
 }
 
+/** A bank the merchant's 口座振替 contracts do not cover: a line saying so, not a choice. */
+function outsideContractsItem(entry: BankDirectoryEntry): HTMLElement {
+  const item = document.createElement("li");
+  item.className = "bank-outside-contracts";
+  setText(item, "bank.outsideContracts", { name: entry.name, code: entry.code });
+  return item;
+}
+
 async function searchBanks(query: string): Promise<void> {
   const list = $("bank-results");
   if (!query) return renderChoices(list, [], () => {});
   try {
-    const { banks } = await call(() => page.searchBanks({ token: state.token, query, limit: 8 }));
+    const { banks, outsideContracts } = await call(() => page.searchBanks({ token: state.token, query, limit: 8 }));
     renderChoices(list, banks, (bank) => {
       input("bank_code").value = bank.code;
       input("branch_code").value = "";
@@ -81,6 +89,8 @@ async function searchBanks(query: string): Promise<void> {
       void showChosenBank();
       $(bank.code === yuchoBankCode ? "yucho-kigo" : "branch-search").focus();
     });
+    // Banks outside the merchant's contracts: said plainly, never offered.
+    list.append(...outsideContracts.map(outsideContractsItem));
   } catch {
     // a search that fails leaves the code fields, which still work
   }
