@@ -98,7 +98,7 @@ for (const dialect of dialects) {
         try {
           const account = await findCurrentBankAccount(storage.db, "mer-1", "cus-before");
           expect(account?.id).toMatch(/^bac-/);
-          expect(account).toMatchObject({ balance: 99_000, customer_id: "cus-before" });
+          expect(account).toMatchObject({ balance: 99_000, customerId: "cus-before" });
           expect(account?.details).toEqual({
             bankCode: "9903",
             branchCode: "001",

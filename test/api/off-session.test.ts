@@ -220,7 +220,7 @@ describe("the asynchronous engine and the simulated bank", () => {
     });
     expect(charge).not.toHaveProperty("error");
     const ledger = await ledgerOf(server.ctx.tx.db, customerId);
-    expect(ledger).toEqual([expect.objectContaining({ reference: body.chargeId, amount: -1200, balance_after: 8800 })]);
+    expect(ledger).toEqual([expect.objectContaining({ reference: body.chargeId, amount: -1200, balanceAfter: 8800 })]);
     const events = await eventsOf(body.chargeId);
     expect(events.map((e) => e.type)).toEqual(["EVENT_TYPE_CHARGE_SUCCESS"]);
     expect(events[0].content).toMatchObject({

@@ -70,7 +70,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       .execute();
     // What the merchant's one consignor carried so far.
     for (const row of consignors)
-      await db.updateTable(table).set({ contract_code: row.code }).where("merchant_id", "=", row.merchant_id).execute();
+      await db.updateTable(table).set({ contract_code: row.code }).where("merchant_id", "=", row.merchant_id).execute(); // The cycle looks its due items up by contract and date (scheduledGroups): by index, as before.
+    if (table !== "zengin_files") {
+      await db.schema.dropIndex(`${table}_due`).execute();
+      await db.schema
+        .createIndex(`${table}_due`)
+        .on(table)
+        .columns(["state", "merchant_id", "contract_code", "date"])
+        .execute();
+    }
   }
   await db.schema.dropTable("zengin_consignors").execute();
 }
