@@ -1,6 +1,7 @@
 import { ApiSource, AsyncStatus, ChargeStatus, EventType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { reversalReference } from "./ledger-reference.js";
 import type { ChargeRecord } from "./records.js";
+import type { ZenginFileTotals } from "./zengin-records.js";
 
 /**
  * The money invariants (docs/reference/invariants.md), checked over a snapshot of the database
@@ -86,16 +87,11 @@ export interface ZenginItemFacts {
   readonly accountKey: string;
 }
 
-export interface ZenginFileFacts {
+/** A request file sent, with its totals as recorded. */
+export interface ZenginFileFacts extends ZenginFileTotals {
   readonly id: string;
   readonly name: string;
   readonly state: string;
-  readonly recordCount: number;
-  readonly totalAmount: number;
-  readonly doneCount: number;
-  readonly doneAmount: number;
-  readonly failedCount: number;
-  readonly failedAmount: number;
 }
 
 const settledStatuses = new Set([ChargeStatus.SUCCESS, ChargeStatus.CANCELLED, ChargeStatus.REFUNDED]);
