@@ -1,6 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
 import { limits } from "./limits.js";
 import { minutesMs } from "./duration.js";
+import { newId } from "./ids.js";
 
 /** Two-factor code rules of the hosted page (docs/guide/hosted-page.md). */
 export const oneTimeCodeRules = Object.freeze({
@@ -24,6 +25,19 @@ export interface OneTimeCodeRecord {
 /** Six random digits. */
 export function newOneTimeCode(): string {
   return randomInt(0, 1_000_000).toString().padStart(6, "0");
+}
+
+/** A code sent now, stored as its hash, valid for `oneTimeCodeRules.validityMs`. */
+export function storedOneTimeCode(code: string, now: Date): OneTimeCodeRecord {
+  const id = newId("otc");
+  return {
+    id,
+    codeHash: hashOneTimeCode(id, code),
+    attempts: 0,
+    expiresAt: new Date(now.getTime() + oneTimeCodeRules.validityMs),
+    usedAt: null,
+    createdAt: now,
+  };
 }
 
 /** Salted with the code's own id, so equal codes never share a hash. */

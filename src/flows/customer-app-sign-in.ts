@@ -17,7 +17,7 @@ import { newId } from "../domain/ids.js";
 import {
   codeMatches,
   codeUnusableReason,
-  hashOneTimeCode,
+  storedOneTimeCode,
   newOneTimeCode,
   oneTimeCodeRules,
   resendAvailableAt,
@@ -82,15 +82,7 @@ export async function sendSignInCode(
       );
     if (codes.length >= customerSignInRules.maxCodesPerDay) throw tooManySignInCodes();
     await deleteOneTimeCodesBefore(trx, owner, new Date(now.getTime() - customerSignInRules.dayMs).toISOString());
-    const id = newId("otc");
-    const record = {
-      id,
-      codeHash: hashOneTimeCode(id, code),
-      attempts: 0,
-      expiresAt: new Date(now.getTime() + oneTimeCodeRules.validityMs),
-      usedAt: null,
-      createdAt: now,
-    };
+    const record = storedOneTimeCode(code, now);
     await insertOneTimeCode(trx, owner, record);
     return record;
   });

@@ -1,7 +1,7 @@
 import {
   codeMatches,
   codeUnusableReason,
-  hashOneTimeCode,
+  storedOneTimeCode,
   newOneTimeCode,
   oneTimeCodeMessage,
   oneTimeCodeRules,
@@ -41,15 +41,7 @@ export async function sendTwoFactorCode(
       );
     if (codes.length >= oneTimeCodeRules.maxCodesPerLink)
       throw new RequestRefusal("rate_limited", "too many codes were sent for this payment link");
-    const id = newId("otc");
-    const record = {
-      id,
-      codeHash: hashOneTimeCode(id, code),
-      attempts: 0,
-      expiresAt: new Date(now.getTime() + oneTimeCodeRules.validityMs),
-      usedAt: null,
-      createdAt: now,
-    };
+    const record = storedOneTimeCode(code, now);
     await insertOneTimeCode(trx, link.id, record);
     return record;
   });
