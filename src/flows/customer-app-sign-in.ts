@@ -13,7 +13,6 @@ import {
   newSessionTimes,
   newSessionToken,
 } from "../domain/dashboard-session.js";
-import { newId } from "../domain/ids.js";
 import {
   codeMatches,
   codeUnusableReason,

@@ -7,7 +7,6 @@ import {
   oneTimeCodeRules,
   resendAvailableAt,
 } from "../domain/one-time-code.js";
-import { newId } from "../domain/ids.js";
 import { maskEmail } from "../domain/payment-link.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { findMerchant } from "../storage/merchants.js";
