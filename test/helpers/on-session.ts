@@ -46,11 +46,14 @@ export async function latestCode(server: TestServer, email: string, apiKey?: str
   return messages[0]?.code ?? "";
 }
 
-/** The customer's steps through HostedPageService RPCs, as the page makes them. */
-export async function payStepByStep(
+/**
+ * The customer's first steps through HostedPageService RPCs, as the page makes them: the payment
+ * shown (its session, answered before any step), the code verified, the demo account linked when asked.
+ */
+export async function throughBankStep(
   server: TestServer,
   paymentLinkUrl: string,
-  options: { email: string; kyc?: boolean; apiKey?: string } = { email: "" },
+  options: { email: string; apiKey?: string },
 ) {
   const page = server.client(HostedPageService);
   const token = tokenOf(paymentLinkUrl);
@@ -72,6 +75,17 @@ export async function payStepByStep(
       accountNumber: "1234567",
       accountHolder: "ヤマダ タロウ",
     });
+  return { token, session };
+}
+
+/** The customer's steps through HostedPageService RPCs, as the page makes them. */
+export async function payStepByStep(
+  server: TestServer,
+  paymentLinkUrl: string,
+  options: { email: string; kyc?: boolean; apiKey?: string } = { email: "" },
+) {
+  const page = server.client(HostedPageService);
+  const { token } = await throughBankStep(server, paymentLinkUrl, options);
   if (options.kyc) {
     await page.submitKyc({
       token,
