@@ -121,6 +121,17 @@ describe("BANK_CONNECTOR=zengin: the customer is told the debit date and the amo
     ]);
     const { transactions } = await app.client.listCustomerTransactions({});
     expect(transactions.find((t) => t.chargeId === paid.chargeId)?.debitDate).toBe("2026-11-26");
+    // The plain HTTP path answers the same.
+    const plain = await fetch(`${zengin.url}/app/v1/upcoming-debits`, {
+      headers: {
+        cookie: [...app.cookies].map(([name, value]) => `${name}=${value}`).join("; "),
+        "x-csrf-token": app.cookies.get("furikomi_app_csrf") ?? "",
+      },
+    });
+    expect(plain.status).toBe(200);
+    expect((await plain.json()).debits).toMatchObject([
+      { chargeId: paid.chargeId, amount: 1500, debitDate: "2026-11-26", merchantName: "Test Shop" },
+    ]);
 
     await zengin.client(PaymentService).refund({ chargeId: paid.chargeId });
     expect((await app.client.listUpcomingDebits({})).debits).toEqual([]);

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
-import { launchBrowser, newPhonePage, startShopSite, type ShopSite } from "../helpers/browser.js";
+import { axeViolations, launchBrowser, newPhonePage, startShopSite, type ShopSite } from "../helpers/browser.js";
 import { freshEmail, latestCode } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { startZenginServer } from "../helpers/zengin-server.js";
@@ -37,7 +37,7 @@ afterAll(async () => {
 async function atBankStep(
   server: TestServer,
   name: string,
-): Promise<{ page: Page; pageUrl: string; close(): Promise<void> }> {
+): Promise<{ page: Page; pageUrl: string; email: string; close(): Promise<void> }> {
   const email = freshEmail(name);
   const response = await server.client(PaymentService).createOnSessionPayment({
     buyer: { email },
@@ -53,7 +53,7 @@ async function atBankStep(
   await codeInput.fill(await latestCode(server, email));
   await codeInput.press("Enter");
   await page.getByRole("heading", { name: "お支払いに使う口座の登録" }).waitFor();
-  return { page, pageUrl, close: () => context.close() };
+  return { page, pageUrl, email, close: () => context.close() };
 }
 
 const text = async (page: Page, id: string) => (await page.locator(`#${id}`).textContent()) ?? "";
@@ -76,13 +76,14 @@ async function approveAndReturn(page: Page, pageUrl: string, button: string, nam
 
 describe("the hosted page states when the account is debited", () => {
   it("under BANK_CONNECTOR=zengin: the date and amount on the bank step, the consent and the outcome", async () => {
-    const { page, pageUrl, close } = await atBankStep(zengin, "zengin");
+    const { page, pageUrl, email, close } = await atBankStep(zengin, "zengin");
     try {
       const note = page.locator("#bank-debit-note");
       await note.waitFor();
       expect(await note.textContent()).toBe(
         "11月26日（木）に 2,200円 を登録口座から引き落とします（振替日）。承認の時点では引き落とされません。承認が遅れた場合は、確定した振替日をお支払いの完了画面とメールでお知らせします。",
       );
+      expect(await axeViolations(page)).toEqual([]);
       // No bank page is promised: the account is registered with its first debit.
       expect(await text(page, "bank-verify-note")).toBe(
         "口座は、初回の引き落としの際に銀行に登録されます。このページで暗証番号やパスワードをお聞きすることはありません。",
@@ -106,6 +107,20 @@ describe("the hosted page states when the account is debited", () => {
       expect(await text(page, "done-debit")).toContain(
         "¥2,200 will be debited from your registered account on Thursday 26 November 2026.",
       );
+
+      // The customer app lists it under 今後の引き落とし, in the same words, and dates it in the history.
+      await page.goto(`${zengin.url}/app/`);
+      await page.getByLabel("メールアドレス").fill(email);
+      await page.getByLabel("メールアドレス").press("Enter");
+      await page.getByLabel("確認コード（6桁）").waitFor();
+      await page.getByLabel("確認コード（6桁）").fill(await latestCode(zengin, email));
+      await page.getByLabel("確認コード（6桁）").press("Enter");
+      await page.getByRole("heading", { name: "今後の引き落とし" }).waitFor();
+      expect(await page.locator(".upcoming-debits li").allTextContents()).toEqual([
+        "Test Shop · 定期便 12月分11月26日（木）に 2,200円 を登録口座から引き落とします",
+      ]);
+      expect(await page.locator(".transaction").first().textContent()).toContain("振替日11月26日（木）");
+      expect(await axeViolations(page)).toEqual([]);
     } finally {
       await close();
     }

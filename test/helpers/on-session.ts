@@ -40,10 +40,10 @@ export function tokenOf(paymentLinkUrl: string): string {
   return new URL(paymentLinkUrl).pathname.split("/").pop()!;
 }
 
-/** The newest code the sandbox mailbox holds for an address. */
+/** The newest code the sandbox mailbox holds for an address (a later notice without a code is passed over). */
 export async function latestCode(server: TestServer, email: string, apiKey?: string): Promise<string> {
   const { messages } = await server.client(SandboxService, apiKey).listMailbox({ email });
-  return messages[0]?.code ?? "";
+  return messages.find((message) => message.code)?.code ?? "";
 }
 
 /**
