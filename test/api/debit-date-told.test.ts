@@ -8,6 +8,8 @@ import { signInCustomer } from "../helpers/customer-app.js";
 import { createPayment, freshEmail, throughBankStep } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { startZenginServer } from "../helpers/zengin-server.js";
+import { addContract } from "../../src/flows/zengin-contracts.js";
+import { latestCode, tokenOf } from "../helpers/on-session.js";
 
 /**
  * The customer is told when the account is debited (docs/guide/hosted-page.md#when-the-account-is-debited).
@@ -135,6 +137,44 @@ describe("BANK_CONNECTOR=zengin: the customer is told the debit date and the amo
 
     await zengin.client(PaymentService).refund({ chargeId: paid.chargeId });
     expect((await app.client.listUpcomingDebits({})).debits).toEqual([]);
+  });
+});
+
+describe("BANK_CONNECTOR=zengin: the date depends on the contract covering the account's bank", () => {
+  it("names no date while the merchant's contracts disagree, then the covering contract's once the account is chosen", async () => {
+    const merchant = await zengin.newMerchant("Two Contracts Shop");
+    const contract = { name: "ｹｲﾔｸ ｼﾖｳｼﾞ", branchCode: "001", accountType: "1", accountNumber: "1234567" };
+    await addContract(zengin.ctx, merchant.merchant_id, {
+      ...contract,
+      scope: "agent",
+      code: "6000000001",
+      bankCode: "0001",
+    });
+    // Its own bank's contract debits on the 27th of each month.
+    await addContract(zengin.ctx, merchant.merchant_id, {
+      ...contract,
+      scope: "bank",
+      code: "6000000002",
+      bankCode: "0184",
+      debitDay: "27",
+    });
+    const email = freshEmail("monthly");
+    const created = await createPayment(zengin, { buyer: { email }, charge: { price: 3300 } }, merchant.api_key);
+    const token = tokenOf(created.paymentLink!.url);
+    const before = await sessionOf(zengin, token);
+    expect(before.debitTiming).toBe(DebitTiming.ON_DEBIT_DATE);
+    expect(before.debitDate).toBeUndefined();
+    const page = zengin.client(HostedPageService);
+    await page.sendTwoFactorCode({ token });
+    await page.verifyTwoFactorCode({ token, code: await latestCode(zengin, email, merchant.api_key) });
+    await page.linkBankAccount({
+      token,
+      bankCode: "0184",
+      branchCode: "100",
+      accountNumber: "7654321",
+      accountHolder: "ヤマダ タロウ",
+    });
+    expect((await sessionOf(zengin, token)).debitDate).toBe("2026-11-27");
   });
 });
 

@@ -218,9 +218,11 @@ export async function linkBank(form: HTMLFormElement): Promise<void> {
     location.assign(bankPage);
     return;
   }
+  announce("bank.linked");
+  // A debit date depends on the contract covering the account's bank: ask for the session again.
+  if (debitsOnDate()) return load();
   session().bankLinked = true;
   session().bankAccount = response.account;
-  announce("bank.linked");
   render();
 }
 
