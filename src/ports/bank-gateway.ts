@@ -25,6 +25,11 @@ export interface BankRequest {
   amount: number;
   reference: string;
   at: Date;
+  /**
+   * A debit date (YYYY-MM-DD, JST) the caller decided (a subscription period's): a bank of files
+   * schedules the debit for that date's file instead of the next one its timetable allows.
+   */
+  debitDate?: string;
 }
 
 /**

@@ -90,9 +90,11 @@ export class ZenginBank implements BankGateway {
     // A refund goes into the transfer file of the next cutoff, paid the business day after it.
     const date = !debit
       ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
-      : consignor.debitDay > 0
-        ? monthlyDebitDateOf(request.at, consignor.debitDay, timetableOf(this.config), this.#calendar)
-        : debitDateOf(request.at, timetableOf(this.config), this.#calendar);
+      : request.debitDate
+        ? request.debitDate
+        : consignor.debitDay > 0
+          ? monthlyDebitDateOf(request.at, consignor.debitDay, timetableOf(this.config), this.#calendar)
+          : debitDateOf(request.at, timetableOf(this.config), this.#calendar);
     await insertItem(trx, table, {
       reference: request.reference,
       merchantId: request.merchantId,
