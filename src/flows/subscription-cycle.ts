@@ -196,19 +196,19 @@ async function scheduleDebits(
   now: Date,
 ): Promise<void> {
   let jobs: ChargeRecord[] = [...charges];
-  if (ctx.bank.schedule) {
-    jobs = [];
-    for (const charge of charges) {
-      const answer = await ctx.bank.schedule(trx, "debit", {
+  if (ctx.bank.scheduleDebits) {
+    const answers = await ctx.bank.scheduleDebits(
+      trx,
+      charges.map((charge) => ({
         merchantId: charge.merchantId,
         accountId: charge.bankAccountId ?? "",
         amount: charge.amount,
         reference: charge.id,
         at: now,
         debitDate,
-      });
-      if (!answer.scheduled) jobs.push(charge);
-    }
+      })),
+    );
+    jobs = charges.filter((_, index) => !answers[index].scheduled);
   }
   await enqueueJobs(
     trx,

@@ -55,4 +55,10 @@ export interface BankGateway {
    * `scheduled` with the file's date (YYYY-MM-DD) — or a refusal. Absent for a bank that books at once.
    */
   schedule?(trx: Tx, kind: "debit" | "refund", request: BankRequest): Promise<BankResult>;
+  /**
+   * `schedule` for many debits of new charges at once (a subscription cycle's page, in its
+   * transaction): the answers in the requests' order. The charges were created in this
+   * transaction, so none is locked, settled or scheduled yet.
+   */
+  scheduleDebits?(trx: Tx, requests: readonly BankRequest[]): Promise<BankResult[]>;
 }

@@ -104,8 +104,12 @@ export async function lockDueSubscriptions(tx: Transactor, trx: Tx, debitDate: J
 export async function saveSubscriptionSchedules(trx: Tx, subscriptions: readonly SubscriptionRecord[]): Promise<void> {
   await updateGrouped(
     subscriptions.map((subscription) => {
-      const { id, merchant_id, customer_id, plan_id, created_at, ...set } = subscriptionToRow(subscription);
-      return { id, set };
+      const row = subscriptionToRow(subscription);
+      const { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at } = row;
+      return {
+        id: row.id,
+        set: { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at },
+      };
     }),
     (set, ids) => trx.updateTable("subscriptions").set(set).where("id", "in", ids).execute(),
   );
