@@ -94,6 +94,7 @@ const endToEnd: Array<[string, string]> = [
   ["CSV batch of 300 rows", "bench/csv-batch.ts"],
   ["history independence", "bench/history.ts"],
   ["Zengin file of 100,000 debits", "bench/zengin-files.ts"],
+  ["one debit date of 100,000 subscriptions", "bench/subscription-cycle.ts"],
 ];
 
 /** Runs a bench script that prints one JSON object as its last line of output. */

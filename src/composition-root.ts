@@ -30,6 +30,12 @@ import { createDashboardPages } from "./server/dashboard-pages.js";
 import { listen } from "./server/listener.js";
 import { createAuthInterceptor, createErrorInterceptor, createValidationInterceptor } from "./server/interceptors.js";
 import { createPaymentService } from "./api/payment-service.js";
+import { createSubscriptionService } from "./api/subscription-service.js";
+import { runSubscriptionCycleJob } from "./flows/subscription-cycle.js";
+import {
+  file_payments_v1_subscription_service,
+  SubscriptionService,
+} from "../gen/payments/v1/subscription_service_pb.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { settlePendingRefund } from "./flows/refund.js";
 import { runOffSessionCharge } from "./flows/off-session.js";
@@ -211,7 +217,7 @@ class Doorbell {
   }
 }
 
-/** The durable jobs, each kind with the flow that runs it; the Zengin cycle only under its connector. */
+/** The durable jobs, each kind with the flow that runs it; the Zengin cycle only under its connector (the subscription cycle otherwise). */
 async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): Promise<JobRunner> {
   const { config } = ctx;
   const jobs = new JobRunner(ctx, logger, { leaseMs: config.jobLeaseMs, pollMs: config.workerPollMs });
@@ -248,6 +254,10 @@ async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): 
     );
     jobs.register("zengin-cycle", () => runZenginCycleJob(ctx, exchange));
     await ctx.tx.write((trx) => ensureSingletonJob(trx, "zengin-cycle", ctx.clock.now()));
+  } else {
+    // Under Zengin the file cycle charges the subscriptions before it writes a date's files.
+    jobs.register("subscription-cycle", () => runSubscriptionCycleJob(ctx));
+    await ctx.tx.write((trx) => ensureSingletonJob(trx, "subscription-cycle", ctx.clock.now()));
   }
   return jobs;
 }
@@ -294,6 +304,7 @@ function served<S extends DescService>(descriptor: S, file: DescFile, impl: Part
 function servicesOf(ctx: FlowContext): ServedService[] {
   return [
     served(PaymentService, file_payments_v1_payment_service, createPaymentService(ctx)),
+    served(SubscriptionService, file_payments_v1_subscription_service, createSubscriptionService(ctx)),
     served(HostedPageService, file_payments_v1_hosted_page_service, createHostedPageService(ctx)),
     served(
       SandboxService,

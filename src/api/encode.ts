@@ -60,7 +60,7 @@ export function encodeCharge(
     chargeId: charge.id,
     chargeStatus: charge.status,
     description: charge.description,
-    initialAmount: charge.amount,
+    initialAmount: charge.amount + charge.discount,
     finalAmount: charge.amount,
     currency: "JPY",
     createdAt: timestampFromDate(charge.createdAt),

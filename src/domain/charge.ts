@@ -43,10 +43,14 @@ export type NewChargeInput = Pick<
 >;
 
 /** A new charge: PENDING, nothing refunded, no error; its account when already known (off-session: the contract's). */
-export function newPendingCharge(input: NewChargeInput & { bankAccountId?: string | null }, now: Date): ChargeRecord {
+export function newPendingCharge(
+  input: NewChargeInput & { bankAccountId?: string | null; discount?: number },
+  now: Date,
+): ChargeRecord {
   return {
     ...input,
     bankAccountId: input.bankAccountId ?? null,
+    discount: input.discount ?? 0,
     status: ChargeStatus.PENDING,
     errorType: ErrorType.UNSPECIFIED,
     errorMessage: "",

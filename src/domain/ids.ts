@@ -22,6 +22,8 @@ export type IdPrefix =
   | "bvr"
   | "man"
   | "stp"
+  | "pln"
+  | "sub"
   // A customer's approved bank account (storage/bank-accounts.ts); internal, never shown.
   | "bac";
 

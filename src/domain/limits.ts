@@ -162,6 +162,14 @@ const catalogue = {
   /** The Zengin cycle job runs this often. */
   zenginCycleIntervalMs: minutesMs(1),
 
+  // Recurring billing.
+  /** Subscriptions charged in one transaction of the cycle: bounds its locks and memory. */
+  subscriptionCyclePageRows: 500,
+  /** The subscription cycle (simulated bank) looks for due periods this often. */
+  subscriptionCycleIntervalMs: minutesMs(1),
+  /** Periods GetSubscription shows, newest first. */
+  subscriptionPeriodsShown: 24,
+
   // The listener and the outside world (environment variables override the defaults).
   /** HTTP2_MAX_CONCURRENT_STREAMS when unset (Node's own would be 4,294,967,295). */
   http2ConcurrentStreamsDefault: 100,

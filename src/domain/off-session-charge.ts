@@ -30,6 +30,8 @@ export function newOffSessionCharge(
     apiSource: ApiSource.OFF_SESSION_SYNC | ApiSource.OFF_SESSION_ASYNC;
     /** The account its contract was approved with (null when it cannot start). */
     bankAccountId: string | null;
+    /** Yen off the initial amount (a subscription period's discount). */
+    discount?: number;
   },
   now: Date,
 ): ChargeRecord {

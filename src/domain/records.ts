@@ -64,6 +64,8 @@ export interface ChargeRecord {
    * one approved on its link; set when the charge starts (off-session) or its approval is claimed.
    */
   bankAccountId: string | null;
+  /** Yen off the initial amount (a subscription period's discount; 0 otherwise): initial = amount + discount. */
+  discount: number;
 }
 
 export interface RefundRecord {

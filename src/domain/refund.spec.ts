@@ -38,6 +38,7 @@ function charge(overrides: Partial<ChargeRecord> = {}): ChargeRecord {
     createdAt: succeededAt,
     updatedAt: succeededAt,
     bankAccountId: null,
+    discount: 0,
     ...overrides,
   };
 }

@@ -43,6 +43,7 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     createdAt: now,
     updatedAt: now,
     bankAccountId: null,
+    discount: 0,
   };
   const failed: ChargeRecord = {
     ...charge,

@@ -7,11 +7,13 @@ import {
   ContractStopRequestedContentSchema,
   RefundFailedContentSchema,
   RefundSucceededContentSchema,
+  SubscriptionEventContentSchema,
 } from "../../gen/payments/v1/webhooks_pb.js";
 import { errorTypeMessages } from "./payment-failure.js";
 import { refundableRemainder, refundedIncludingPending } from "./refund.js";
 import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
 import type { StopRequestRecord } from "./stop-request.js";
+import type { SubscriptionPeriodRecord, SubscriptionRecord } from "./subscription.js";
 
 // Webhook bodies use the proto field names (snake_case), as docs/reference/contract.md#webhooks shows them.
 const asWebhookJson = { useProtoFieldName: true, alwaysEmitImplicit: true } as const;
@@ -24,8 +26,8 @@ export function chargeEventContent(charge: ChargeRecord, merchantName: string): 
     customer: customerIdShown(charge),
     description: charge.description,
     merchantName,
-    initialAmount: charge.amount,
-    discount: 0,
+    initialAmount: charge.amount + charge.discount,
+    discount: charge.discount,
     finalAmount: charge.amount,
     currency: "JPY",
     createdAt: charge.createdAt.toISOString(),
@@ -74,8 +76,8 @@ export function refundFailedContent(charge: ChargeRecord, refund: RefundRecord, 
         status: 1,
         description: charge.description,
         merchantName,
-        initialAmount: charge.amount,
-        discount: 0,
+        initialAmount: charge.amount + charge.discount,
+        discount: charge.discount,
         finalAmount: charge.amount,
         currency: "JPY",
         createdAt: charge.createdAt.toISOString(),
@@ -130,6 +132,41 @@ export function stopRequestedContent(
       merchantName,
       reason: request.reason,
       requestedAt: request.requestedAt.toISOString(),
+    }),
+    asWebhookJson,
+  ) as object;
+}
+
+/**
+ * Content of the subscription events (docs/reference/events.md#subscription-events): the
+ * subscription, and the period when the event is about one (EVENT_TYPE_SUBSCRIPTION_PAYMENT_SCHEDULED).
+ */
+export function subscriptionEventContent(
+  subscription: SubscriptionRecord,
+  merchantName: string,
+  now: Date,
+  period?: SubscriptionPeriodRecord,
+): object {
+  return toJson(
+    SubscriptionEventContentSchema,
+    create(SubscriptionEventContentSchema, {
+      subscriptionId: subscription.id,
+      customer: subscription.customerId,
+      planId: subscription.planId,
+      status: `SUBSCRIPTION_STATUS_${subscription.status.toUpperCase()}`,
+      endReason: subscription.endReason ? `SUBSCRIPTION_END_REASON_${subscription.endReason.toUpperCase()}` : "",
+      merchantName,
+      metadata: subscription.metadata,
+      period: period?.period ?? "",
+      debitDate: period?.debitDate ?? "",
+      chargeId: period?.chargeId ?? "",
+      initialAmount: period?.amounts.initialAmount ?? 0,
+      discount: period?.amounts.discount ?? 0,
+      finalAmount: period?.amounts.finalAmount ?? 0,
+      currency: "JPY",
+      nextPeriod: subscription.nextPeriod ?? "",
+      nextDebitDate: subscription.nextDebitDate ?? "",
+      createdAt: now.toISOString(),
     }),
     asWebhookJson,
   ) as object;

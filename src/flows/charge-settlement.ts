@@ -10,6 +10,7 @@ import { recordEvents } from "../storage/events.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
+import { endSubscriptionsOfContract } from "./subscription-endings.js";
 
 /** A bank's answer on a charge the caller loaded and locked in `trx`, with the charge's request. */
 export interface ChargeAnswer {
@@ -63,9 +64,10 @@ async function merchantNamesOf(trx: Tx, answers: readonly ChargeAnswer[]): Promi
   return names;
 }
 
-/** The bank stopped the debits: the contract ends, if it is still ACTIVATED. */
+/** The bank stopped the debits: the contract ends, if it is still ACTIVATED, and its subscriptions with it. */
 async function deactivateContract(ctx: FlowContext, trx: Tx, contractId: string, now: Date): Promise<void> {
   const contract = await lockContract(ctx.tx, trx, contractId);
-  if (contract?.status === ContractStatus.ACTIVATED)
-    await saveContractStatus(trx, transitionContract(contract, ContractStatus.DEACTIVATED, now));
+  if (contract?.status !== ContractStatus.ACTIVATED) return;
+  await saveContractStatus(trx, transitionContract(contract, ContractStatus.DEACTIVATED, now));
+  await endSubscriptionsOfContract(ctx, trx, contractId, now);
 }

@@ -26,6 +26,7 @@ import { defaultSandboxBalance } from "../ports/sandbox-bank.js";
 import { findPaymentLinkById, lockPaymentLink, transitionPaymentLink } from "../storage/payment-links.js";
 import { findCharge } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
+import { moveSubscriptions } from "../storage/subscriptions.js";
 import type { FlowContext } from "./flow-context.js";
 import { recordEvent } from "../storage/events.js";
 import { enqueueDebitNotice } from "./debit-notice.js";
@@ -99,8 +100,10 @@ async function applyChanges(
   if (changes.contract?.status === ContractStatus.ACTIVATED) {
     // One activated contract per customer: the newer one replaces the older (a re-linked account).
     for (const older of await findActivatedContracts(trx, changes.contract.customerId)) {
-      if (older.id !== changes.contract.id)
-        await saveContractStatus(trx, transitionContract(older, ContractStatus.DEACTIVATED, now));
+      if (older.id === changes.contract.id) continue;
+      await saveContractStatus(trx, transitionContract(older, ContractStatus.DEACTIVATED, now));
+      // Not stopped by the bank: the customer's subscriptions go on under the new contract.
+      await moveSubscriptions(trx, older.id, changes.contract.id, now);
     }
   }
   if (changes.events.length === 0) return;

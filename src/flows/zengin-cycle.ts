@@ -3,6 +3,7 @@ import type { FlowContext } from "./flow-context.js";
 import type { ZenginExchange } from "./zengin-exchange.js";
 import { writeDueFiles } from "./zengin-request-files.js";
 import { importResultFile } from "./zengin-result-import.js";
+import { chargeDueSubscriptions } from "./subscription-cycle.js";
 import { limits } from "../domain/limits.js";
 
 export interface ZenginCycleReport {
@@ -14,11 +15,13 @@ export interface ZenginCycleReport {
 }
 
 /**
- * One turn of the file exchange (`zengin run`, and the "zengin-cycle" job every minute): write
- * the files whose cutoff has passed, let the simulated bank answer, and import what came back
+ * One turn of the file exchange (`zengin run`, and the "zengin-cycle" job every minute): charge
+ * the subscriptions whose debit date's cutoff has passed, write the files whose cutoff has passed, let the simulated bank answer, and import what came back
  * (docs/operations/zengin.md#the-cycle).
  */
 export async function runZenginCycle(ctx: FlowContext, exchange: ZenginExchange): Promise<ZenginCycleReport> {
+  // Subscriptions' charges first: a debit date's request file is written with its periods in it.
+  await chargeDueSubscriptions(ctx);
   const written = await writeDueFiles(ctx, exchange);
   await exchange.simulatedBank?.(ctx.clock.now());
   const report: ZenginCycleReport = { written, imported: [], quarantined: [], unexpected: [] };

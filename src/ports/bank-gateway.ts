@@ -25,6 +25,11 @@ export interface BankRequest {
   amount: number;
   reference: string;
   at: Date;
+  /**
+   * A debit date (YYYY-MM-DD, JST) the caller decided (a subscription period's): a bank of files
+   * schedules the debit for that date's file instead of the next one its timetable allows.
+   */
+  debitDate?: string;
 }
 
 /**
@@ -58,4 +63,10 @@ export interface BankGateway {
    * (flows/debit-timing.ts). Absent for a bank that books at once.
    */
   debitDateFor?(db: Tx, request: { merchantId: string; bankCode?: string; at: Date }): Promise<string | undefined>;
+  /**
+   * `schedule` for many debits of new charges at once (a subscription cycle's page, in its
+   * transaction): the answers in the requests' order. The charges were created in this
+   * transaction, so none is locked, settled or scheduled yet.
+   */
+  scheduleDebits?(trx: Tx, requests: readonly BankRequest[]): Promise<BankResult[]>;
 }

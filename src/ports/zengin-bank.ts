@@ -6,12 +6,20 @@ import { japaneseNationalHolidays } from "./national-holidays.js";
 import { accountHolderMaxLength, normaliseBankKana } from "../domain/kana.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
-import { findBankAccountById } from "../storage/bank-accounts.js";
+import { findBankAccountById, findBankAccountsByIds } from "../storage/bank-accounts.js";
 import type { Transactor, Tx } from "../storage/transactor.js";
 import { lockCharge } from "../storage/charges.js";
 import { findRefund } from "../storage/refunds.js";
-import type { ZenginItemKind } from "../domain/zengin-records.js";
-import { findItem, insertItem, listContracts, mandateRegistered } from "../storage/zengin.js";
+import type { ConsignorSettings, ZenginItemKind, ZenginItemRecord } from "../domain/zengin-records.js";
+import type { BankAccountDetails } from "../domain/bank-account.js";
+import {
+  findItem,
+  insertItem,
+  insertItems,
+  listContracts,
+  mandateRegistered,
+  registeredMandates,
+} from "../storage/zengin.js";
 import { contractFor } from "../domain/contract-scope.js";
 import type { BankGateway, BankRequest, BankResult } from "./bank-gateway.js";
 
@@ -64,57 +72,107 @@ export class ZenginBank implements BankGateway {
     if (!debit && (await findRefund(trx, request.reference))?.status !== RefundStatus.PENDING)
       return { ok: false, scheduled: true };
     const contracts = await listContracts(trx, request.merchantId);
-    if (contracts.length === 0)
-      return refusal(
-        "the merchant has no Zengin consignor contract (zengin contracts add, or merchants update --consignor-…)",
-      );
-    // The charge's account: the one its contract was approved with, or its link approved.
     const account = (await findBankAccountById(trx, request.accountId))?.details;
-    if (!account) return refusal("no bank account linked");
+    const registered = debit && account !== undefined && (await mandateRegistered(trx, request.merchantId, account));
+    const planned = this.#itemOf(kind, request, contracts, account, registered);
+    if ("refusal" in planned) return refusal(planned.refusal);
+    await insertItem(trx, table, planned.item);
+    return { ok: false, scheduled: true, date: planned.item.date ?? undefined };
+  }
+
+  /**
+   * Debits of charges created in the caller's transaction (a subscription cycle's page): what
+   * `schedule` decides for each, with the contracts, the accounts and the mandates read once for
+   * all, and the items written together.
+   */
+  async scheduleDebits(trx: Tx, requests: readonly BankRequest[]): Promise<BankResult[]> {
+    if (requests.length === 0) return [];
+    const contracts = new Map<string, ConsignorSettings[]>();
+    for (const merchantId of new Set(requests.map((request) => request.merchantId)))
+      contracts.set(merchantId, await listContracts(trx, merchantId));
+    const accounts = await findBankAccountsByIds(
+      trx,
+      requests.map((request) => request.accountId),
+    );
+    const registered = await registeredMandates(trx, requests, accounts);
+    const items: ZenginItemRecord[] = [];
+    const answers = requests.map((request): BankResult => {
+      const account = accounts.get(request.accountId)?.details;
+      const planned = this.#itemOf(
+        "debit",
+        request,
+        contracts.get(request.merchantId) ?? [],
+        account,
+        account !== undefined && registered.has(`${request.merchantId}/${request.accountId}`),
+      );
+      if ("refusal" in planned) return refusal(planned.refusal);
+      items.push(planned.item);
+      return { ok: false, scheduled: true, date: planned.item.date ?? undefined };
+    });
+    await insertItems(trx, "zengin_debits", items);
+    return answers;
+  }
+
+  /** The item a debit or transfer is recorded as, or why it cannot be (the rules of `schedule`). */
+  #itemOf(
+    kind: "debit" | "refund",
+    request: BankRequest,
+    contracts: ConsignorSettings[],
+    account: BankAccountDetails | undefined,
+    registered: boolean,
+  ): { item: ZenginItemRecord } | { refusal: string } {
+    const debit = kind === "debit";
+    if (contracts.length === 0)
+      return {
+        refusal:
+          "the merchant has no Zengin consignor contract (zengin contracts add, or merchants update --consignor-…)",
+      };
+    // The charge's account: the one its contract was approved with, or its link approved.
+    if (!account) return { refusal: "no bank account linked" };
     // The contract whose file carries it (docs/guide/direct-debit-files.md#contracts). Linking
     // refuses an account outside them; one linked before a contract changed is refused here.
     const consignor = contractFor(contracts, account.bankCode);
-    if (!consignor) return refusal(`none of the merchant's consignor contracts covers bank ${account.bankCode}`);
+    if (!consignor) return { refusal: `none of the merchant's consignor contracts covers bank ${account.bankCode}` };
     // Linking keeps the holder in the bank's half-width form; older rows are normalised here, to
     // the 全銀協 rules as the consignor widens them (docs/guide/direct-debit-files.md#characters-in-names).
     const holder = normaliseBankKana(account.accountHolder, accountHolderMaxLength, {
       widened: consignor.nameCharacters,
     });
-    if (!holder.ok) return refusal(`the account holder cannot be written in a Zengin file: ${holder.reason}`);
+    if (!holder.ok) return { refusal: `the account holder cannot be written in a Zengin file: ${holder.reason}` };
     // An account stored as 貯蓄 (4) before linking refused it: a debit is refused at acceptance, a
     // refund's 総合振込 still carries 4 (docs/guide/direct-debit-files.md#account-types).
     const undebitable = debit && undebitableAccountType(account.accountType);
-    if (undebitable) return refusal(undebitable);
-    // 新規コード 1 until a debit of this account under the merchant's mandate was answered 0.
-    const registered = debit && (await mandateRegistered(trx, request.merchantId, account));
+    if (undebitable) return { refusal: undebitable };
     // A refund goes into the transfer file of the next cutoff, paid the business day after it.
     const date = !debit
       ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
-      : this.#debitDateOf(consignor.debitDay, request.at);
-    await insertItem(trx, table, {
-      reference: request.reference,
-      merchantId: request.merchantId,
-      contractCode: consignor.code,
-      date,
-      state: "scheduled",
-      fileId: null,
-      customerNumber: null,
-      amount: request.amount,
-      newCode: debit && !registered ? 1 : 0,
-      // Sealed as the file will carry it (storage/zengin.ts). BankAccountType's numbers are the
-      // Zengin 預金種目 codes (1 普通, 2 当座; 4 貯蓄 in a refund's transfer only).
-      account: {
-        bankCode: account.bankCode,
-        branchCode: account.branchCode,
-        accountType: effectiveAccountType(account.accountType),
-        accountNumber: account.accountNumber.padStart(7, "0"),
-        accountHolder: holder.value,
+      : (request.debitDate ?? this.#debitDateOf(consignor.debitDay, request.at));
+    return {
+      item: {
+        reference: request.reference,
+        merchantId: request.merchantId,
+        contractCode: consignor.code,
+        date,
+        state: "scheduled",
+        fileId: null,
+        customerNumber: null,
+        amount: request.amount,
+        // 新規コード 1 until a debit of this account under the merchant's mandate was answered 0.
+        newCode: debit && !registered ? 1 : 0,
+        // Sealed as the file will carry it (storage/zengin.ts). BankAccountType's numbers are the
+        // Zengin 預金種目 codes (1 普通, 2 当座; 4 貯蓄 in a refund's transfer only).
+        account: {
+          bankCode: account.bankCode,
+          branchCode: account.branchCode,
+          accountType: effectiveAccountType(account.accountType),
+          accountNumber: account.accountNumber.padStart(7, "0"),
+          accountHolder: holder.value,
+        },
+        resultCode: null,
+        createdAt: request.at,
+        updatedAt: request.at,
       },
-      resultCode: null,
-      createdAt: request.at,
-      updatedAt: request.at,
-    });
-    return { ok: false, scheduled: true, date };
+    };
   }
 
   /**

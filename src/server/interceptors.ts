@@ -69,7 +69,11 @@ export function createErrorInterceptor(logger: Logger, sampleRate = 1): Intercep
 }
 
 /** Services whose calls need `Authorization: Bearer <API key>`. */
-const keyAuthenticatedServices = new Set(["payments.v1.PaymentService", "payments.v1.SandboxService"]);
+const keyAuthenticatedServices = new Set([
+  "payments.v1.PaymentService",
+  "payments.v1.SubscriptionService",
+  "payments.v1.SandboxService",
+]);
 
 export function createAuthInterceptor(
   authenticate: (apiKey: string) => Promise<MerchantPrincipal | undefined>,

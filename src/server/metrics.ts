@@ -210,6 +210,11 @@ class TimedBank implements BankGateway {
     return this.bank.debitDateFor?.bind(this.bank);
   }
 
+  /** Many debits scheduled at once (a subscription cycle's page): not a bank call, not timed. */
+  get scheduleDebits(): BankGateway["scheduleDebits"] {
+    return this.bank.scheduleDebits?.bind(this.bank);
+  }
+
   /** A booking reversed inside the caller's transaction: not a bank call, not timed. */
   reverseBooking(...args: Parameters<BankGateway["reverseBooking"]>): Promise<void> {
     return this.bank.reverseBooking(...args);

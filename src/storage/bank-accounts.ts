@@ -111,6 +111,24 @@ export async function findBankAccountById(db: Kysely<Database>, id: string): Pro
   return row && fromRow(row);
 }
 
+/** Accounts by id (a subscription cycle's page), in chunks. */
+export async function findBankAccountsByIds(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Map<string, BankAccountRecord>> {
+  const found = new Map<string, BankAccountRecord>();
+  const unique = [...new Set(ids)].filter(Boolean);
+  for (let start = 0; start < unique.length; start += 500) {
+    const rows = await db
+      .selectFrom("bank_accounts")
+      .selectAll()
+      .where("id", "in", unique.slice(start, start + 500))
+      .execute();
+    for (const row of rows) found.set(row.id, fromRow(row));
+  }
+  return found;
+}
+
 /** The customer's accounts, oldest first. */
 export async function findBankAccountsOfCustomer(
   db: Kysely<Database>,

@@ -9,6 +9,19 @@ export async function insertCharge(trx: Tx, charge: ChargeRecord): Promise<void>
   await trx.insertInto("charges").values(chargeToRow(charge)).execute();
 }
 
+/** `insertCharge` for many charges at once (a subscription cycle's page), in chunks. */
+export async function insertCharges(trx: Tx, charges: readonly ChargeRecord[]): Promise<void> {
+  for (const charge of charges) assertChargeInvariants(charge);
+  for (let start = 0; start < charges.length; start += insertChunkRows)
+    await trx
+      .insertInto("charges")
+      .values(charges.slice(start, start + insertChunkRows).map(chargeToRow))
+      .execute();
+}
+
+/** Rows per INSERT: well under both databases' limits on bound parameters. */
+const insertChunkRows = 200;
+
 /** Writes a status change made by the charge state machine (status, error, timestamps). */
 export async function saveChargeStatus(trx: Tx, charge: ChargeRecord): Promise<void> {
   assertChargeInvariants(charge);

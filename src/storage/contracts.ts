@@ -44,3 +44,21 @@ export async function lockContract(tx: Transactor, trx: Tx, id: string): Promise
   const row = await tx.lockRows(trx.selectFrom("contracts").selectAll().where("id", "=", id)).executeTakeFirst();
   return row && contractFromRow(row);
 }
+
+/** Contracts by id (a subscription cycle's page), in chunks. */
+export async function findContractsByIds(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Map<string, ContractRecord>> {
+  const found = new Map<string, ContractRecord>();
+  const unique = [...new Set(ids)];
+  for (let start = 0; start < unique.length; start += 500) {
+    const rows = await db
+      .selectFrom("contracts")
+      .selectAll()
+      .where("id", "in", unique.slice(start, start + 500))
+      .execute();
+    for (const row of rows) found.set(row.id, contractFromRow(row));
+  }
+  return found;
+}

@@ -10,7 +10,8 @@ export type JobKind =
   | "csv-row"
   | "kyc-review"
   | "debit-notice"
-  | "zengin-cycle";
+  | "zengin-cycle"
+  | "subscription-cycle";
 
 /** What a handler says about its job: done, or run again at a later time. */
 export type JobOutcome = { done: true } | { retryAt: Date };
@@ -45,6 +46,29 @@ export async function enqueueJob(
       created_at: job.now.toISOString(),
     })
     .execute();
+}
+
+/** `enqueueJob` for many jobs at once (a subscription cycle's charges), in chunks. */
+export async function enqueueJobs(
+  trx: Tx,
+  jobs: readonly { kind: JobKind; refId: string; runAt: Date; now: Date }[],
+): Promise<void> {
+  for (let start = 0; start < jobs.length; start += 200)
+    await trx
+      .insertInto("jobs")
+      .values(
+        jobs.slice(start, start + 200).map((job) => ({
+          id: newId("job"),
+          kind: job.kind,
+          ref_id: job.refId,
+          run_at: job.runAt.toISOString(),
+          attempts: 0,
+          lease_until: null,
+          state: "pending",
+          created_at: job.now.toISOString(),
+        })),
+      )
+      .execute();
 }
 
 /** Whether a job of this kind for this reference is still waiting to run. */

@@ -116,6 +116,7 @@ export function chargeFromRow(row: ChargeTable): ChargeRecord {
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     bankAccountId: row.bank_account_id,
+    discount: row.discount,
   };
 }
 
@@ -140,6 +141,7 @@ export function chargeToRow(record: ChargeRecord): ChargeTable {
     created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
     bank_account_id: record.bankAccountId,
+    discount: record.discount,
   };
 }
 

@@ -39,6 +39,11 @@ export interface Database {
   account_verifications: AccountVerificationTable;
   mandates: MandateTable;
   zengin_contracts: ZenginContractTable;
+  plans: PlanTable;
+  plan_prices: PlanPriceTable;
+  subscriptions: SubscriptionTable;
+  subscription_periods: SubscriptionPeriodTable;
+  subscription_attempts: SubscriptionAttemptTable;
   zengin_files: ZenginFileTable;
   zengin_debits: ZenginItemTable;
   zengin_transfers: ZenginItemTable;
@@ -235,6 +240,8 @@ export interface ChargeTable {
   updated_at: string;
   /** The account (bank_accounts.id) the charge is paid from: its contract's, or the one approved on its link. */
   bank_account_id: string | null;
+  /** Yen off its initial amount (a subscription's discount): the initial amount is amount + discount. */
+  discount: number;
 }
 
 export interface RefundTable {
@@ -637,4 +644,79 @@ export interface ZenginItemTable {
   result_code: number | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A merchant's plan (domain/plan.ts); `debit_day` 0 is 末日, `discount_kind` "" none, "amount" or "percent". */
+export interface PlanTable {
+  id: string;
+  merchant_id: string;
+  name: string;
+  interval_unit: string;
+  interval_count: number;
+  debit_day: number;
+  first_period: string;
+  discount_kind: string;
+  discount_value: number;
+  discount_periods: number;
+  metadata_json: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A price version of a plan; `from_period` null for the first. */
+export interface PlanPriceTable {
+  plan_id: string;
+  version: number;
+  amount: number;
+  from_period: string | null;
+  created_at: string;
+}
+
+/** A customer's subscription (domain/subscription.ts); periods are "YYYY-MM", dates "YYYY-MM-DD" (JST). */
+export interface SubscriptionTable {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  contract_id: string;
+  plan_id: string;
+  amount: number | null;
+  start_period: string;
+  end_period: string | null;
+  status: string;
+  cancel_at_period_end: number;
+  end_reason: string | null;
+  next_period: string | null;
+  next_debit_date: string | null;
+  last_period: string | null;
+  description: string;
+  metadata_json: string;
+  created_at: string;
+  updated_at: string;
+  ended_at: string | null;
+}
+
+/** One row per subscription and period (the primary key): what the period was charged. */
+export interface SubscriptionPeriodTable {
+  subscription_id: string;
+  period: string;
+  merchant_id: string;
+  plan_id: string;
+  number: number;
+  debit_date: string;
+  price_version: number;
+  initial_amount: number;
+  discount: number;
+  final_amount: number;
+  charge_id: string | null;
+  created_at: string;
+}
+
+/** A period's charges: attempt 1 its charge, later attempts its re-debits. */
+export interface SubscriptionAttemptTable {
+  subscription_id: string;
+  period: string;
+  attempt: number;
+  charge_id: string;
+  debit_date: string;
+  created_at: string;
 }

@@ -89,6 +89,16 @@ export async function insertItem(trx: Tx, table: ZenginItemKind, item: ZenginIte
     .execute();
 }
 
+/** `insertItem` for many items at once (a subscription cycle's debits), in chunks. */
+export async function insertItems(trx: Tx, table: ZenginItemKind, items: readonly ZenginItemRecord[]): Promise<void> {
+  for (let start = 0; start < items.length; start += 200)
+    await trx
+      .insertInto(table)
+      .values(items.slice(start, start + 200).map(itemToRow))
+      .onConflict((oc) => oc.column("reference").doNothing())
+      .execute();
+}
+
 /** The item recorded under this reference (the bank was already asked): its state and its file's date. */
 export async function findItem(
   db: Tx,
@@ -461,6 +471,53 @@ export async function mandateRegistered(
     .orderBy("updated_at", "desc")
     .executeTakeFirst();
   return row?.result_code === 0;
+}
+
+/**
+ * `mandateRegistered` for many debits at once: the `merchantId/accountId` pairs whose mandate is
+ * registered (the latest answer that speaks about it was 0), a few queries per chunk of accounts.
+ */
+export async function registeredMandates(
+  db: Tx,
+  requests: readonly { merchantId: string; accountId: string }[],
+  accounts: ReadonlyMap<string, { details: BankAccountDetails }>,
+): Promise<Set<string>> {
+  const registered = new Set<string>();
+  const pairs = [...new Map(requests.map((r) => [`${r.merchantId}/${r.accountId}`, r])).values()];
+  for (let start = 0; start < pairs.length; start += 200) {
+    const chunk = pairs.slice(start, start + 200);
+    const ownersOfKey = new Map<string, string[]>();
+    for (const pair of chunk) {
+      const details = accounts.get(pair.accountId)?.details;
+      if (!details) continue;
+      for (const key of itemAccountKeys(details))
+        ownersOfKey.set(`${pair.merchantId}/${key}`, [
+          ...(ownersOfKey.get(`${pair.merchantId}/${key}`) ?? []),
+          `${pair.merchantId}/${pair.accountId}`,
+        ]);
+    }
+    if (ownersOfKey.size === 0) continue;
+    const rows = await db
+      .selectFrom("zengin_debits")
+      .select(["merchant_id", "account_key", "result_code", "date", "updated_at"])
+      .where("merchant_id", "in", [...new Set(chunk.map((pair) => pair.merchantId))])
+      .where(
+        "account_key",
+        "in",
+        [...ownersOfKey.keys()].map((owner) => owner.slice(owner.indexOf("/") + 1)),
+      )
+      .where("state", "=", "answered")
+      .where("result_code", "in", registrationResultCodes)
+      .execute();
+    const latest = new Map<string, { at: string; code: number | null }>();
+    for (const row of rows)
+      for (const owner of ownersOfKey.get(`${row.merchant_id}/${row.account_key}`) ?? []) {
+        const at = `${row.date ?? ""}|${row.updated_at}`;
+        if (!latest.has(owner) || latest.get(owner)!.at < at) latest.set(owner, { at, code: row.result_code });
+      }
+    for (const [owner, answer] of latest) if (answer.code === 0) registered.add(owner);
+  }
+  return registered;
 }
 
 /** The results that say whether the bank holds the mandate: 0 it does; 2, 3 and 4 it does not (or no longer). */

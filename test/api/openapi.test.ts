@@ -8,12 +8,14 @@ import { file_payments_v1_dashboard_service } from "../../gen/payments/v1/dashbo
 import { file_payments_v1_hosted_page_service } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { file_payments_v1_payment_service } from "../../gen/payments/v1/payment_service_pb.js";
 import { file_payments_v1_sandbox_service } from "../../gen/payments/v1/sandbox_service_pb.js";
+import { file_payments_v1_subscription_service } from "../../gen/payments/v1/subscription_service_pb.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const documentText = readFileSync(new URL("../../gen/openapi/openapi.json", import.meta.url), "utf8");
 const document = JSON.parse(documentText);
 const serviceFiles: DescFile[] = [
   file_payments_v1_payment_service,
+  file_payments_v1_subscription_service,
   file_payments_v1_sandbox_service,
   file_payments_v1_hosted_page_service,
   file_payments_v1_dashboard_service,

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/webhooks.proto.
  */
 export const file_payments_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXltZW50cy92MS93ZWJob29rcy5wcm90bxILcGF5bWVudHMudjEiggEKD1dlYmhvb2tFbnZlbG9wZRIKCgJpZBgBIAEoCRIRCglzaWduYXR1cmUYAiABKAkSEgoKY3JlYXRlZF9hdBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEigKB2NvbnRlbnQYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IscDChJDaGFyZ2VFdmVudENvbnRlbnQSCgoCaWQYASABKAkSEAoIY3VzdG9tZXIYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSFQoNbWVyY2hhbnRfbmFtZRgEIAEoCRIWCg5pbml0aWFsX2Ftb3VudBgFIAEoBRIQCghkaXNjb3VudBgGIAEoBRIUCgxmaW5hbF9hbW91bnQYByABKAUSEAoIY3VycmVuY3kYCCABKAkSEgoKY3JlYXRlZF9hdBgJIAEoCRISCgp1cGRhdGVkX2F0GAogASgJEiUKBWVycm9yGAsgASgLMhYucGF5bWVudHMudjEuRXJyb3JCb2R5Ej8KCG1ldGFkYXRhGAwgAygLMi0ucGF5bWVudHMudjEuQ2hhcmdlRXZlbnRDb250ZW50Lk1ldGFkYXRhRW50cnkSEgoKYXBpX3NvdXJjZRgNIAEoBRIcChRvbl9zZXNzaW9uX2NoYXJnZV9pZBgOIAEoCRIOCgZzdGF0dXMYDyABKAkSEgoKcmVxdWVzdF9pZBgQIAEoCRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi7QEKF1JlZnVuZEZhaWxlZFRyYW5zYWN0aW9uEgoKAmlkGAEgASgJEhAKCGN1c3RvbWVyGAIgASgJEg4KBnN0YXR1cxgDIAEoBRITCgtkZXNjcmlwdGlvbhgEIAEoCRIVCg1tZXJjaGFudF9uYW1lGAUgASgJEhYKDmluaXRpYWxfYW1vdW50GAYgASgFEhAKCGRpc2NvdW50GAcgASgFEhQKDGZpbmFsX2Ftb3VudBgIIAEoBRIQCghjdXJyZW5jeRgJIAEoCRISCgpjcmVhdGVkX2F0GAogASgJEhIKCnVwZGF0ZWRfYXQYCyABKAkiYAoSUmVmdW5kRmFpbGVkUmVmdW5kEhEKCXJlZnVuZF9pZBgBIAEoCRInCgVlcnJvchgCIAEoCzIYLnBheW1lbnRzLnYxLlJlZnVuZEVycm9yEg4KBmFtb3VudBgDIAEoBSKBAQoTUmVmdW5kRmFpbGVkQ29udGVudBI5Cgt0cmFuc2FjdGlvbhgBIAEoCzIkLnBheW1lbnRzLnYxLlJlZnVuZEZhaWxlZFRyYW5zYWN0aW9uEi8KBnJlZnVuZBgCIAEoCzIfLnBheW1lbnRzLnYxLlJlZnVuZEZhaWxlZFJlZnVuZCKBAwoWUmVmdW5kU3VjY2VlZGVkQ29udGVudBIRCglyZWZ1bmRfaWQYASABKAkSEQoJY2hhcmdlX2lkGAIgASgJEhAKCGN1c3RvbWVyGAMgASgJEg4KBmFtb3VudBgEIAEoBRIXCg9yZWZ1bmRlZF9hbW91bnQYBSABKAUSGQoRcmVmdW5kYWJsZV9hbW91bnQYBiABKAUSFQoNY2hhcmdlX3N0YXR1cxgHIAEoCRIQCghjdXJyZW5jeRgIIAEoCRIOCgZyZWFzb24YCSABKAkSQwoIbWV0YWRhdGEYCiADKAsyMS5wYXltZW50cy52MS5SZWZ1bmRTdWNjZWVkZWRDb250ZW50Lk1ldGFkYXRhRW50cnkSEgoKY3JlYXRlZF9hdBgLIAEoCRISCgpzZXR0bGVkX2F0GAwgASgJEhQKDGNhbmNlbGxhdGlvbhgNIAEoCBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi/QEKFENvbnRyYWN0RXZlbnRDb250ZW50EhAKCHRva2VuX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIVCg1tZXJjaGFudF9uYW1lGAMgASgJEkEKCG1ldGFkYXRhGAQgAygLMi8ucGF5bWVudHMudjEuQ29udHJhY3RFdmVudENvbnRlbnQuTWV0YWRhdGFFbnRyeRISCgpjcmVhdGVkX2F0GAUgASgJEhIKCnVwZGF0ZWRfYXQYBiABKAkSEAoIY3VzdG9tZXIYByABKAkaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrEBChxDb250cmFjdFN0b3BSZXF1ZXN0ZWRDb250ZW50EhcKD3N0b3BfcmVxdWVzdF9pZBgBIAEoCRIQCgh0b2tlbl9pZBgCIAEoCRIQCghjdXN0b21lchgDIAEoCRIXCg9jb250cmFjdF9zdGF0dXMYBCABKAkSFQoNbWVyY2hhbnRfbmFtZRgFIAEoCRIOCgZyZWFzb24YBiABKAkSFAoMcmVxdWVzdGVkX2F0GAcgASgJYgZwcm90bzM", [file_google_protobuf_struct, file_payments_v1_errors, file_payments_v1_resources]);
+  fileDesc("ChpwYXltZW50cy92MS93ZWJob29rcy5wcm90bxILcGF5bWVudHMudjEiggEKD1dlYmhvb2tFbnZlbG9wZRIKCgJpZBgBIAEoCRIRCglzaWduYXR1cmUYAiABKAkSEgoKY3JlYXRlZF9hdBgDIAEoCRISCgpldmVudF90eXBlGAQgASgJEigKB2NvbnRlbnQYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IscDChJDaGFyZ2VFdmVudENvbnRlbnQSCgoCaWQYASABKAkSEAoIY3VzdG9tZXIYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSFQoNbWVyY2hhbnRfbmFtZRgEIAEoCRIWCg5pbml0aWFsX2Ftb3VudBgFIAEoBRIQCghkaXNjb3VudBgGIAEoBRIUCgxmaW5hbF9hbW91bnQYByABKAUSEAoIY3VycmVuY3kYCCABKAkSEgoKY3JlYXRlZF9hdBgJIAEoCRISCgp1cGRhdGVkX2F0GAogASgJEiUKBWVycm9yGAsgASgLMhYucGF5bWVudHMudjEuRXJyb3JCb2R5Ej8KCG1ldGFkYXRhGAwgAygLMi0ucGF5bWVudHMudjEuQ2hhcmdlRXZlbnRDb250ZW50Lk1ldGFkYXRhRW50cnkSEgoKYXBpX3NvdXJjZRgNIAEoBRIcChRvbl9zZXNzaW9uX2NoYXJnZV9pZBgOIAEoCRIOCgZzdGF0dXMYDyABKAkSEgoKcmVxdWVzdF9pZBgQIAEoCRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi7QEKF1JlZnVuZEZhaWxlZFRyYW5zYWN0aW9uEgoKAmlkGAEgASgJEhAKCGN1c3RvbWVyGAIgASgJEg4KBnN0YXR1cxgDIAEoBRITCgtkZXNjcmlwdGlvbhgEIAEoCRIVCg1tZXJjaGFudF9uYW1lGAUgASgJEhYKDmluaXRpYWxfYW1vdW50GAYgASgFEhAKCGRpc2NvdW50GAcgASgFEhQKDGZpbmFsX2Ftb3VudBgIIAEoBRIQCghjdXJyZW5jeRgJIAEoCRISCgpjcmVhdGVkX2F0GAogASgJEhIKCnVwZGF0ZWRfYXQYCyABKAkiYAoSUmVmdW5kRmFpbGVkUmVmdW5kEhEKCXJlZnVuZF9pZBgBIAEoCRInCgVlcnJvchgCIAEoCzIYLnBheW1lbnRzLnYxLlJlZnVuZEVycm9yEg4KBmFtb3VudBgDIAEoBSKBAQoTUmVmdW5kRmFpbGVkQ29udGVudBI5Cgt0cmFuc2FjdGlvbhgBIAEoCzIkLnBheW1lbnRzLnYxLlJlZnVuZEZhaWxlZFRyYW5zYWN0aW9uEi8KBnJlZnVuZBgCIAEoCzIfLnBheW1lbnRzLnYxLlJlZnVuZEZhaWxlZFJlZnVuZCKBAwoWUmVmdW5kU3VjY2VlZGVkQ29udGVudBIRCglyZWZ1bmRfaWQYASABKAkSEQoJY2hhcmdlX2lkGAIgASgJEhAKCGN1c3RvbWVyGAMgASgJEg4KBmFtb3VudBgEIAEoBRIXCg9yZWZ1bmRlZF9hbW91bnQYBSABKAUSGQoRcmVmdW5kYWJsZV9hbW91bnQYBiABKAUSFQoNY2hhcmdlX3N0YXR1cxgHIAEoCRIQCghjdXJyZW5jeRgIIAEoCRIOCgZyZWFzb24YCSABKAkSQwoIbWV0YWRhdGEYCiADKAsyMS5wYXltZW50cy52MS5SZWZ1bmRTdWNjZWVkZWRDb250ZW50Lk1ldGFkYXRhRW50cnkSEgoKY3JlYXRlZF9hdBgLIAEoCRISCgpzZXR0bGVkX2F0GAwgASgJEhQKDGNhbmNlbGxhdGlvbhgNIAEoCBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi/QEKFENvbnRyYWN0RXZlbnRDb250ZW50EhAKCHRva2VuX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIVCg1tZXJjaGFudF9uYW1lGAMgASgJEkEKCG1ldGFkYXRhGAQgAygLMi8ucGF5bWVudHMudjEuQ29udHJhY3RFdmVudENvbnRlbnQuTWV0YWRhdGFFbnRyeRISCgpjcmVhdGVkX2F0GAUgASgJEhIKCnVwZGF0ZWRfYXQYBiABKAkSEAoIY3VzdG9tZXIYByABKAkaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIrEBChxDb250cmFjdFN0b3BSZXF1ZXN0ZWRDb250ZW50EhcKD3N0b3BfcmVxdWVzdF9pZBgBIAEoCRIQCgh0b2tlbl9pZBgCIAEoCRIQCghjdXN0b21lchgDIAEoCRIXCg9jb250cmFjdF9zdGF0dXMYBCABKAkSFQoNbWVyY2hhbnRfbmFtZRgFIAEoCRIOCgZyZWFzb24YBiABKAkSFAoMcmVxdWVzdGVkX2F0GAcgASgJItQDChhTdWJzY3JpcHRpb25FdmVudENvbnRlbnQSFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEhAKCGN1c3RvbWVyGAIgASgJEg8KB3BsYW5faWQYAyABKAkSDgoGc3RhdHVzGAQgASgJEhIKCmVuZF9yZWFzb24YBSABKAkSFQoNbWVyY2hhbnRfbmFtZRgGIAEoCRJFCghtZXRhZGF0YRgHIAMoCzIzLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvbkV2ZW50Q29udGVudC5NZXRhZGF0YUVudHJ5Eg4KBnBlcmlvZBgIIAEoCRISCgpkZWJpdF9kYXRlGAkgASgJEhEKCWNoYXJnZV9pZBgKIAEoCRIWCg5pbml0aWFsX2Ftb3VudBgLIAEoBRIQCghkaXNjb3VudBgMIAEoBRIUCgxmaW5hbF9hbW91bnQYDSABKAUSEAoIY3VycmVuY3kYDiABKAkSEwoLbmV4dF9wZXJpb2QYDyABKAkSFwoPbmV4dF9kZWJpdF9kYXRlGBAgASgJEhIKCmNyZWF0ZWRfYXQYESABKAkaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBYgZwcm90bzM", [file_google_protobuf_struct, file_payments_v1_errors, file_payments_v1_resources]);
 
 /**
  * What is POSTed to the merchant's webhook URL. Fields travel snake_case, as named here.
@@ -502,4 +502,118 @@ export type ContractStopRequestedContent = Message<"payments.v1.ContractStopRequ
  */
 export const ContractStopRequestedContentSchema: GenMessage<ContractStopRequestedContent> = /*@__PURE__*/
   messageDesc(file_payments_v1_webhooks, 7);
+
+/**
+ * Content of the subscription events (EVENT_TYPE_SUBSCRIPTION_CREATED, _PAYMENT_SCHEDULED, _PAST_DUE,
+ * _CANCELLED); the period fields are set on the events about a period.
+ *
+ * @generated from message payments.v1.SubscriptionEventContent
+ */
+export type SubscriptionEventContent = Message<"payments.v1.SubscriptionEventContent"> & {
+  /**
+   * sub-* identifier.
+   *
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+
+  /**
+   * cus-* identifier.
+   *
+   * @generated from field: string customer = 2;
+   */
+  customer: string;
+
+  /**
+   * pln-* identifier.
+   *
+   * @generated from field: string plan_id = 3;
+   */
+  planId: string;
+
+  /**
+   * SUBSCRIPTION_STATUS_* name.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * SUBSCRIPTION_END_REASON_* name (EVENT_TYPE_SUBSCRIPTION_CANCELLED).
+   *
+   * @generated from field: string end_reason = 5;
+   */
+  endReason: string;
+
+  /**
+   * @generated from field: string merchant_name = 6;
+   */
+  merchantName: string;
+
+  /**
+   * @generated from field: map<string, string> metadata = 7;
+   */
+  metadata: { [key: string]: string };
+
+  /**
+   * The period (YYYY-MM), its debit date (YYYY-MM-DD, JST) and its charge (trx-*).
+   *
+   * @generated from field: string period = 8;
+   */
+  period: string;
+
+  /**
+   * @generated from field: string debit_date = 9;
+   */
+  debitDate: string;
+
+  /**
+   * @generated from field: string charge_id = 10;
+   */
+  chargeId: string;
+
+  /**
+   * @generated from field: int32 initial_amount = 11;
+   */
+  initialAmount: number;
+
+  /**
+   * @generated from field: int32 discount = 12;
+   */
+  discount: number;
+
+  /**
+   * @generated from field: int32 final_amount = 13;
+   */
+  finalAmount: number;
+
+  /**
+   * @generated from field: string currency = 14;
+   */
+  currency: string;
+
+  /**
+   * The next period to be charged and its debit date (empty when none will be).
+   *
+   * @generated from field: string next_period = 15;
+   */
+  nextPeriod: string;
+
+  /**
+   * @generated from field: string next_debit_date = 16;
+   */
+  nextDebitDate: string;
+
+  /**
+   * @generated from field: string created_at = 17;
+   */
+  createdAt: string;
+};
+
+/**
+ * Describes the message payments.v1.SubscriptionEventContent.
+ * Use `create(SubscriptionEventContentSchema)` to create a new message.
+ */
+export const SubscriptionEventContentSchema: GenMessage<SubscriptionEventContent> = /*@__PURE__*/
+  messageDesc(file_payments_v1_webhooks, 8);
 

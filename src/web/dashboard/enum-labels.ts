@@ -137,6 +137,10 @@ const eventType: Both<EventType> = {
     [EventType.TEST_CHARGE_CREATED]: "テスト: 決済作成",
     [EventType.TEST_CHARGE_FAIL]: "テスト: 決済失敗",
     [EventType.CONTRACT_STOP_REQUESTED]: "停止の依頼",
+    [EventType.SUBSCRIPTION_CREATED]: "定期課金の開始",
+    [EventType.SUBSCRIPTION_PAYMENT_SCHEDULED]: "定期課金の請求作成",
+    [EventType.SUBSCRIPTION_PAST_DUE]: "定期課金の未収",
+    [EventType.SUBSCRIPTION_CANCELLED]: "定期課金の終了",
   },
   en: {
     [EventType.UNSPECIFIED]: "Unknown",
@@ -148,6 +152,10 @@ const eventType: Both<EventType> = {
     [EventType.TEST_CHARGE_CREATED]: "Test: charge created",
     [EventType.TEST_CHARGE_FAIL]: "Test: charge failed",
     [EventType.CONTRACT_STOP_REQUESTED]: "Stop requested",
+    [EventType.SUBSCRIPTION_CREATED]: "Subscription created",
+    [EventType.SUBSCRIPTION_PAYMENT_SCHEDULED]: "Subscription payment scheduled",
+    [EventType.SUBSCRIPTION_PAST_DUE]: "Subscription past due",
+    [EventType.SUBSCRIPTION_CANCELLED]: "Subscription cancelled",
   },
 };
 

@@ -1,0 +1,313 @@
+import type { Selectable } from "kysely";
+import type { JstDate } from "../domain/jst.js";
+import type { Cursor } from "../domain/page-token.js";
+import type {
+  SubscriptionEndReason,
+  SubscriptionPeriodRecord,
+  SubscriptionRecord,
+  SubscriptionStatus,
+} from "../domain/subscription.js";
+import { updateGrouped } from "./charges.js";
+import { olderThanCursor } from "./keyset-cursor.js";
+import type { SubscriptionPeriodTable, SubscriptionTable } from "./schema.js";
+import type { Transactor, Tx } from "./transactor.js";
+import { limits } from "../domain/limits.js";
+
+export async function insertSubscription(trx: Tx, subscription: SubscriptionRecord): Promise<void> {
+  await trx.insertInto("subscriptions").values(subscriptionToRow(subscription)).execute();
+}
+
+/** Saves what a transition changed (status, schedule, end). */
+export async function saveSubscription(trx: Tx, subscription: SubscriptionRecord): Promise<void> {
+  const { id, merchant_id, customer_id, plan_id, created_at, ...changes } = subscriptionToRow(subscription);
+  await trx.updateTable("subscriptions").set(changes).where("id", "=", id).execute();
+}
+
+export async function findSubscription(
+  db: Tx,
+  merchantId: string,
+  id: string,
+): Promise<SubscriptionRecord | undefined> {
+  const row = await db
+    .selectFrom("subscriptions")
+    .selectAll()
+    .where("id", "=", id)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return row && subscriptionFromRow(row);
+}
+
+export async function lockSubscription(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  id: string,
+): Promise<SubscriptionRecord | undefined> {
+  const row = await tx
+    .lockRows(trx.selectFrom("subscriptions").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId))
+    .executeTakeFirst();
+  return row && subscriptionFromRow(row);
+}
+
+/** A page of the merchant's subscriptions, newest first, of one customer or plan when asked. */
+export async function listSubscriptions(
+  db: Tx,
+  merchantId: string,
+  filter: { customerId: string; planId: string },
+  limit: number,
+  after?: Cursor,
+): Promise<SubscriptionRecord[]> {
+  let query = db.selectFrom("subscriptions").selectAll().where("merchant_id", "=", merchantId);
+  if (filter.customerId) query = query.where("customer_id", "=", filter.customerId);
+  if (filter.planId) query = query.where("plan_id", "=", filter.planId);
+  if (after)
+    query = query.where((eb) =>
+      olderThanCursor(eb, { time: "created_at", tie: "id" }, { time: after.createdAt, tie: after.id }),
+    );
+  const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+  return rows.map(subscriptionFromRow);
+}
+
+/** The debit dates up to `horizon` that active subscriptions wait for, earliest first. */
+export async function dueDebitDates(db: Tx, horizon: JstDate): Promise<JstDate[]> {
+  const rows = await db
+    .selectFrom("subscriptions")
+    .select("next_debit_date")
+    .distinct()
+    .where("status", "=", "active")
+    .where("next_debit_date", "<=", horizon)
+    .orderBy("next_debit_date")
+    .execute();
+  return rows.flatMap((row) => (row.next_debit_date ? [row.next_debit_date] : []));
+}
+
+/**
+ * Locks the next page of active subscriptions due on `debitDate`, by id. A second instance waits
+ * on the lock and then no longer finds them due (PostgreSQL re-reads a locked row it waited for).
+ */
+export async function lockDueSubscriptions(tx: Transactor, trx: Tx, debitDate: JstDate): Promise<SubscriptionRecord[]> {
+  const rows = await tx
+    .lockRows(
+      trx
+        .selectFrom("subscriptions")
+        .selectAll()
+        .where("status", "=", "active")
+        .where("next_debit_date", "=", debitDate)
+        .orderBy("id")
+        .limit(limits.subscriptionCyclePageRows),
+    )
+    .execute();
+  return rows.map(subscriptionFromRow);
+}
+
+/** The cycle's schedule changes for many subscriptions: one UPDATE per distinct change and chunk of ids. */
+export async function saveSubscriptionSchedules(trx: Tx, subscriptions: readonly SubscriptionRecord[]): Promise<void> {
+  await updateGrouped(
+    subscriptions.map((subscription) => {
+      const row = subscriptionToRow(subscription);
+      const { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at } = row;
+      return {
+        id: row.id,
+        set: { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at },
+      };
+    }),
+    (set, ids) => trx.updateTable("subscriptions").set(set).where("id", "in", ids).execute(),
+  );
+}
+
+/**
+ * Records periods once each (insert-or-ignore on the primary key, subscription and period): the
+ * keys of those this call inserted. A period another transaction recorded is not returned, so
+ * it is never charged twice.
+ */
+export async function insertPeriods(
+  trx: Tx,
+  periods: readonly SubscriptionPeriodRecord[],
+  planIds: ReadonlyMap<string, string>,
+): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let start = 0; start < periods.length; start += chunkRows) {
+    const rows = await trx
+      .insertInto("subscription_periods")
+      .values(
+        periods
+          .slice(start, start + chunkRows)
+          .map((period) => periodToRow(period, planIds.get(period.subscriptionId) ?? "")),
+      )
+      .onConflict((oc) => oc.columns(["subscription_id", "period"]).doNothing())
+      .returning(["subscription_id", "period"])
+      .execute();
+    for (const row of rows) inserted.add(periodKey(row.subscription_id, row.period));
+  }
+  return inserted;
+}
+
+/** The charges of periods' first attempts. */
+export async function insertFirstAttempts(trx: Tx, periods: readonly SubscriptionPeriodRecord[]): Promise<void> {
+  const rows = periods.flatMap((period) =>
+    period.chargeId
+      ? [
+          {
+            subscription_id: period.subscriptionId,
+            period: period.period,
+            attempt: 1,
+            charge_id: period.chargeId,
+            debit_date: period.debitDate,
+            created_at: period.createdAt.toISOString(),
+          },
+        ]
+      : [],
+  );
+  for (let start = 0; start < rows.length; start += chunkRows)
+    await trx
+      .insertInto("subscription_attempts")
+      .values(rows.slice(start, start + chunkRows))
+      .execute();
+}
+
+export function periodKey(subscriptionId: string, period: string): string {
+  return `${subscriptionId}/${period}`;
+}
+
+/** Rows per INSERT: well under both databases' limits on bound parameters. */
+const chunkRows = 200;
+
+/** A subscription's latest periods, newest first. */
+export async function periodsOf(db: Tx, subscriptionId: string, limit: number): Promise<SubscriptionPeriodRecord[]> {
+  const rows = await db
+    .selectFrom("subscription_periods")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .orderBy("period", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map(periodFromRow);
+}
+
+/** The latest period of the plan already recorded from `fromPeriod` on, if any (a price change may not reach it). */
+export async function chargedPeriodFrom(db: Tx, planId: string, fromPeriod: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("subscription_periods")
+    .select("period")
+    .where("plan_id", "=", planId)
+    .where("period", ">=", fromPeriod)
+    .orderBy("period", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.period;
+}
+
+/** The subscriptions under a contract that are not final, locked. */
+export async function lockLiveSubscriptionsOfContract(
+  tx: Transactor,
+  trx: Tx,
+  contractId: string,
+): Promise<SubscriptionRecord[]> {
+  const rows = await tx
+    .lockRows(
+      trx
+        .selectFrom("subscriptions")
+        .selectAll()
+        .where("contract_id", "=", contractId)
+        .where("status", "in", liveStatuses)
+        .orderBy("id"),
+    )
+    .execute();
+  return rows.map(subscriptionFromRow);
+}
+
+const liveStatuses: SubscriptionStatus[] = ["active", "paused", "past_due"];
+
+/** A customer's newer contract replaced the older (a re-linked account): its subscriptions follow it. */
+export async function moveSubscriptions(
+  trx: Tx,
+  fromContractId: string,
+  toContractId: string,
+  now: Date,
+): Promise<void> {
+  await trx
+    .updateTable("subscriptions")
+    .set({ contract_id: toContractId, updated_at: now.toISOString() })
+    .where("contract_id", "=", fromContractId)
+    .where("status", "in", liveStatuses)
+    .execute();
+}
+
+function subscriptionFromRow(row: Selectable<SubscriptionTable>): SubscriptionRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    customerId: row.customer_id,
+    contractId: row.contract_id,
+    planId: row.plan_id,
+    amount: row.amount,
+    startPeriod: row.start_period,
+    endPeriod: row.end_period,
+    status: row.status as SubscriptionStatus,
+    cancelAtPeriodEnd: row.cancel_at_period_end === 1,
+    endReason: row.end_reason as SubscriptionEndReason | null,
+    nextPeriod: row.next_period,
+    nextDebitDate: row.next_debit_date,
+    lastPeriod: row.last_period,
+    description: row.description,
+    metadata: JSON.parse(row.metadata_json),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    endedAt: row.ended_at ? new Date(row.ended_at) : null,
+  };
+}
+
+function subscriptionToRow(record: SubscriptionRecord): SubscriptionTable {
+  return {
+    id: record.id,
+    merchant_id: record.merchantId,
+    customer_id: record.customerId,
+    contract_id: record.contractId,
+    plan_id: record.planId,
+    amount: record.amount,
+    start_period: record.startPeriod,
+    end_period: record.endPeriod,
+    status: record.status,
+    cancel_at_period_end: record.cancelAtPeriodEnd ? 1 : 0,
+    end_reason: record.endReason,
+    next_period: record.nextPeriod,
+    next_debit_date: record.nextDebitDate,
+    last_period: record.lastPeriod,
+    description: record.description,
+    metadata_json: JSON.stringify(record.metadata),
+    created_at: record.createdAt.toISOString(),
+    updated_at: record.updatedAt.toISOString(),
+    ended_at: record.endedAt?.toISOString() ?? null,
+  };
+}
+
+function periodFromRow(row: SubscriptionPeriodTable): SubscriptionPeriodRecord {
+  return {
+    subscriptionId: row.subscription_id,
+    merchantId: row.merchant_id,
+    period: row.period,
+    number: row.number,
+    debitDate: row.debit_date,
+    priceVersion: row.price_version,
+    amounts: { initialAmount: row.initial_amount, discount: row.discount, finalAmount: row.final_amount },
+    chargeId: row.charge_id,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+function periodToRow(period: SubscriptionPeriodRecord, planId: string): SubscriptionPeriodTable {
+  return {
+    subscription_id: period.subscriptionId,
+    period: period.period,
+    merchant_id: period.merchantId,
+    plan_id: planId,
+    number: period.number,
+    debit_date: period.debitDate,
+    price_version: period.priceVersion,
+    initial_amount: period.amounts.initialAmount,
+    discount: period.amounts.discount,
+    final_amount: period.amounts.finalAmount,
+    charge_id: period.chargeId,
+    created_at: period.createdAt.toISOString(),
+  };
+}
