@@ -7,6 +7,7 @@ import { CustomerAppService } from "../../gen/payments/v1/customer_app_service_p
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
+import { SubscriptionService } from "../../gen/payments/v1/subscription_service_pb.js";
 import type { CreatedMerchant } from "../../src/flows/merchants.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
 import { bundleServer } from "../helpers/bundled-server.js";
@@ -31,6 +32,7 @@ const concurrency = 12;
 // CustomerAppService without a customer session: its sign-in steps, and every other call refused.
 const services: DescService[] = [
   PaymentService,
+  SubscriptionService,
   HostedPageService,
   SandboxService,
   DashboardService,
