@@ -151,6 +151,27 @@ describe("the account-debit file (種別 91)", () => {
     expect(bytes.equals(fixture("debit-result.txt"))).toBe(true);
   });
 
+  it("writes a failures-only result: the failed records alone, under the trailer of the whole request (golden)", () => {
+    const bytes = encodeDebitFile(answered, true, "failures_only");
+    const lines = [handWritten.header, handWritten.second("1"), handWritten.resultTrailer, handWritten.end];
+    expect(bytes.equals(encodeRecords(lines))).toBe(true);
+  });
+
+  it("checks a failures-only trailer against the listed records and the debits not listed", () => {
+    const opened = openDebitFile(encodeDebitFile(answered, true, "failures_only"), true);
+    if (!opened.ok) throw new Error(opened.reason);
+    const tally = opened.file.tally();
+    const listed = opened.file.record(0);
+    if (!listed.ok) throw new Error(listed.reason);
+    tally.add(listed.record);
+    expect(tally.mismatch({ count: 1, amount: 1500 })).toBeUndefined();
+    // Read as a file that lists every debit, the trailer's 2 debits are 1 record.
+    expect(tally.mismatch()).toBe("the trailer's count is 2, the records make 1");
+    expect(tally.mismatch({ count: 1, amount: 1499 })).toBe(
+      "the trailer's total is 100265, the listed records and the 1 debits not listed make 100264",
+    );
+  });
+
   it("reads back what it wrote", () => {
     expect(decodeDebitFile(fixture("debit-request.txt"), false)).toEqual({ ok: true, file: request });
     expect(decodeDebitFile(fixture("debit-result.txt"), true)).toEqual({ ok: true, file: answered });

@@ -55,6 +55,8 @@ export function consignorView(settings: ConsignorSettings) {
     account_type: settings.accountType,
     account_number: settings.accountNumber,
     debit_day: settings.debitDay,
+    result_style: settings.resultStyle,
+    name_characters: settings.nameCharacters,
     updated_at: settings.updatedAt.toISOString(),
   };
 }
