@@ -423,3 +423,32 @@ export function decodeDebitFile(bytes: Uint8Array, answered: boolean): Decoded<D
   if (!read.ok) return read;
   return { ok: true, file: { consignor: opened.file.consignor, debitDate: opened.file.date, records: read.records } };
 }
+
+/**
+ * A result in the failures_only style (zengin-result-style.ts) read whole, without its request (the
+ * CLI's `zengin files show`): the debits it does not list are taken from its trailer's count and
+ * total, and its 振替済/振替不能 totals are checked against them and the records listed.
+ */
+export function decodeFailuresOnlyResult(bytes: Uint8Array): Decoded<DebitFile & { unlisted: UnlistedDebits }> {
+  const opened = openFile(bytes, debitLayouts, "91");
+  if (!opened.ok) return opened;
+  const file = debitBatchOf(opened, true);
+  const records: DebitRecord[] = [];
+  for (let index = 0; index < file.count; index++) {
+    const decoded = file.record(index);
+    if (!decoded.ok) return decoded;
+    records.push(decoded.record);
+  }
+  const listedAmount = records.reduce((sum, record) => sum + record.amount, 0);
+  const unlisted = {
+    count: Number(opened.trailer.count) - records.length,
+    amount: Number(opened.trailer.total) - listedAmount,
+  };
+  if (unlisted.count < 0 || unlisted.amount < 0)
+    return { ok: false, reason: "the trailer counts fewer debits than the file lists" };
+  const tally = file.tally();
+  for (const record of records) tally.add(record);
+  const mismatch = tally.mismatch(unlisted);
+  if (mismatch) return { ok: false, reason: mismatch };
+  return { ok: true, file: { consignor: file.consignor, debitDate: file.date, records, unlisted } };
+}

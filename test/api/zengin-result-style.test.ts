@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { type DebitFile, decodeDebitFile, encodeDebitFile, openDebitFile } from "../../src/domain/zengin-debit-file.js";
-import { consignorView } from "../../src/flows/zengin-cli-views.js";
+import { consignorView, showZenginFile } from "../../src/flows/zengin-cli-views.js";
 import { addContract, contractInputOf, merchantContracts, updateContract } from "../../src/flows/zengin-contracts.js";
 import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
 import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
@@ -127,6 +127,13 @@ describe("result style failures_only (不能分のみ)", () => {
       .where("merchant_id", "=", merchants.settles.merchantId)
       .orderBy("amount")
       .execute();
+    // zengin files show reads it as it is: the failed debit listed, the two others from its trailer.
+    expect(await showZenginFile(dir, "R91_settles.txt")).toMatchObject({
+      valid: true,
+      result_style: "failures_only",
+      records: [expect.objectContaining({ amount: 2000, resultCode: 1 })],
+      unlisted: { count: 2, amount: 4000 },
+    });
     expect(items.map((item) => [Number(item.amount), item.result_code, item.state])).toEqual([
       [1000, 0, "answered"],
       [2000, 1, "answered"],
