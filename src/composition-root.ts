@@ -54,6 +54,7 @@ import { createSandboxRefundHandlers } from "./api/sandbox-refunds.js";
 import { createSandboxOperationHandlers } from "./api/sandbox-operations.js";
 import { runLinkExpiryJob } from "./flows/link-expiry.js";
 import { runLinkApprovalJob } from "./flows/on-session-approval.js";
+import { runDebitNoticeJob } from "./flows/debit-notice.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
 import { runCsvRowJob } from "./flows/dashboard-csv-row.js";
@@ -220,6 +221,7 @@ async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): 
   jobs.register("refund-settlement", (refundId, attempt) => settlePendingRefund(ctx, refundId, attempt));
   jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
+  jobs.register("debit-notice", (linkId) => runDebitNoticeJob(ctx, linkId));
   if (config.bankConnector === "zengin") {
     const exchange = zenginExchangeOf(
       ctx,

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { Mode } from "./domain/mode.js";
 import { limits } from "./domain/limits.js";
+import { defaultPasswordHashCost, leastSandboxScryptN, type PasswordHashCost } from "./domain/password-hash.js";
 
 export type { Mode };
 
@@ -36,6 +37,8 @@ export interface Config {
   readonly rateLimit: { readonly ratePerSecond: number; readonly burst: number };
   /** Dashboard SignIn calls per minute per client address and per e-mail (each also the burst); 0 turns one off. */
   readonly signInRateLimit: { readonly perAddressPerMinute: number; readonly perEmailPerMinute: number };
+  /** PASSWORD_HASH_SCRYPT_N: the scrypt cost of new dashboard password hashes (lower only in a sandbox). */
+  readonly passwordHashCost: PasswordHashCost;
   /** Seals the secrets the database keeps (webhook signing secrets, TOTP seeds); unset: a fixed development key. */
   readonly secretsKey: string | undefined;
   /** Keys sealed with before (SECRETS_KEY_PREVIOUS, comma separated), still opened during a rotation. */
@@ -115,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perAddressPerMinute: Number(env.SIGN_IN_RATE_LIMIT_PER_ADDRESS ?? 30),
       perEmailPerMinute: Number(env.SIGN_IN_RATE_LIMIT_PER_EMAIL ?? 10),
     }),
+    passwordHashCost: passwordHashCost(env.PASSWORD_HASH_SCRYPT_N, mode),
     httpTimeouts: Object.freeze({
       headersMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? limits.httpHeadersTimeoutMsDefault),
       requestMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? limits.httpRequestTimeoutMsDefault),
@@ -198,6 +202,21 @@ function smtpSettings(env: NodeJS.ProcessEnv): SmtpSettings | undefined {
 }
 
 /** ACCESS_LOG_SAMPLE_RATE: a number from 0 to 1 (default 1: every call). */
+/**
+ * scrypt's N: a power of two, never below the production default in production. A sandbox (a test
+ * suite's server) may go down to 2^10 so that signing in does not dominate its run time.
+ */
+function passwordHashCost(value: string | undefined, mode: Mode): PasswordHashCost {
+  if (value === undefined || value === "") return defaultPasswordHashCost;
+  const n = Number(value);
+  const least = mode === "sandbox" ? leastSandboxScryptN : defaultPasswordHashCost.N;
+  if (!Number.isInteger(n) || n < least || n > 2 ** 20 || (n & (n - 1)) !== 0)
+    throw new Error(
+      `PASSWORD_HASH_SCRYPT_N must be a power of two from ${least} to ${2 ** 20} in ${mode} mode, not ${value}`,
+    );
+  return Object.freeze({ ...defaultPasswordHashCost, N: n });
+}
+
 function sampleRate(value: string | undefined): number {
   const rate = Number(value ?? 1);
   if (!(rate >= 0 && rate <= 1)) throw new Error(`ACCESS_LOG_SAMPLE_RATE must be a number from 0 to 1, not ${value}`);

@@ -12,12 +12,18 @@ import {
   type CustomerTransaction,
 } from "../../gen/payments/v1/customer_app_service_pb.js";
 import { hasReceipt } from "../domain/charge.js";
-import { chargeStatusWording, failureWording, refundStatusWording } from "../domain/customer-wording.js";
+import {
+  chargeStatusWording,
+  debitNoticeWording,
+  failureWording,
+  refundStatusWording,
+} from "../domain/customer-wording.js";
 import { sessionLimits } from "../domain/dashboard-session.js";
 import {
   customerMerchants,
   customerReceipt,
   customerTransactions,
+  customerUpcomingDebits,
   requestStop,
   type CustomerMerchantView,
   type CustomerTransactionView,
@@ -101,6 +107,25 @@ export function createCustomerAppService(ctx: FlowContext): ServiceImpl<typeof C
       const page = await customerTransactions(ctx, customerPrincipalOf(context), req);
       return { transactions: page.transactions.map(encodeCustomerTransaction), nextPageToken: page.nextPageToken };
     },
+    async listUpcomingDebits(_req, context) {
+      const upcoming = await customerUpcomingDebits(ctx, customerPrincipalOf(context));
+      return {
+        debits: upcoming.map(({ charge, debitDate, merchantName }) => {
+          const notice = debitNoticeWording(debitDate, charge.amount);
+          return {
+            chargeId: charge.id,
+            merchantId: charge.merchantId,
+            merchantName,
+            description: charge.description,
+            amount: charge.amount,
+            currency: "JPY",
+            debitDate,
+            noticeJa: notice.ja,
+            noticeEn: notice.en,
+          };
+        }),
+      };
+    },
     async getReceipt(req, context) {
       const principal = customerPrincipalOf(context);
       const { charge, merchant, issuedAt } = await customerReceipt(ctx, principal, req.chargeId);
@@ -148,7 +173,12 @@ function encodeCustomerMerchant({ merchant, contracts }: CustomerMerchantView): 
   });
 }
 
-function encodeCustomerTransaction({ charge, merchantName, refunds }: CustomerTransactionView): CustomerTransaction {
+function encodeCustomerTransaction({
+  charge,
+  merchantName,
+  refunds,
+  debitDate,
+}: CustomerTransactionView): CustomerTransaction {
   const failed = charge.status === ChargeStatus.FAILURE;
   return create(CustomerTransactionSchema, {
     chargeId: charge.id,
@@ -177,5 +207,6 @@ function encodeCustomerTransaction({ charge, merchantName, refunds }: CustomerTr
       createdAt: timestampFromDate(refund.createdAt),
     })),
     receiptAvailable: hasReceipt(charge.status),
+    debitDate,
   });
 }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import { hasReceipt } from "./charge.js";
-import { chargeStatusWording, contractStatusWording, failureWording, refundStatusWording } from "./customer-wording.js";
+import {
+  chargeStatusWording,
+  contractStatusWording,
+  debitNoticeWording,
+  failureWording,
+  refundStatusWording,
+} from "./customer-wording.js";
 import { jstMonthRange } from "./jst.js";
 
 const valuesOf = (enumObject: Record<string, string | number>) =>
@@ -31,5 +37,15 @@ describe("the customer app's wording", () => {
       from: new Date("2026-11-30T15:00:00Z"),
       to: new Date("2026-12-31T15:00:00Z"),
     });
+  });
+
+  it("states a debit date with its weekday (JST calendar) and the amount", () => {
+    expect(debitNoticeWording("2026-12-01", 2200)).toEqual({
+      ja: "12月1日（火）に 2,200円 を登録口座から引き落とします",
+      en: "¥2,200 will be debited from your registered account on Tuesday 1 December 2026",
+    });
+    expect(debitNoticeWording("2027-01-04", 1_000_000).ja).toBe(
+      "1月4日（月）に 1,000,000円 を登録口座から引き落とします",
+    );
   });
 });

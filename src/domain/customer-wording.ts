@@ -1,4 +1,5 @@
 import { ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { weekdayOf, type JstDate } from "./jst.js";
 
 /**
  * How the customer app words statuses and failures for the customer (docs/guide/customer-app.md):
@@ -82,3 +83,49 @@ export const failureWording: Readonly<Record<ErrorType, Wording>> = Object.freez
     en: "Your direct-debit registration is not active, so nothing was debited. Please contact the shop.",
   },
 });
+
+const weekdaysJa = ["日", "月", "火", "水", "木", "金", "土"];
+const weekdaysEn = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const monthsEn = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+
+/** A debit date (振替日, a JST date) as the customer reads it: 12月1日（火）, Tuesday 1 December 2026. */
+export function debitDateWording(date: JstDate): Wording {
+  const [year, month, day] = date.split("-").map(Number);
+  const weekday = weekdayOf(date);
+  return {
+    ja: `${month}月${day}日（${weekdaysJa[weekday]}）`,
+    en: `${weekdaysEn[weekday]} ${day} ${monthsEn[month - 1]} ${year}`,
+  };
+}
+
+/** An amount of yen: 2,200円 in Japanese, ¥2,200 in English. */
+export function yenWording(amount: number): Wording {
+  const digits = amount.toLocaleString("en-US");
+  return { ja: `${digits}円`, en: `¥${digits}` };
+}
+
+/**
+ * What the customer is told of a charge debited on its debit date (docs/guide/hosted-page.md#when-the-account-is-debited):
+ * the page's bank step, consent and outcome, the outcome e-mail and the customer app say it in these words.
+ */
+export function debitNoticeWording(date: JstDate, amount: number): Wording {
+  const when = debitDateWording(date);
+  const yen = yenWording(amount);
+  return {
+    ja: `${when.ja}に ${yen.ja} を登録口座から引き落とします`,
+    en: `${yen.en} will be debited from your registered account on ${when.en}`,
+  };
+}

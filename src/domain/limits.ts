@@ -17,6 +17,8 @@ const catalogue = {
   chargeRefundsShownMax: 10,
   /** A customer's most recent charges in GetCustomerDetail; more sets chargesTruncated. */
   customerDetailChargesMax: 500,
+  /** The upcoming debits the customer app lists (ListUpcomingDebits), soonest first. */
+  customerUpcomingDebitsMax: 100,
   /** Rows read per page while exporting charges as CSV: bounds memory per query. */
   chargeExportPageRows: 500,
   /** Rows read per page while exporting the audit log: bounds memory per query. */

@@ -5,7 +5,16 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:c
  * N=2^15, r=8, p=3 is one of OWASP's recommended scrypt settings (32 MiB per hash). The parameters
  * travel in the stored string, so they can be raised later without invalidating old hashes.
  */
-const current = Object.freeze({ N: 2 ** 15, r: 8, p: 3 });
+export interface PasswordHashCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+/** The cost every production hash is made with (a sandbox may lower N for a test suite's speed). */
+export const defaultPasswordHashCost: PasswordHashCost = Object.freeze({ N: 2 ** 15, r: 8, p: 3 });
+/** The least N a sandbox may choose (PASSWORD_HASH_SCRYPT_N, docs/reference/configuration.md). */
+export const leastSandboxScryptN = 2 ** 10;
 const keyLength = 32;
 
 /** A password a dashboard user may choose: long enough to resist guessing, short enough to hash cheaply. */
@@ -28,10 +37,10 @@ function derive(password: string, salt: Buffer, options: { N: number; r: number;
 }
 
 /** `scrypt$N$r$p$<salt base64url>$<hash base64url>` */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordHashCost): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, current);
-  return ["scrypt", current.N, current.r, current.p, salt.toString("base64url"), key.toString("base64url")].join("$");
+  const key = await derive(password, salt, cost);
+  return ["scrypt", cost.N, cost.r, cost.p, salt.toString("base64url"), key.toString("base64url")].join("$");
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -44,10 +53,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /**
  * Compared against when the e-mail is unknown, so a wrong e-mail takes as long as a wrong
- * password (no user-enumeration oracle). Made once, lazily.
+ * password (no user-enumeration oracle): made at the deployment's cost, once, lazily.
  */
-let decoyHash: Promise<string> | undefined;
-export function decoyPasswordHash(): Promise<string> {
-  decoyHash ??= hashPassword(randomBytes(16).toString("hex"));
-  return decoyHash;
+const decoyHashes = new Map<number, Promise<string>>();
+export function decoyPasswordHash(cost: PasswordHashCost): Promise<string> {
+  let decoy = decoyHashes.get(cost.N);
+  if (!decoy) decoyHashes.set(cost.N, (decoy = hashPassword(randomBytes(16).toString("hex"), cost)));
+  return decoy;
 }

@@ -13,9 +13,13 @@ import {
   customersOfEmail,
   findChargeOfCustomers,
   findContractOfCustomers,
+  debitDatesOfCharges,
   merchantContacts,
+  upcomingDebitsOfCustomers,
   type MerchantContact,
+  type UpcomingDebitRecord,
 } from "../storage/customer-records.js";
+import { limits } from "../domain/limits.js";
 import { refundsOfCharges } from "../storage/dashboard-queries.js";
 import { lockContract } from "../storage/contracts.js";
 import { recordEvent } from "../storage/events.js";
@@ -79,6 +83,8 @@ export interface CustomerTransactionView {
   charge: ChargeRecord;
   merchantName: string;
   refunds: RefundRecord[];
+  /** Its 振替日 under the Zengin connector, once its debit was scheduled. */
+  debitDate: string | undefined;
 }
 
 /** The customer's charges with their refunds, newest first, a page at a time; by merchant and JST month. */
@@ -99,12 +105,16 @@ export async function customerTransactions(
     { limit: limit + 1, after, from: range?.from, to: range?.to },
   );
   const page = rows.slice(0, limit);
-  const [refunds, merchants] = await Promise.all([
+  const [refunds, merchants, debitDates] = await Promise.all([
     refundsOfCharges(
       ctx.tx.db,
       page.map((c) => c.id),
     ),
     merchantContacts(ctx.tx.db, [...new Set(page.map((c) => c.merchantId))]),
+    debitDatesOfCharges(
+      ctx.tx.db,
+      page.map((c) => c.id),
+    ),
   ]);
   const last = page[page.length - 1];
   return {
@@ -112,10 +122,28 @@ export async function customerTransactions(
       charge,
       merchantName: merchants.get(charge.merchantId)?.name ?? "",
       refunds: refunds.get(charge.id) ?? [],
+      debitDate: debitDates.get(charge.id),
     })),
     nextPageToken:
       rows.length > limit && last ? encodePageToken({ createdAt: last.createdAt.toISOString(), id: last.id }) : "",
   };
+}
+
+/**
+ * The customer's charges accepted and not yet debited, each with its debit date (振替日) and
+ * merchant, soonest first (docs/guide/customer-app.md#upcoming-debits).
+ */
+export async function customerUpcomingDebits(
+  ctx: FlowContext,
+  who: CustomerPrincipal,
+): Promise<Array<UpcomingDebitRecord & { merchantName: string }>> {
+  const upcoming = await upcomingDebitsOfCustomers(
+    ctx.tx.db,
+    await ownCustomerIds(ctx, who),
+    limits.customerUpcomingDebitsMax,
+  );
+  const merchants = await merchantContacts(ctx.tx.db, [...new Set(upcoming.map((u) => u.charge.merchantId))]);
+  return upcoming.map((debit) => ({ ...debit, merchantName: merchants.get(debit.charge.merchantId)?.name ?? "" }));
 }
 
 /** The ids of the customer records the signed-in e-mail names: the reads below are scoped to them. */

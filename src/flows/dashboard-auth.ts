@@ -100,7 +100,7 @@ export async function createDashboardUser(
   const user = newUser({
     merchantId: input.merchantId,
     email,
-    passwordHash: await hashPassword(input.password),
+    passwordHash: await hashPassword(input.password, ctx.config.passwordHashCost),
     role,
     now: ctx.clock.now(),
   });
@@ -173,7 +173,10 @@ export async function signIn(
   const { lockedUntil } = await reserve(ctx, attemptKey, now, signInLimits);
   if (lockedUntil) throw lockedOut("too many wrong passwords: sign-in is locked", lockedUntil, now, "SIGN_IN_LOCKED");
   const user = await findDashboardUserByEmail(ctx.tx.db, normalizeEmail(input.email));
-  const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyPasswordHash()));
+  const matches = await verifyPassword(
+    input.password,
+    user?.passwordHash ?? (await decoyPasswordHash(ctx.config.passwordHashCost)),
+  );
   if (!user || !matches) {
     if (user) await auditFailedSignIn(ctx, user, origin, "password");
     throw wrongCredentials();

@@ -1,4 +1,5 @@
-import { currentMandateTerms } from "../domain/mandate-terms.js";
+import { currentTermsOf } from "./debit-timing.js";
+import { chargeDebitDate } from "./status.js";
 import { invalidTriggerMessage } from "../domain/error-trigger.js";
 import { approvalBlocker, hasLapsed, isApprovalClaimStale, isLinkSettled } from "../domain/payment-link.js";
 import type { FlowContext } from "./flow-context.js";
@@ -37,10 +38,11 @@ export async function approvePayment(
 ): Promise<ApproveAnswer> {
   let link = await findPaymentLink(ctx, token);
   if (!link) return { error: hostedRefusals.unknownLink() };
-  if (consent.termsVersion && consent.termsVersion !== currentMandateTerms.version)
+  const terms = currentTermsOf(ctx);
+  if (consent.termsVersion && consent.termsVersion !== terms.version)
     return {
       error: hostedRefusals.badRequest(
-        `the direct-debit terms have changed (now version ${currentMandateTerms.version}): read them again before approving`,
+        `the direct-debit terms have changed (now version ${terms.version}): read them again before approving`,
       ),
     };
   const trigger = await linkTrigger(ctx, link, "approve_payment");
@@ -69,7 +71,9 @@ export async function approvePayment(
       return { error: hostedRefusals.triggered(trigger.errorType, { redirectUrl: current.redirectUrl }) };
     if (isLinkSettled(link.state)) {
       const { outcome, redirectUrl } = current;
-      return { success: { outcome, redirectUrl, chargeId: link.chargeId ?? "", completedAt: link.completedAt } };
+      const chargeId = link.chargeId ?? "";
+      const debitDate = chargeId ? await chargeDebitDate(ctx, chargeId) : undefined;
+      return { success: { outcome, redirectUrl, chargeId, completedAt: link.completedAt, debitDate } };
     }
   }
   return { error: hostedRefusals.stillProcessing() };

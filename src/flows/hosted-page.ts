@@ -17,10 +17,11 @@ import {
   summariseAccount,
   type BankAccountSummaryView,
 } from "../domain/bank-account.js";
-import { currentMandateTerms, type MandateTerms } from "../domain/mandate-terms.js";
+import type { MandateTerms } from "../domain/mandate-terms.js";
 import {
   BankAccountType,
   ChargeStatus,
+  DebitTiming,
   ErrorType,
   KycMethod,
   KycStatus,
@@ -63,6 +64,7 @@ import { findPaymentLinkById, findPaymentLinkByToken, markPaymentLinkStep } from
 import { chooseAccount, directoryNames, type ChosenAccount } from "./account-verification.js";
 import { contractMandate } from "./mandates.js";
 import { calendarOf } from "./bank-rules.js";
+import { currentTermsOf, debitTimingOf, linkDebitDate } from "./debit-timing.js";
 import type { FlowContext } from "./flow-context.js";
 import { decideAutomatically, scheduleKycReview } from "./kyc-review.js";
 import { expirePaymentLink } from "./link-expiry.js";
@@ -105,6 +107,10 @@ export interface PaymentSessionView {
   terms: MandateTerms | undefined;
   chargeId: string;
   completedAt: Date | null;
+  /** At the approval, or on a debit date (docs/guide/hosted-page.md#when-the-account-is-debited). */
+  debitTiming: DebitTiming;
+  /** The 振替日 the page states (flows/debit-timing.ts), YYYY-MM-DD JST; undefined when none. */
+  debitDate: string | undefined;
 }
 
 /** result.error of InitiatePayment and ApprovePayment. */
@@ -122,6 +128,8 @@ export interface ApprovalOutcome {
   /** trx-*, empty for a contract-only link. */
   chargeId: string;
   completedAt: Date | null;
+  /** The charge's 振替日 under a bank that debits on a date, once its debit is scheduled. */
+  debitDate: string | undefined;
 }
 
 export type InitiateAnswer = { session: PaymentSessionView } | { error: HostedRefusal };
@@ -275,9 +283,11 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
       outcome,
       detailsWithheld: false,
       bankAccount,
-      terms: workflowCreatesContract(link.workflow) ? currentMandateTerms : undefined,
+      terms: workflowCreatesContract(link.workflow) ? currentTermsOf(ctx) : undefined,
       chargeId: link.chargeId ?? "",
       completedAt: link.completedAt,
+      debitTiming: debitTimingOf(ctx),
+      debitDate: await linkDebitDate(ctx, link, bankAccount?.bankCode),
     },
   };
 }
@@ -304,6 +314,8 @@ function withheldSession(link: PaymentLinkRecord, merchant: HostedMerchantView):
     terms: undefined,
     chargeId: "",
     completedAt: null,
+    debitTiming: DebitTiming.UNSPECIFIED,
+    debitDate: undefined,
   };
 }
 

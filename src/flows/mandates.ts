@@ -1,6 +1,7 @@
 import { MandateVerification } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
-import { currentMandateTerms, mandateTermsText } from "../domain/mandate-terms.js";
+import { mandateTermsText } from "../domain/mandate-terms.js";
+import { currentTermsOf } from "./debit-timing.js";
 import { workflowCreatesContract, type PaymentLinkRecord } from "../domain/payment-link.js";
 import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
 import { findMandateOfContract, insertMandate, listMandates, type MandateRecord } from "../storage/mandates.js";
@@ -45,7 +46,8 @@ export async function recordMandate(
       accountSealed: account.accountSealed,
       accountHash: account.accountHash,
       summary: account.summary,
-      termsVersion: evidence.termsVersion || currentMandateTerms.version,
+      // The version the page showed (approvePayment refused any other than the current one).
+      termsVersion: evidence.termsVersion || currentTermsOf(ctx).version,
       acceptedAt: ctx.clock.now(),
       clientAddress: evidence.clientAddress,
       userAgent: evidence.userAgent.slice(0, limits.auditUserAgentLengthMax),

@@ -28,6 +28,7 @@ import { findCharge } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
 import { recordEvent } from "../storage/events.js";
+import { enqueueDebitNotice } from "./debit-notice.js";
 
 /** The link and the records it drives, read (not locked) outside a transaction. */
 export async function loadOnSessionPayment(ctx: FlowContext, link: PaymentLinkRecord): Promise<OnSessionPayment> {
@@ -75,6 +76,7 @@ export async function changeOnSessionPayment(
   });
   if (!changed) return false;
   ctx.wake("events");
+  if (awaitsDebitDate(changed)) ctx.wake("jobs");
   const charge = changed.charge;
   if (charge && (charge.status === ChargeStatus.SUCCESS || charge.status === ChargeStatus.FAILURE))
     ctx.metrics?.chargeSettled(charge);
@@ -92,6 +94,8 @@ async function applyChanges(
   if (changes.contract) await saveContractStatus(trx, changes.contract);
   if (changes.customer) await saveCustomer(trx, changes.customer);
   await applyApprovedAccount(trx, payment, changes, now);
+  // Accepted for a debit date: the customer is e-mailed the date and the amount.
+  if (awaitsDebitDate(changes)) await enqueueDebitNotice(trx, payment.link.id, now);
   if (changes.contract?.status === ContractStatus.ACTIVATED) {
     // One activated contract per customer: the newer one replaces the older (a re-linked account).
     for (const older of await findActivatedContracts(trx, changes.contract.customerId)) {
@@ -120,6 +124,11 @@ async function applyChanges(
       });
     }
   }
+}
+
+/** A link completed with its charge still PENDING: a bank that debits on a date scheduled it. */
+function awaitsDebitDate(changes: OnSessionChanges): boolean {
+  return changes.linkState === "completed" && changes.charge?.status === ChargeStatus.PENDING;
 }
 
 /**

@@ -40,10 +40,11 @@ export async function getCharge(
 /**
  * The charge's debit date (振替日, YYYY-MM-DD JST) under the Zengin connector: the date of its
  * scheduled debit, decided when it was accepted (docs/guide/direct-debit-files.md#the-life-of-a-charge).
- * Undefined under the simulated connector, and for a charge with no debit scheduled.
+ * Undefined under a bank that books at once (the simulated connector: no `debitDateFor`), and for a
+ * charge with no debit scheduled.
  */
 export async function chargeDebitDate(ctx: FlowContext, chargeId: string): Promise<string | undefined> {
-  if (ctx.config.bankConnector !== "zengin") return undefined;
+  if (!ctx.bank.debitDateFor) return undefined;
   const item = await findItem(ctx.tx.db, "zengin_debits", chargeId);
   return item && item.state !== "cancelled" ? (item.date ?? undefined) : undefined;
 }

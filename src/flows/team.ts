@@ -210,10 +210,10 @@ async function resetTotp(ctx: FlowContext, merchantId: string, userId: string) {
 }
 
 /** The hash of a password a user chose, refused when too short (PASSWORD_TOO_WEAK). */
-async function newPasswordHash(password: string): Promise<string> {
+async function newPasswordHash(ctx: FlowContext, password: string): Promise<string> {
   const problem = passwordProblem(password);
   if (problem) throw new RequestRefusal("invalid", problem, { reason: "PASSWORD_TOO_WEAK" });
-  return hashPassword(password);
+  return hashPassword(password, ctx.config.passwordHashCost);
 }
 
 /** What a link is for, while it is usable. */
@@ -234,7 +234,7 @@ export async function acceptInvitation(
   origin: CallOrigin,
 ): Promise<NewSession | undefined> {
   const invitation = await invitationFor(ctx, input.token);
-  const passwordHash = await newPasswordHash(input.password);
+  const passwordHash = await newPasswordHash(ctx, input.password);
   const now = ctx.clock.now();
   const invite = invitation.purpose === "invite";
   const user = invite
@@ -318,7 +318,7 @@ export async function resetTotpByEmail(ctx: FlowContext, email: string) {
 
 /** Sets a new password at once (the user's sessions end); TOTP stays as it was. */
 export async function resetPasswordByEmail(ctx: FlowContext, email: string, password: string) {
-  const passwordHash = await newPasswordHash(password);
+  const passwordHash = await newPasswordHash(ctx, password);
   const user = await userByEmail(ctx, email);
   const audited = asCommandLine(ctx, user.merchantId);
   await changeMember(audited, user.merchantId, user.id, true, async (trx, member, nowIso) => {

@@ -50,4 +50,12 @@ export interface BankGateway {
    * `scheduled` with the file's date (YYYY-MM-DD) — or a refusal. Absent for a bank that books at once.
    */
   schedule?(trx: Tx, kind: "debit" | "refund", request: BankRequest): Promise<BankResult>;
+  /**
+   * A bank that debits on a date (the Zengin exchange): the debit date (YYYY-MM-DD JST) a debit of
+   * an account at `bankCode` accepted at `at` would be given — or, without a bank, the date every
+   * way the merchant may be debited gives; undefined when there is no one date to tell. Its
+   * presence is how flows learn that the customer is debited on a date, not at approval
+   * (flows/debit-timing.ts). Absent for a bank that books at once.
+   */
+  debitDateFor?(db: Tx, request: { merchantId: string; bankCode?: string; at: Date }): Promise<string | undefined>;
 }

@@ -90,9 +90,7 @@ export class ZenginBank implements BankGateway {
     // A refund goes into the transfer file of the next cutoff, paid the business day after it.
     const date = !debit
       ? debitDateOf(request.at, { ...timetableOf(this.config), leadDays: 1 }, this.#calendar)
-      : consignor.debitDay > 0
-        ? monthlyDebitDateOf(request.at, consignor.debitDay, timetableOf(this.config), this.#calendar)
-        : debitDateOf(request.at, timetableOf(this.config), this.#calendar);
+      : this.#debitDateOf(consignor.debitDay, request.at);
     await insertItem(trx, table, {
       reference: request.reference,
       merchantId: request.merchantId,
@@ -117,6 +115,27 @@ export class ZenginBank implements BankGateway {
       updatedAt: request.at,
     });
     return { ok: false, scheduled: true, date };
+  }
+
+  /**
+   * The debit date a debit accepted at `at` gets from the contract covering the account's bank;
+   * without a bank, the date all the merchant's contracts give, when they agree (they may differ
+   * by their monthly debit day). What the hosted page tells before and at the approval.
+   */
+  async debitDateFor(db: Tx, request: { merchantId: string; bankCode?: string; at: Date }) {
+    const contracts = await listContracts(db, request.merchantId);
+    const { bankCode } = request;
+    const covering =
+      bankCode === undefined ? contracts : [contractFor(contracts, bankCode)].filter((c) => c !== undefined);
+    const dates = new Set(covering.map((contract) => this.#debitDateOf(contract.debitDay, request.at)));
+    return dates.size === 1 ? [...dates][0] : undefined;
+  }
+
+  /** A debit's date: the contract's monthly debit day when it has one, else the first the timetable allows. */
+  #debitDateOf(debitDay: number, at: Date): string {
+    return debitDay > 0
+      ? monthlyDebitDateOf(at, debitDay, timetableOf(this.config), this.#calendar)
+      : debitDateOf(at, timetableOf(this.config), this.#calendar);
   }
 }
 

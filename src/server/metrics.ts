@@ -205,6 +205,11 @@ class TimedBank implements BankGateway {
     return this.bank.schedule?.bind(this.bank);
   }
 
+  /** A date worked out from the merchant's contracts: not a bank call, not timed. */
+  get debitDateFor(): BankGateway["debitDateFor"] {
+    return this.bank.debitDateFor?.bind(this.bank);
+  }
+
   /** A booking reversed inside the caller's transaction: not a bank call, not timed. */
   reverseBooking(...args: Parameters<BankGateway["reverseBooking"]>): Promise<void> {
     return this.bank.reverseBooking(...args);

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { normalizeEmail } from "../domain/customer.js";
 import type { Cursor } from "../domain/page-token.js";
 import type { ChargeRecord, ContractRecord } from "../domain/records.js";
@@ -138,4 +139,60 @@ async function chargesOfCustomer(db: Kysely<Database>, customerId: string, optio
 /** Newest first, then by id descending: the keyset order of every list here. */
 function newestFirst(a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number {
   return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/** A charge accepted for a debit date (振替日, YYYY-MM-DD JST) and not yet answered. */
+export interface UpcomingDebitRecord {
+  charge: ChargeRecord;
+  debitDate: string;
+}
+
+/**
+ * The customers' charges waiting for their debit date: PENDING, their Zengin debit scheduled or
+ * in a request file whose result has not come; soonest first, at most `limit` (each customer's
+ * earliest accepted, walked in its charges' index). None under the simulated connector (it books
+ * at once, and schedules nothing).
+ */
+export async function upcomingDebitsOfCustomers(
+  db: Kysely<Database>,
+  customerIds: readonly string[],
+  limit: number,
+): Promise<UpcomingDebitRecord[]> {
+  const pages = await Promise.all(customerIds.map((id) => upcomingDebitsOfCustomer(db, id, limit)));
+  return pages
+    .flat()
+    .sort((a, b) => a.debitDate.localeCompare(b.debitDate) || a.charge.id.localeCompare(b.charge.id))
+    .slice(0, limit);
+}
+
+async function upcomingDebitsOfCustomer(db: Kysely<Database>, customerId: string, limit: number) {
+  const rows = await db
+    .selectFrom("charges")
+    .innerJoin("zengin_debits", "zengin_debits.reference", "charges.id")
+    .selectAll("charges")
+    .select("zengin_debits.date as debit_date")
+    .where("charges.customer_id", "=", customerId)
+    .where("charges.status", "=", ChargeStatus.PENDING)
+    .where("zengin_debits.state", "in", ["scheduled", "filed"])
+    .where("zengin_debits.date", "is not", null)
+    .orderBy("charges.created_at")
+    .orderBy("charges.id")
+    .limit(limit)
+    .execute();
+  return rows.map(({ debit_date, ...row }) => ({ charge: chargeFromRow(row), debitDate: debit_date ?? "" }));
+}
+
+/** The debit dates of those of the charges whose Zengin debit was scheduled (and not cancelled). */
+export async function debitDatesOfCharges(
+  db: Kysely<Database>,
+  chargeIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (chargeIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("zengin_debits")
+    .select(["reference", "date"])
+    .where("reference", "in", [...chargeIds])
+    .where("state", "!=", "cancelled")
+    .execute();
+  return new Map(rows.flatMap((row) => (row.date ? [[row.reference, row.date] as const] : [])));
 }

@@ -9,6 +9,7 @@ export type JobKind =
   | "link-approval"
   | "csv-row"
   | "kyc-review"
+  | "debit-notice"
   | "zengin-cycle";
 
 /** What a handler says about its job: done, or run again at a later time. */

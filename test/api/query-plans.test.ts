@@ -157,6 +157,7 @@ for (const dialect of dialects) {
         await app.client.listCustomerTransactions({ pageSize: 1, pageToken: page.nextPageToken, month: "2026-03" });
         await app.client.listCustomerTransactions({ merchantId: other.merchant_id });
         await app.client.getReceipt({ chargeId: paid.charge!.chargeId });
+        await app.client.listUpcomingDebits({});
         await app.client.requestStop({ contractId: second.contractId });
       });
       const tables = [...queries.keys()].join("\n");
@@ -168,6 +169,7 @@ for (const dialect of dialects) {
         "contracts",
         "mandates",
         "stop_requests",
+        "zengin_debits",
       ])
         expect(tables).toContain(`"${table}"`);
       expect(await fullScansOf(server, dialect, queries)).toEqual([]);

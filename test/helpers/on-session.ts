@@ -40,17 +40,20 @@ export function tokenOf(paymentLinkUrl: string): string {
   return new URL(paymentLinkUrl).pathname.split("/").pop()!;
 }
 
-/** The newest code the sandbox mailbox holds for an address. */
+/** The newest code the sandbox mailbox holds for an address (a later notice without a code is passed over). */
 export async function latestCode(server: TestServer, email: string, apiKey?: string): Promise<string> {
   const { messages } = await server.client(SandboxService, apiKey).listMailbox({ email });
-  return messages[0]?.code ?? "";
+  return messages.find((message) => message.code)?.code ?? "";
 }
 
-/** The customer's steps through HostedPageService RPCs, as the page makes them. */
-export async function payStepByStep(
+/**
+ * The customer's first steps through HostedPageService RPCs, as the page makes them: the payment
+ * shown (its session, answered before any step), the code verified, the demo account linked when asked.
+ */
+export async function throughBankStep(
   server: TestServer,
   paymentLinkUrl: string,
-  options: { email: string; kyc?: boolean; apiKey?: string } = { email: "" },
+  options: { email: string; apiKey?: string },
 ) {
   const page = server.client(HostedPageService);
   const token = tokenOf(paymentLinkUrl);
@@ -72,6 +75,17 @@ export async function payStepByStep(
       accountNumber: "1234567",
       accountHolder: "ヤマダ タロウ",
     });
+  return { token, session };
+}
+
+/** The customer's steps through HostedPageService RPCs, as the page makes them. */
+export async function payStepByStep(
+  server: TestServer,
+  paymentLinkUrl: string,
+  options: { email: string; kyc?: boolean; apiKey?: string } = { email: "" },
+) {
+  const page = server.client(HostedPageService);
+  const { token } = await throughBankStep(server, paymentLinkUrl, options);
   if (options.kyc) {
     await page.submitKyc({
       token,

@@ -2,6 +2,7 @@ import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
 import { createInterface } from "node:readline";
 import { bundleServer } from "./bundled-server.js";
+import { testPasswordHashEnv } from "./password-hash-env.js";
 import { registerChild } from "./teardown.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -31,7 +32,15 @@ export async function spawnServer(
   const [file, ...args] = options.command ?? [process.execPath, "--enable-source-maps", entry];
   const child = spawn(file!, args, {
     cwd: root,
-    env: { ...process.env, MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      MODE: "sandbox",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      ...testPasswordHashEnv(env),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   // A server a test left running (it timed out, threw, or never saw one start) is killed after its file.
@@ -70,7 +79,7 @@ export async function spawnServer(
 export async function runCli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
   const run = promisify(execFile)(process.execPath, ["bin/furikomi.js", ...args], {
     cwd: root,
-    env: { ...process.env, MODE: "sandbox", ...env },
+    env: { ...process.env, MODE: "sandbox", ...testPasswordHashEnv(env), ...env },
   });
   registerChild(run.child);
   const { stdout } = await run.catch((error: { stdout?: string; stderr?: string; message: string }) => {

@@ -11,6 +11,7 @@ import { ManualClock } from "../../src/ports/clock.js";
 import { startService, type RunningService } from "../../src/composition-root.js";
 import { createMerchant, type CreatedMerchant } from "../../src/flows/merchants.js";
 import { createLogger } from "../../src/server/logger.js";
+import { testPasswordHashEnv } from "./password-hash-env.js";
 import { registerTeardown } from "./teardown.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -94,6 +95,7 @@ export async function startTestServer(
     LOG_LEVEL: "silent",
     // Zengin files of a test server stay in a folder of its own.
     ZENGIN_DIR: zenginDir,
+    ...testPasswordHashEnv(options.env ?? {}),
     ...options.env,
   });
   const clock = new ManualClock(options.clockStart);

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/customer_app_service.proto.
  */
 export const file_payments_v1_customer_app_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZwYXltZW50cy92MS9jdXN0b21lcl9hcHBfc2VydmljZS5wcm90bxILcGF5bWVudHMudjEiMgoVU2VuZFNpZ25JbkNvZGVSZXF1ZXN0EhkKBWVtYWlsGAEgASgJQgq6SAdyBRj+AWABIoEBChZTZW5kU2lnbkluQ29kZVJlc3BvbnNlEi4KCmV4cGlyZXNfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE3Jlc2VuZF9hdmFpbGFibGVfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlUKF1ZlcmlmeVNpZ25JbkNvZGVSZXF1ZXN0EhkKBWVtYWlsGAEgASgJQgq6SAdyBRj+AWABEh8KBGNvZGUYAiABKAlCEbpIDnIMMgpeWzAtOV17Nn0kIlcKGFZlcmlmeVNpZ25JbkNvZGVSZXNwb25zZRIQCgh2ZXJpZmllZBgBIAEoCBIVCg1hdHRlbXB0c19sZWZ0GAIgASgFEhIKCmNzcmZfdG9rZW4YAyABKAkiGwoZR2V0Q3VzdG9tZXJTZXNzaW9uUmVxdWVzdCJvChpHZXRDdXN0b21lclNlc3Npb25SZXNwb25zZRINCgVlbWFpbBgBIAEoCRISCgpjc3JmX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhgKFlNpZ25PdXRDdXN0b21lclJlcXVlc3QiGQoXU2lnbk91dEN1c3RvbWVyUmVzcG9uc2UiHgocTGlzdEN1c3RvbWVyTWVyY2hhbnRzUmVxdWVzdCJRCh1MaXN0Q3VzdG9tZXJNZXJjaGFudHNSZXNwb25zZRIwCgltZXJjaGFudHMYASADKAsyHS5wYXltZW50cy52MS5DdXN0b21lck1lcmNoYW50IrwBChBDdXN0b21lck1lcmNoYW50EhMKC21lcmNoYW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIbG9nb191cmwYAyABKAkSFQoNc3VwcG9ydF9lbWFpbBgEIAEoCRIVCg1zdXBwb3J0X3Bob25lGAUgASgJEhMKC3N1cHBvcnRfdXJsGAYgASgJEjAKCWNvbnRyYWN0cxgHIAMoCzIdLnBheW1lbnRzLnYxLkN1c3RvbWVyQ29udHJhY3QimAIKEEN1c3RvbWVyQ29udHJhY3QSEwoLY29udHJhY3RfaWQYASABKAkSKwoGc3RhdHVzGAIgASgOMhsucGF5bWVudHMudjEuQ29udHJhY3RTdGF0dXMSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoHYWNjb3VudBgEIAEoCzIfLnBheW1lbnRzLnYxLkJhbmtBY2NvdW50U3VtbWFyeRIwCgxjb25zZW50ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDHN0b3BfcmVxdWVzdBgGIAEoCzIYLnBheW1lbnRzLnYxLlN0b3BSZXF1ZXN0IrABCh9MaXN0Q3VzdG9tZXJUcmFuc2FjdGlvbnNSZXF1ZXN0EhwKC21lcmNoYW50X2lkGAEgASgJQge6SARyAhhAEjMKBW1vbnRoGAIgASgJQiS6SCFyHzIdXihbMC05XXs0fS0oMFsxLTldfDFbMC0yXSkpPyQSHAoJcGFnZV9zaXplGAMgASgFQgm6SAYaBBhkKAASHAoKcGFnZV90b2tlbhgEIAEoCUIIukgFcgMYyAEicwogTGlzdEN1c3RvbWVyVHJhbnNhY3Rpb25zUmVzcG9uc2USNgoMdHJhbnNhY3Rpb25zGAEgAygLMiAucGF5bWVudHMudjEuQ3VzdG9tZXJUcmFuc2FjdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkipAMKE0N1c3RvbWVyVHJhbnNhY3Rpb24SEQoJY2hhcmdlX2lkGAEgASgJEhMKC21lcmNoYW50X2lkGAIgASgJEhUKDW1lcmNoYW50X25hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSFgoOaW5pdGlhbF9hbW91bnQYBSABKAUSEAoIZGlzY291bnQYBiABKAUSFAoMZmluYWxfYW1vdW50GAcgASgFEhAKCGN1cnJlbmN5GAggASgJEikKBnN0YXR1cxgJIAEoDjIZLnBheW1lbnRzLnYxLkNoYXJnZVN0YXR1cxIUCgxzdGF0dXNfbGFiZWwYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoHZmFpbHVyZRgMIAEoCzIcLnBheW1lbnRzLnYxLkN1c3RvbWVyRmFpbHVyZRIsCgdyZWZ1bmRzGA0gAygLMhsucGF5bWVudHMudjEuQ3VzdG9tZXJSZWZ1bmQSGQoRcmVjZWlwdF9hdmFpbGFibGUYDiABKAgiZQoPQ3VzdG9tZXJGYWlsdXJlEioKCmVycm9yX3R5cGUYASABKA4yFi5wYXltZW50cy52MS5FcnJvclR5cGUSEgoKbWVzc2FnZV9qYRgCIAEoCRISCgptZXNzYWdlX2VuGAMgASgJIqQBCg5DdXN0b21lclJlZnVuZBIRCglyZWZ1bmRfaWQYASABKAkSDgoGYW1vdW50GAIgASgFEikKBnN0YXR1cxgDIAEoDjIZLnBheW1lbnRzLnYxLlJlZnVuZFN0YXR1cxIUCgxzdGF0dXNfbGFiZWwYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiMgoRR2V0UmVjZWlwdFJlcXVlc3QSHQoJY2hhcmdlX2lkGAEgASgJQgq6SAfIAQFyAhhAIjsKEkdldFJlY2VpcHRSZXNwb25zZRIlCgdyZWNlaXB0GAEgASgLMhQucGF5bWVudHMudjEuUmVjZWlwdCK3AgoHUmVjZWlwdBIRCgljaGFyZ2VfaWQYASABKAkSFQoNbWVyY2hhbnRfbmFtZRgCIAEoCRIeChZtZXJjaGFudF9zdXBwb3J0X2VtYWlsGAMgASgJEh4KFm1lcmNoYW50X3N1cHBvcnRfcGhvbmUYBCABKAkSFgoOY3VzdG9tZXJfZW1haWwYBSABKAkSEwoLZGVzY3JpcHRpb24YBiABKAkSDgoGYW1vdW50GAcgASgFEhAKCGN1cnJlbmN5GAggASgJEisKB3BhaWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD3JlZnVuZGVkX2Ftb3VudBgKIAEoBRItCglpc3N1ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk8KElJlcXVlc3RTdG9wUmVxdWVzdBIfCgtjb250cmFjdF9pZBgBIAEoCUIKukgHyAEBcgIYQBIYCgZyZWFzb24YAiABKAlCCLpIBXIDGPQDIlYKE1JlcXVlc3RTdG9wUmVzcG9uc2USLgoMc3RvcF9yZXF1ZXN0GAEgASgLMhgucGF5bWVudHMudjEuU3RvcFJlcXVlc3QSDwoHY3JlYXRlZBgCIAEoCDLBCAoSQ3VzdG9tZXJBcHBTZXJ2aWNlEnoKDlNlbmRTaWduSW5Db2RlEiIucGF5bWVudHMudjEuU2VuZFNpZ25JbkNvZGVSZXF1ZXN0GiMucGF5bWVudHMudjEuU2VuZFNpZ25JbkNvZGVSZXNwb25zZSIfgtPkkwIZOgEqIhQvYXBwL3YxL3NpZ24taW4vY29kZRKCAQoQVmVyaWZ5U2lnbkluQ29kZRIkLnBheW1lbnRzLnYxLlZlcmlmeVNpZ25JbkNvZGVSZXF1ZXN0GiUucGF5bWVudHMudjEuVmVyaWZ5U2lnbkluQ29kZVJlc3BvbnNlIiGC0+STAhs6ASoiFi9hcHAvdjEvc2lnbi1pbi92ZXJpZnkSfgoSR2V0Q3VzdG9tZXJTZXNzaW9uEiYucGF5bWVudHMudjEuR2V0Q3VzdG9tZXJTZXNzaW9uUmVxdWVzdBonLnBheW1lbnRzLnYxLkdldEN1c3RvbWVyU2Vzc2lvblJlc3BvbnNlIheC0+STAhESDy9hcHAvdjEvc2Vzc2lvbhJ5Cg9TaWduT3V0Q3VzdG9tZXISIy5wYXltZW50cy52MS5TaWduT3V0Q3VzdG9tZXJSZXF1ZXN0GiQucGF5bWVudHMudjEuU2lnbk91dEN1c3RvbWVyUmVzcG9uc2UiG4LT5JMCFToBKiIQL2FwcC92MS9zaWduLW91dBKJAQoVTGlzdEN1c3RvbWVyTWVyY2hhbnRzEikucGF5bWVudHMudjEuTGlzdEN1c3RvbWVyTWVyY2hhbnRzUmVxdWVzdBoqLnBheW1lbnRzLnYxLkxpc3RDdXN0b21lck1lcmNoYW50c1Jlc3BvbnNlIhmC0+STAhMSES9hcHAvdjEvbWVyY2hhbnRzEpUBChhMaXN0Q3VzdG9tZXJUcmFuc2FjdGlvbnMSLC5wYXltZW50cy52MS5MaXN0Q3VzdG9tZXJUcmFuc2FjdGlvbnNSZXF1ZXN0Gi0ucGF5bWVudHMudjEuTGlzdEN1c3RvbWVyVHJhbnNhY3Rpb25zUmVzcG9uc2UiHILT5JMCFhIUL2FwcC92MS90cmFuc2FjdGlvbnMSfwoKR2V0UmVjZWlwdBIeLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlc3BvbnNlIjCC0+STAioSKC9hcHAvdjEvdHJhbnNhY3Rpb25zL3tjaGFyZ2VfaWR9L3JlY2VpcHQSiQEKC1JlcXVlc3RTdG9wEh8ucGF5bWVudHMudjEuUmVxdWVzdFN0b3BSZXF1ZXN0GiAucGF5bWVudHMudjEuUmVxdWVzdFN0b3BSZXNwb25zZSI3gtPkkwIxOgEqIiwvYXBwL3YxL2NvbnRyYWN0cy97Y29udHJhY3RfaWR9L3N0b3AtcmVxdWVzdGIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_resources]);
+  fileDesc("CiZwYXltZW50cy92MS9jdXN0b21lcl9hcHBfc2VydmljZS5wcm90bxILcGF5bWVudHMudjEiMgoVU2VuZFNpZ25JbkNvZGVSZXF1ZXN0EhkKBWVtYWlsGAEgASgJQgq6SAdyBRj+AWABIoEBChZTZW5kU2lnbkluQ29kZVJlc3BvbnNlEi4KCmV4cGlyZXNfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE3Jlc2VuZF9hdmFpbGFibGVfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlUKF1ZlcmlmeVNpZ25JbkNvZGVSZXF1ZXN0EhkKBWVtYWlsGAEgASgJQgq6SAdyBRj+AWABEh8KBGNvZGUYAiABKAlCEbpIDnIMMgpeWzAtOV17Nn0kIlcKGFZlcmlmeVNpZ25JbkNvZGVSZXNwb25zZRIQCgh2ZXJpZmllZBgBIAEoCBIVCg1hdHRlbXB0c19sZWZ0GAIgASgFEhIKCmNzcmZfdG9rZW4YAyABKAkiGwoZR2V0Q3VzdG9tZXJTZXNzaW9uUmVxdWVzdCJvChpHZXRDdXN0b21lclNlc3Npb25SZXNwb25zZRINCgVlbWFpbBgBIAEoCRISCgpjc3JmX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhgKFlNpZ25PdXRDdXN0b21lclJlcXVlc3QiGQoXU2lnbk91dEN1c3RvbWVyUmVzcG9uc2UiHgocTGlzdEN1c3RvbWVyTWVyY2hhbnRzUmVxdWVzdCJRCh1MaXN0Q3VzdG9tZXJNZXJjaGFudHNSZXNwb25zZRIwCgltZXJjaGFudHMYASADKAsyHS5wYXltZW50cy52MS5DdXN0b21lck1lcmNoYW50IrwBChBDdXN0b21lck1lcmNoYW50EhMKC21lcmNoYW50X2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIbG9nb191cmwYAyABKAkSFQoNc3VwcG9ydF9lbWFpbBgEIAEoCRIVCg1zdXBwb3J0X3Bob25lGAUgASgJEhMKC3N1cHBvcnRfdXJsGAYgASgJEjAKCWNvbnRyYWN0cxgHIAMoCzIdLnBheW1lbnRzLnYxLkN1c3RvbWVyQ29udHJhY3QimAIKEEN1c3RvbWVyQ29udHJhY3QSEwoLY29udHJhY3RfaWQYASABKAkSKwoGc3RhdHVzGAIgASgOMhsucGF5bWVudHMudjEuQ29udHJhY3RTdGF0dXMSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoHYWNjb3VudBgEIAEoCzIfLnBheW1lbnRzLnYxLkJhbmtBY2NvdW50U3VtbWFyeRIwCgxjb25zZW50ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDHN0b3BfcmVxdWVzdBgGIAEoCzIYLnBheW1lbnRzLnYxLlN0b3BSZXF1ZXN0IrABCh9MaXN0Q3VzdG9tZXJUcmFuc2FjdGlvbnNSZXF1ZXN0EhwKC21lcmNoYW50X2lkGAEgASgJQge6SARyAhhAEjMKBW1vbnRoGAIgASgJQiS6SCFyHzIdXihbMC05XXs0fS0oMFsxLTldfDFbMC0yXSkpPyQSHAoJcGFnZV9zaXplGAMgASgFQgm6SAYaBBhkKAASHAoKcGFnZV90b2tlbhgEIAEoCUIIukgFcgMYyAEicwogTGlzdEN1c3RvbWVyVHJhbnNhY3Rpb25zUmVzcG9uc2USNgoMdHJhbnNhY3Rpb25zGAEgAygLMiAucGF5bWVudHMudjEuQ3VzdG9tZXJUcmFuc2FjdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkizAMKE0N1c3RvbWVyVHJhbnNhY3Rpb24SEQoJY2hhcmdlX2lkGAEgASgJEhMKC21lcmNoYW50X2lkGAIgASgJEhUKDW1lcmNoYW50X25hbWUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSFgoOaW5pdGlhbF9hbW91bnQYBSABKAUSEAoIZGlzY291bnQYBiABKAUSFAoMZmluYWxfYW1vdW50GAcgASgFEhAKCGN1cnJlbmN5GAggASgJEikKBnN0YXR1cxgJIAEoDjIZLnBheW1lbnRzLnYxLkNoYXJnZVN0YXR1cxIUCgxzdGF0dXNfbGFiZWwYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoHZmFpbHVyZRgMIAEoCzIcLnBheW1lbnRzLnYxLkN1c3RvbWVyRmFpbHVyZRIsCgdyZWZ1bmRzGA0gAygLMhsucGF5bWVudHMudjEuQ3VzdG9tZXJSZWZ1bmQSGQoRcmVjZWlwdF9hdmFpbGFibGUYDiABKAgSFwoKZGViaXRfZGF0ZRgPIAEoCUgAiAEBQg0KC19kZWJpdF9kYXRlIhsKGUxpc3RVcGNvbWluZ0RlYml0c1JlcXVlc3QiSAoaTGlzdFVwY29taW5nRGViaXRzUmVzcG9uc2USKgoGZGViaXRzGAEgAygLMhoucGF5bWVudHMudjEuVXBjb21pbmdEZWJpdCK/AQoNVXBjb21pbmdEZWJpdBIRCgljaGFyZ2VfaWQYASABKAkSEwoLbWVyY2hhbnRfaWQYAiABKAkSFQoNbWVyY2hhbnRfbmFtZRgDIAEoCRITCgtkZXNjcmlwdGlvbhgEIAEoCRIOCgZhbW91bnQYBSABKAUSEAoIY3VycmVuY3kYBiABKAkSEgoKZGViaXRfZGF0ZRgHIAEoCRIRCglub3RpY2VfamEYCCABKAkSEQoJbm90aWNlX2VuGAkgASgJImUKD0N1c3RvbWVyRmFpbHVyZRIqCgplcnJvcl90eXBlGAEgASgOMhYucGF5bWVudHMudjEuRXJyb3JUeXBlEhIKCm1lc3NhZ2VfamEYAiABKAkSEgoKbWVzc2FnZV9lbhgDIAEoCSKkAQoOQ3VzdG9tZXJSZWZ1bmQSEQoJcmVmdW5kX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoBRIpCgZzdGF0dXMYAyABKA4yGS5wYXltZW50cy52MS5SZWZ1bmRTdGF0dXMSFAoMc3RhdHVzX2xhYmVsGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjIKEUdldFJlY2VpcHRSZXF1ZXN0Eh0KCWNoYXJnZV9pZBgBIAEoCUIKukgHyAEBcgIYQCI7ChJHZXRSZWNlaXB0UmVzcG9uc2USJQoHcmVjZWlwdBgBIAEoCzIULnBheW1lbnRzLnYxLlJlY2VpcHQitwIKB1JlY2VpcHQSEQoJY2hhcmdlX2lkGAEgASgJEhUKDW1lcmNoYW50X25hbWUYAiABKAkSHgoWbWVyY2hhbnRfc3VwcG9ydF9lbWFpbBgDIAEoCRIeChZtZXJjaGFudF9zdXBwb3J0X3Bob25lGAQgASgJEhYKDmN1c3RvbWVyX2VtYWlsGAUgASgJEhMKC2Rlc2NyaXB0aW9uGAYgASgJEg4KBmFtb3VudBgHIAEoBRIQCghjdXJyZW5jeRgIIAEoCRIrCgdwYWlkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9yZWZ1bmRlZF9hbW91bnQYCiABKAUSLQoJaXNzdWVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJPChJSZXF1ZXN0U3RvcFJlcXVlc3QSHwoLY29udHJhY3RfaWQYASABKAlCCrpIB8gBAXICGEASGAoGcmVhc29uGAIgASgJQgi6SAVyAxj0AyJWChNSZXF1ZXN0U3RvcFJlc3BvbnNlEi4KDHN0b3BfcmVxdWVzdBgBIAEoCzIYLnBheW1lbnRzLnYxLlN0b3BSZXF1ZXN0Eg8KB2NyZWF0ZWQYAiABKAgyygkKEkN1c3RvbWVyQXBwU2VydmljZRJ6Cg5TZW5kU2lnbkluQ29kZRIiLnBheW1lbnRzLnYxLlNlbmRTaWduSW5Db2RlUmVxdWVzdBojLnBheW1lbnRzLnYxLlNlbmRTaWduSW5Db2RlUmVzcG9uc2UiH4LT5JMCGToBKiIUL2FwcC92MS9zaWduLWluL2NvZGUSggEKEFZlcmlmeVNpZ25JbkNvZGUSJC5wYXltZW50cy52MS5WZXJpZnlTaWduSW5Db2RlUmVxdWVzdBolLnBheW1lbnRzLnYxLlZlcmlmeVNpZ25JbkNvZGVSZXNwb25zZSIhgtPkkwIbOgEqIhYvYXBwL3YxL3NpZ24taW4vdmVyaWZ5En4KEkdldEN1c3RvbWVyU2Vzc2lvbhImLnBheW1lbnRzLnYxLkdldEN1c3RvbWVyU2Vzc2lvblJlcXVlc3QaJy5wYXltZW50cy52MS5HZXRDdXN0b21lclNlc3Npb25SZXNwb25zZSIXgtPkkwIREg8vYXBwL3YxL3Nlc3Npb24SeQoPU2lnbk91dEN1c3RvbWVyEiMucGF5bWVudHMudjEuU2lnbk91dEN1c3RvbWVyUmVxdWVzdBokLnBheW1lbnRzLnYxLlNpZ25PdXRDdXN0b21lclJlc3BvbnNlIhuC0+STAhU6ASoiEC9hcHAvdjEvc2lnbi1vdXQSiQEKFUxpc3RDdXN0b21lck1lcmNoYW50cxIpLnBheW1lbnRzLnYxLkxpc3RDdXN0b21lck1lcmNoYW50c1JlcXVlc3QaKi5wYXltZW50cy52MS5MaXN0Q3VzdG9tZXJNZXJjaGFudHNSZXNwb25zZSIZgtPkkwITEhEvYXBwL3YxL21lcmNoYW50cxKVAQoYTGlzdEN1c3RvbWVyVHJhbnNhY3Rpb25zEiwucGF5bWVudHMudjEuTGlzdEN1c3RvbWVyVHJhbnNhY3Rpb25zUmVxdWVzdBotLnBheW1lbnRzLnYxLkxpc3RDdXN0b21lclRyYW5zYWN0aW9uc1Jlc3BvbnNlIhyC0+STAhYSFC9hcHAvdjEvdHJhbnNhY3Rpb25zEoYBChJMaXN0VXBjb21pbmdEZWJpdHMSJi5wYXltZW50cy52MS5MaXN0VXBjb21pbmdEZWJpdHNSZXF1ZXN0GicucGF5bWVudHMudjEuTGlzdFVwY29taW5nRGViaXRzUmVzcG9uc2UiH4LT5JMCGRIXL2FwcC92MS91cGNvbWluZy1kZWJpdHMSfwoKR2V0UmVjZWlwdBIeLnBheW1lbnRzLnYxLkdldFJlY2VpcHRSZXF1ZXN0Gh8ucGF5bWVudHMudjEuR2V0UmVjZWlwdFJlc3BvbnNlIjCC0+STAioSKC9hcHAvdjEvdHJhbnNhY3Rpb25zL3tjaGFyZ2VfaWR9L3JlY2VpcHQSiQEKC1JlcXVlc3RTdG9wEh8ucGF5bWVudHMudjEuUmVxdWVzdFN0b3BSZXF1ZXN0GiAucGF5bWVudHMudjEuUmVxdWVzdFN0b3BSZXNwb25zZSI3gtPkkwIxOgEqIiwvYXBwL3YxL2NvbnRyYWN0cy97Y29udHJhY3RfaWR9L3N0b3AtcmVxdWVzdGIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_enums, file_payments_v1_resources]);
 
 /**
  * @generated from message payments.v1.SendSignInCodeRequest
@@ -454,6 +454,14 @@ export type CustomerTransaction = Message<"payments.v1.CustomerTransaction"> & {
    * @generated from field: bool receipt_available = 14;
    */
   receiptAvailable: boolean;
+
+  /**
+   * The day the account is (or was) debited (振替日), YYYY-MM-DD in JST: set only under the Zengin
+   * connector, for a charge whose debit was scheduled (as Charge.debit_date).
+   *
+   * @generated from field: optional string debit_date = 15;
+   */
+  debitDate?: string | undefined;
 };
 
 /**
@@ -462,6 +470,108 @@ export type CustomerTransaction = Message<"payments.v1.CustomerTransaction"> & {
  */
 export const CustomerTransactionSchema: GenMessage<CustomerTransaction> = /*@__PURE__*/
   messageDesc(file_payments_v1_customer_app_service, 14);
+
+/**
+ * @generated from message payments.v1.ListUpcomingDebitsRequest
+ */
+export type ListUpcomingDebitsRequest = Message<"payments.v1.ListUpcomingDebitsRequest"> & {
+};
+
+/**
+ * Describes the message payments.v1.ListUpcomingDebitsRequest.
+ * Use `create(ListUpcomingDebitsRequestSchema)` to create a new message.
+ */
+export const ListUpcomingDebitsRequestSchema: GenMessage<ListUpcomingDebitsRequest> = /*@__PURE__*/
+  messageDesc(file_payments_v1_customer_app_service, 15);
+
+/**
+ * @generated from message payments.v1.ListUpcomingDebitsResponse
+ */
+export type ListUpcomingDebitsResponse = Message<"payments.v1.ListUpcomingDebitsResponse"> & {
+  /**
+   * Soonest first; at most 100.
+   *
+   * @generated from field: repeated payments.v1.UpcomingDebit debits = 1;
+   */
+  debits: UpcomingDebit[];
+};
+
+/**
+ * Describes the message payments.v1.ListUpcomingDebitsResponse.
+ * Use `create(ListUpcomingDebitsResponseSchema)` to create a new message.
+ */
+export const ListUpcomingDebitsResponseSchema: GenMessage<ListUpcomingDebitsResponse> = /*@__PURE__*/
+  messageDesc(file_payments_v1_customer_app_service, 16);
+
+/**
+ * A charge accepted and not yet debited: its debit is scheduled for a request file, or in one
+ * whose result has not come.
+ *
+ * @generated from message payments.v1.UpcomingDebit
+ */
+export type UpcomingDebit = Message<"payments.v1.UpcomingDebit"> & {
+  /**
+   * trx-* identifier.
+   *
+   * @generated from field: string charge_id = 1;
+   */
+  chargeId: string;
+
+  /**
+   * @generated from field: string merchant_id = 2;
+   */
+  merchantId: string;
+
+  /**
+   * @generated from field: string merchant_name = 3;
+   */
+  merchantName: string;
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * What will be debited, JPY.
+   *
+   * @generated from field: int32 amount = 5;
+   */
+  amount: number;
+
+  /**
+   * @generated from field: string currency = 6;
+   */
+  currency: string;
+
+  /**
+   * The debit date (振替日), YYYY-MM-DD in JST.
+   *
+   * @generated from field: string debit_date = 7;
+   */
+  debitDate: string;
+
+  /**
+   * The sentence the customer is shown, in Japanese: 「12月1日（火）に 2,200円 を登録口座から引き落とします」.
+   *
+   * @generated from field: string notice_ja = 8;
+   */
+  noticeJa: string;
+
+  /**
+   * The same in English.
+   *
+   * @generated from field: string notice_en = 9;
+   */
+  noticeEn: string;
+};
+
+/**
+ * Describes the message payments.v1.UpcomingDebit.
+ * Use `create(UpcomingDebitSchema)` to create a new message.
+ */
+export const UpcomingDebitSchema: GenMessage<UpcomingDebit> = /*@__PURE__*/
+  messageDesc(file_payments_v1_customer_app_service, 17);
 
 /**
  * Why a charge failed, in words for the customer.
@@ -490,7 +600,7 @@ export type CustomerFailure = Message<"payments.v1.CustomerFailure"> & {
  * Use `create(CustomerFailureSchema)` to create a new message.
  */
 export const CustomerFailureSchema: GenMessage<CustomerFailure> = /*@__PURE__*/
-  messageDesc(file_payments_v1_customer_app_service, 15);
+  messageDesc(file_payments_v1_customer_app_service, 18);
 
 /**
  * @generated from message payments.v1.CustomerRefund
@@ -531,7 +641,7 @@ export type CustomerRefund = Message<"payments.v1.CustomerRefund"> & {
  * Use `create(CustomerRefundSchema)` to create a new message.
  */
 export const CustomerRefundSchema: GenMessage<CustomerRefund> = /*@__PURE__*/
-  messageDesc(file_payments_v1_customer_app_service, 16);
+  messageDesc(file_payments_v1_customer_app_service, 19);
 
 /**
  * @generated from message payments.v1.GetReceiptRequest
@@ -548,7 +658,7 @@ export type GetReceiptRequest = Message<"payments.v1.GetReceiptRequest"> & {
  * Use `create(GetReceiptRequestSchema)` to create a new message.
  */
 export const GetReceiptRequestSchema: GenMessage<GetReceiptRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_customer_app_service, 17);
+  messageDesc(file_payments_v1_customer_app_service, 20);
 
 /**
  * @generated from message payments.v1.GetReceiptResponse
@@ -565,7 +675,7 @@ export type GetReceiptResponse = Message<"payments.v1.GetReceiptResponse"> & {
  * Use `create(GetReceiptResponseSchema)` to create a new message.
  */
 export const GetReceiptResponseSchema: GenMessage<GetReceiptResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_customer_app_service, 18);
+  messageDesc(file_payments_v1_customer_app_service, 21);
 
 /**
  * A receipt (領収書) of a successful charge.
@@ -642,7 +752,7 @@ export type Receipt = Message<"payments.v1.Receipt"> & {
  * Use `create(ReceiptSchema)` to create a new message.
  */
 export const ReceiptSchema: GenMessage<Receipt> = /*@__PURE__*/
-  messageDesc(file_payments_v1_customer_app_service, 19);
+  messageDesc(file_payments_v1_customer_app_service, 22);
 
 /**
  * @generated from message payments.v1.RequestStopRequest
@@ -668,7 +778,7 @@ export type RequestStopRequest = Message<"payments.v1.RequestStopRequest"> & {
  * Use `create(RequestStopRequestSchema)` to create a new message.
  */
 export const RequestStopRequestSchema: GenMessage<RequestStopRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_customer_app_service, 20);
+  messageDesc(file_payments_v1_customer_app_service, 23);
 
 /**
  * @generated from message payments.v1.RequestStopResponse
@@ -692,7 +802,7 @@ export type RequestStopResponse = Message<"payments.v1.RequestStopResponse"> & {
  * Use `create(RequestStopResponseSchema)` to create a new message.
  */
 export const RequestStopResponseSchema: GenMessage<RequestStopResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_customer_app_service, 21);
+  messageDesc(file_payments_v1_customer_app_service, 24);
 
 /**
  * The customer's own view (docs/guide/customer-app.md): a customer signs in with their e-mail and a
@@ -763,6 +873,17 @@ export const CustomerAppService: GenService<{
     methodKind: "unary";
     input: typeof ListCustomerTransactionsRequestSchema;
     output: typeof ListCustomerTransactionsResponseSchema;
+  },
+  /**
+   * The charges accepted but not yet debited (under the Zengin connector: each with its debit
+   * date, 振替日), soonest first.
+   *
+   * @generated from rpc payments.v1.CustomerAppService.ListUpcomingDebits
+   */
+  listUpcomingDebits: {
+    methodKind: "unary";
+    input: typeof ListUpcomingDebitsRequestSchema;
+    output: typeof ListUpcomingDebitsResponseSchema;
   },
   /**
    * The receipt (領収書) of a successful charge.

@@ -1,9 +1,16 @@
+import { debitDateWording, debitNoticeWording } from "../../domain/customer-wording.js";
+
 /**
  * Every string the hosted page shows, Japanese first and English second. A function takes the
  * message's parameters. Keys under workflow, kyc.status and paymentError are the generated enums'
  * names (PaymentWorkflow, KycStatus, PaymentErrorCode), so no reason is spelled twice.
  */
 type Params = Record<string, any>;
+
+/** The debit date and amount in the words of domain/customer-wording.ts (what the e-mail and the customer app say). */
+const notice = (language: "ja" | "en", { date, amountValue }: Params) =>
+  debitNoticeWording(date, amountValue)[language];
+const day = (language: "ja" | "en", { date }: Params) => debitDateWording(date)[language];
 
 export const messages = {
   ja: {
@@ -95,6 +102,13 @@ export const messages = {
         `「${char}」は口座名義に使えません。カタカナ・英大文字・数字・スペース・( ) - . で入力してください。`,
       redirectNote:
         "口座の確認は、お客さまの銀行のページで行います。このページで暗証番号やパスワードをお聞きすることはありません。",
+      // Under a bank that debits on a date (PaymentSession.debit_timing ON_DEBIT_DATE): no bank page is promised.
+      firstDebitNote:
+        "口座は、初回の引き落としの際に銀行に登録されます。このページで暗証番号やパスワードをお聞きすることはありません。",
+      debitOnDate: (params: Params) =>
+        `${notice("ja", params)}（振替日）。承認の時点では引き落とされません。承認が遅れた場合は、確定した振替日をお支払いの完了画面とメールでお知らせします。`,
+      debitDateLater: "引き落としは、承認の時点ではなく振替日に行います。振替日は口座の登録後にお知らせします。",
+      contractOnDate: "今回の引き落としはありません。今後のご請求は、それぞれの振替日に登録口座から引き落とします。",
       submit: "この口座を登録する",
       linked: "口座を登録しました。",
       toBank: "銀行のページに移動しています…",
@@ -135,11 +149,21 @@ export const messages = {
         `${merchant} への ${amount} のお支払いを承認します。ボタンを押すと登録口座から引き落とされます。`,
       introContract: ({ merchant }: Params) =>
         `${merchant} が今後この口座から引き落とすことを承認します。今回の請求はありません。`,
+      introOnDate: (params: Params) =>
+        `${params.merchant} への ${params.amount} のお支払いを承認します。${notice("ja", params)}。`,
+      introOnDateUnknown: ({ amount, merchant }: Params) =>
+        `${merchant} への ${amount} のお支払いを承認します。承認の時点では引き落とされず、振替日に登録口座から引き落とします。`,
       account: "引き落とし口座",
       timing: "引き落とし",
       timingCharge: "今回の金額を、承認と同時に引き落とします。",
       timingContract: "今後はお店がご請求するたびに、その金額を請求の処理日に引き落とします。",
       timingContractWithCharge: "今回の金額を承認と同時に、今後はお店がご請求するたびにその金額を引き落とします。",
+      timingChargeOnDate: (params: Params) =>
+        `振替日 ${day("ja", params)} に引き落とします。承認の時点では引き落とされません。振替日の前日までに口座の残高をご用意ください。`,
+      timingChargeOnDateUnknown: "振替日に引き落とします。承認の時点では引き落とされません。",
+      timingContractOnDate: "今後はお店がご請求するたびに、その金額を請求ごとの振替日に引き落とします。",
+      timingContractWithChargeOnDate: (params: Params) =>
+        `今回の金額を振替日 ${day("ja", params)} に、今後はお店がご請求するたびにその金額を請求ごとの振替日に引き落とします。`,
       contact: "お店の連絡先",
       termsHeading: "口座振替規定",
       consent: "下のボタンを押すと、この口座振替規定に同意したことになります。",
@@ -147,6 +171,8 @@ export const messages = {
       buttonContract: "登録を承認する",
       buttonConsent: ({ amount }: Params) => `規定に同意して ${amount} を支払う`,
       buttonContractConsent: "規定に同意して登録を承認する",
+      buttonOnDate: ({ amount }: Params) => `${amount} の引き落としを承認する`,
+      buttonConsentOnDate: ({ amount }: Params) => `規定に同意して ${amount} の引き落としを承認する`,
       working: "処理中です。このページを閉じないでください…",
     },
     done: {
@@ -158,6 +184,8 @@ export const messages = {
       failedRedirecting: ({ reason }: Params) => `${reason}ショップのページに移動しています…`,
       text: "ショップのページに戻ってお手続きを続けてください。",
       waitingKyc: "本人確認の結果が出しだい、お支払いが確定します。ショップのページに戻ってお待ちください。",
+      debitOnDate: (params: Params) =>
+        `${notice("ja", params)}。振替日の前日までに口座の残高をご用意ください。同じ内容をメールでもお知らせします。`,
       reference: "受付番号（お問い合わせの際にお伝えください）",
       time: "受付日時",
     },
@@ -290,6 +318,13 @@ export const messages = {
       holderRefused: ({ char }: Params) =>
         `"${char}" cannot be used in an account name. Use katakana, A–Z, 0–9, space and ( ) - . only.`,
       redirectNote: "Your bank confirms the account on its own page. This page never asks for your PIN or passwords.",
+      firstDebitNote:
+        "Your bank registers the account with its first debit. This page never asks for your PIN or passwords.",
+      debitOnDate: (params: Params) =>
+        `${notice("en", params)} (the debit date). Nothing is debited when you approve. If you approve later, the confirmed debit date is shown when you finish and sent by e-mail.`,
+      debitDateLater:
+        "The amount is debited on a debit date, not when you approve. The date is shown once the account is linked.",
+      contractOnDate: "Nothing is debited now. Each later bill is debited from your linked account on its debit date.",
       submit: "Link this account",
       linked: "Bank account linked.",
       toBank: "Taking you to your bank…",
@@ -330,11 +365,21 @@ export const messages = {
         `You are approving a payment of ${amount} to ${merchant}, taken from your linked account.`,
       introContract: ({ merchant }: Params) =>
         `You allow ${merchant} to take future payments from this account. Nothing is charged now.`,
+      introOnDate: (params: Params) =>
+        `You are approving a payment of ${params.amount} to ${params.merchant}. ${notice("en", params)}.`,
+      introOnDateUnknown: ({ amount, merchant }: Params) =>
+        `You are approving a payment of ${amount} to ${merchant}. Nothing is debited when you approve: it is debited from your linked account on its debit date.`,
       account: "Account debited",
       timing: "When",
       timingCharge: "This amount is debited when you approve.",
       timingContract: "From now on, each amount the shop bills is debited on that bill's processing day.",
       timingContractWithCharge: "This amount when you approve, then each amount the shop bills.",
+      timingChargeOnDate: (params: Params) =>
+        `On the debit date, ${day("en", params)}; nothing is debited when you approve. Please have the balance in the account by the day before.`,
+      timingChargeOnDateUnknown: "On its debit date; nothing is debited when you approve.",
+      timingContractOnDate: "Each amount the shop bills is debited on that bill's debit date.",
+      timingContractWithChargeOnDate: (params: Params) =>
+        `This amount on the debit date, ${day("en", params)}, then each amount the shop bills on its debit date.`,
       contact: "Shop contact",
       termsHeading: "Direct debit terms",
       consent: "By pressing the button below you accept these direct debit terms.",
@@ -342,6 +387,8 @@ export const messages = {
       buttonContract: "Approve the registration",
       buttonConsent: ({ amount }: Params) => `Accept the terms and pay ${amount}`,
       buttonContractConsent: "Accept the terms and approve the registration",
+      buttonOnDate: ({ amount }: Params) => `Approve the debit of ${amount}`,
+      buttonConsentOnDate: ({ amount }: Params) => `Accept the terms and approve the debit of ${amount}`,
       working: "Processing. Please keep this page open…",
     },
     done: {
@@ -353,6 +400,8 @@ export const messages = {
       failedRedirecting: ({ reason }: Params) => `${reason} Taking you back to the shop…`,
       text: "Return to the shop to continue.",
       waitingKyc: "The payment completes once your identity check is done. You can return to the shop meanwhile.",
+      debitOnDate: (params: Params) =>
+        `${notice("en", params)}. Please have the balance in the account by the day before. We also send this by e-mail.`,
       reference: "Reference (quote it to the shop)",
       time: "Time",
     },

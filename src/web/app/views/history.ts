@@ -1,6 +1,11 @@
 import { ChargeStatus } from "../../../../gen/payments/v1/enums_pb.js";
-import type { CustomerTransaction } from "../../../../gen/payments/v1/customer_app_service_pb.js";
-import { chargeStatusWording, failureWording, refundStatusWording } from "../../../domain/customer-wording.js";
+import type { CustomerTransaction, UpcomingDebit } from "../../../../gen/payments/v1/customer_app_service_pb.js";
+import {
+  chargeStatusWording,
+  debitDateWording,
+  failureWording,
+  refundStatusWording,
+} from "../../../domain/customer-wording.js";
 import { alertBox, errorMessage, facts, h, showAlert, when, yen } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
@@ -9,9 +14,10 @@ import { rpc } from "../rpc.js";
 export async function historyView(query: URLSearchParams): Promise<HTMLElement> {
   const merchantId = query.get("merchant") ?? "";
   const month = query.get("month") ?? "";
-  const [{ merchants }, first] = await Promise.all([
+  const [{ merchants }, first, { debits }] = await Promise.all([
     rpc.listCustomerMerchants({}),
     rpc.listCustomerTransactions({ merchantId, month, pageSize: 20 }),
+    rpc.listUpcomingDebits({}),
   ]);
   const merchantSelect = h(
     "select",
@@ -59,10 +65,35 @@ export async function historyView(query: URLSearchParams): Promise<HTMLElement> 
     "section",
     {},
     h("h1", { id: "view-heading", tabindex: -1 }, t().historyHeading),
+    debits.length > 0 && upcomingDebits(debits),
     filters,
     first.transactions.length === 0 ? h("p", { class: "empty" }, t().noTransactions) : list,
     alert,
     more,
+  );
+}
+
+/** The charges accepted and not yet debited, soonest first: when, how much, for which shop. */
+function upcomingDebits(debits: UpcomingDebit[]): HTMLElement {
+  const words = lang();
+  return h(
+    "section",
+    { class: "upcoming", "aria-labelledby": "upcoming-heading" },
+    h("h2", { id: "upcoming-heading" }, t().upcomingHeading),
+    h(
+      "ul",
+      { class: "upcoming-debits" },
+      ...debits.map((debit) =>
+        h(
+          "li",
+          { "data-charge-id": debit.chargeId },
+          h("span", { class: "merchant" }, debit.merchantName),
+          debit.description ? ` · ${debit.description}` : "",
+          h("br", {}),
+          words === "ja" ? debit.noticeJa : debit.noticeEn,
+        ),
+      ),
+    ),
   );
 }
 
@@ -78,6 +109,7 @@ function transactionItem(transaction: CustomerTransaction): HTMLElement {
     [t().finalAmount, yen(transaction.finalAmount)],
     [t().status, h("span", { class: `badge status-${ChargeStatus[transaction.status].toLowerCase()}` }, status)],
   ];
+  if (transaction.debitDate) rows.push([t().debitDate, debitDateWording(transaction.debitDate)[words]]);
   if (failed && transaction.failure)
     rows.push([t().failureReason, failureWording[transaction.failure.errorType][words]]);
   if (transaction.refunds.length > 0)

@@ -4,6 +4,7 @@ import { isContractOnly, load, render, session, showProblem } from "../session.j
 import { showStepError } from "../form.js";
 import { $, announce, formatYen, safeUrl, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError, reasonKey } from "../rpc.js";
+import { debitNoticeParams, debitsOnDate } from "../debit-date.js";
 
 /**
  * Step 3: the consent screen and the approval. It names the account to be debited (masked), when
@@ -13,23 +14,20 @@ import { call, page, type PageError, reasonKey } from "../rpc.js";
 let approving = false;
 
 export function renderApprove(): void {
-  const { merchant, bankAccount, terms, workflow } = session();
+  const { merchant, bankAccount, terms } = session();
   const amount = formatYen(session().amount);
   const contractOnly = isContractOnly();
+  const onDate = debitsOnDate();
+  const dated = debitNoticeParams();
   setText($("approve-heading"), contractOnly ? "approve.headingContract" : "approve.heading");
-  setText($("approve-intro"), contractOnly ? "approve.introContract" : "approve.intro", {
+  setText($("approve-intro"), introKey(contractOnly, onDate, Boolean(dated)), {
     amount,
     merchant: merchant?.name ?? "",
+    ...dated,
   });
   setRaw($("approve-account"), bankAccount?.display ?? "");
   $("approve-details").hidden = !bankAccount?.display;
-  const timing =
-    workflow === PaymentWorkflow.CONTRACT
-      ? "approve.timingContract"
-      : workflow === PaymentWorkflow.CONTRACT_WITH_CHARGE
-        ? "approve.timingContractWithCharge"
-        : "approve.timingCharge";
-  setText($("approve-timing"), timing);
+  setText($("approve-timing"), timingKey(onDate, Boolean(dated)), dated);
   const contact = [merchant?.supportEmail, merchant?.supportPhone, merchant?.supportUrl].filter(Boolean).join(" / ");
   setRaw($("approve-contact"), contact);
   $("approve-contact-row").hidden = !contact;
@@ -41,9 +39,30 @@ export function renderApprove(): void {
       ? "approve.buttonContractConsent"
       : "approve.buttonContract"
     : consent
-      ? "approve.buttonConsent"
-      : "approve.button";
+      ? onDate
+        ? "approve.buttonConsentOnDate"
+        : "approve.buttonConsent"
+      : onDate
+        ? "approve.buttonOnDate"
+        : "approve.button";
   if (!approving) setText($("approve"), button, { amount });
+}
+
+/** What the consent says is approved: under a debit date, that date and the amount. */
+function introKey(contractOnly: boolean, onDate: boolean, dated: boolean): string {
+  if (contractOnly) return "approve.introContract";
+  if (!onDate) return "approve.intro";
+  return dated ? "approve.introOnDate" : "approve.introOnDateUnknown";
+}
+
+/** When the account is debited, by workflow: at approval, or on the debit date. */
+function timingKey(onDate: boolean, dated: boolean): string {
+  const { workflow } = session();
+  if (workflow === PaymentWorkflow.CONTRACT) return onDate ? "approve.timingContractOnDate" : "approve.timingContract";
+  if (workflow === PaymentWorkflow.CONTRACT_WITH_CHARGE && (!onDate || dated))
+    return onDate ? "approve.timingContractWithChargeOnDate" : "approve.timingContractWithCharge";
+  if (!onDate) return "approve.timingCharge";
+  return dated ? "approve.timingChargeOnDate" : "approve.timingChargeOnDateUnknown";
 }
 
 export async function approve(): Promise<void> {
@@ -68,8 +87,8 @@ export async function approve(): Promise<void> {
   }
   const outcome = result?.outcome;
   if (outcome?.case === "success") {
-    const { chargeStatus, redirectUrl, error, chargeId, completedAt } = outcome.value;
-    Object.assign(session(), { completed: true, chargeStatus, chargeId, completedAt });
+    const { chargeStatus, redirectUrl, error, chargeId, completedAt, debitDate } = outcome.value;
+    Object.assign(session(), { completed: true, chargeStatus, chargeId, completedAt, debitDate });
     finish(chargeStatus, redirectUrl, { errorType: error?.code });
     return;
   }
@@ -127,6 +146,10 @@ export function renderDone(chargeStatus: ChargeStatus, redirectUrl: string, reas
   if (failed) setText($("done-text"), approving ? "done.failedRedirecting" : why, { reason: { key: why } });
   else if (approving) setText($("done-text"), "done.redirecting");
   else setText($("done-text"), chargeStatus === ChargeStatus.WAITING_EKYC ? "done.waitingKyc" : "done.text");
+  // Accepted for a debit date: when and how much (the same words as the notice e-mail).
+  const dated = !failed && chargeStatus === ChargeStatus.PENDING ? debitNoticeParams() : undefined;
+  $("done-debit").hidden = !dated;
+  if (dated) setText($("done-debit"), "done.debitOnDate", dated);
   const link = $("done-continue");
   link.hidden = !url;
   if (url) link.setAttribute("href", url);

@@ -2,7 +2,8 @@ import { BankAccountType } from "../../../../gen/payments/v1/enums_pb.js";
 import type { BankDirectoryEntry } from "../../../../gen/payments/v1/hosted_page_service_pb.js";
 import { normaliseBankKana } from "../../../domain/kana.js";
 import { yuchoBankCode, yuchoToZengin } from "../../../domain/yucho-account.js";
-import { load, render, session } from "../session.js";
+import { isContractOnly, load, render, session } from "../session.js";
+import { debitNoticeParams, debitsOnDate } from "../debit-date.js";
 import { readForm, showServerError, showStepError, toKatakana } from "../form.js";
 import { $, announce, hasMessage, input, safeUrl, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError } from "../rpc.js";
@@ -35,6 +36,7 @@ let searchTimer: ReturnType<typeof setTimeout> | undefined;
 
 export function renderBank(): void {
   $("bank-sandbox-note").hidden = !state.sandbox;
+  renderDebitNote();
   renderAccountType();
   const outcomeKey = `bank.outcome.${bankOutcome}`;
   if (bankOutcome && bankOutcome !== "verified" && hasMessage(outcomeKey)) showStepError("bank", outcomeKey);
@@ -45,6 +47,22 @@ export function renderBank(): void {
     if (!field.value) field.value = value;
   }
   void showChosenBank();
+}
+
+/**
+ * Under a bank that debits on a date: when and how much (or that nothing is debited now), and no
+ * promise of a bank page. Otherwise the note stays as it always was.
+ */
+function renderDebitNote(): void {
+  const note = $("bank-debit-note");
+  const onDate = debitsOnDate();
+  note.hidden = !onDate;
+  setText($("bank-verify-note"), onDate ? "bank.firstDebitNote" : "bank.redirectNote");
+  if (!onDate) return;
+  const params = debitNoticeParams();
+  if (isContractOnly()) setText(note, "bank.contractOnDate");
+  else if (params) setText(note, "bank.debitOnDate", params);
+  else setText(note, "bank.debitDateLater");
 }
 
 function renderAccountType(): void {
@@ -200,9 +218,11 @@ export async function linkBank(form: HTMLFormElement): Promise<void> {
     location.assign(bankPage);
     return;
   }
+  announce("bank.linked");
+  // A debit date depends on the contract covering the account's bank: ask for the session again.
+  if (debitsOnDate()) return load();
   session().bankLinked = true;
   session().bankAccount = response.account;
-  announce("bank.linked");
   render();
 }
 
