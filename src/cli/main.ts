@@ -77,13 +77,16 @@ const usage = `usage: furikomi <command>
       Removes a user: their sessions end at once (the merchant must keep an owner).
 
   zengin contracts list --merchant MERCHANT_ID
-      Lists the merchant's 口座振替 contracts (scope, banks, codes, account, debit day) as JSON.
+      Lists the merchant's 口座振替 contracts (scope, banks, codes, account, debit day, result
+      style, name characters) as JSON.
   zengin contracts add --merchant MERCHANT_ID --scope bank|agent|yucho --code 10_DIGITS
          --transfer-code 10_DIGITS --name KANA --bank 4_DIGITS [--bank-name KANA] --branch 3_DIGITS
          [--branch-name KANA] --account-type 1|2|9 --account 7_DIGITS [--banks CODE,CODE…]
-         [--debit-day 1-28]
+         [--debit-day 1-28] [--result-style all|failures_only] [--name-characters "/"]
       Adds a contract: bank (debits accounts at --bank only), agent (the --banks listed, or every
       bank but ゆうちょ) or yucho (ゆうちょ銀行 9900 only; --bank 9900). The code is unique across merchants.
+      --result-style failures_only: the bank's result files list only the failed debits (不能分のみ);
+      the debits not listed were debited (default all: every debit answered).
   zengin contracts update --merchant MERCHANT_ID --code CODE [any flag of add]
       Changes the flags given; the rest stay as they were.
   zengin contracts remove --merchant MERCHANT_ID --code CODE

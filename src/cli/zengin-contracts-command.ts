@@ -23,6 +23,8 @@ const fieldOfFlag: Record<string, keyof ConsignorInput> = {
   account: "accountNumber",
   banks: "banks",
   "debit-day": "debitDay",
+  "result-style": "resultStyle",
+  "name-characters": "nameCharacters",
 };
 
 const usage =

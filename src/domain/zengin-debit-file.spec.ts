@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   type DebitFile,
   decodeDebitFile,
+  decodeFailuresOnlyResult,
   encodeDebitFile,
   openDebitBatches,
   openDebitFile,
@@ -149,6 +150,44 @@ describe("the account-debit file (種別 91)", () => {
     ];
     expect(bytes.equals(encodeRecords(lines))).toBe(true);
     expect(bytes.equals(fixture("debit-result.txt"))).toBe(true);
+  });
+
+  it("writes a failures-only result: the failed records alone, under the trailer of the whole request (golden)", () => {
+    const bytes = encodeDebitFile(answered, true, "failures_only");
+    const lines = [handWritten.header, handWritten.second("1"), handWritten.resultTrailer, handWritten.end];
+    expect(bytes.equals(encodeRecords(lines))).toBe(true);
+  });
+
+  it("checks a failures-only trailer against the listed records and the debits not listed", () => {
+    const opened = openDebitFile(encodeDebitFile(answered, true, "failures_only"), true);
+    if (!opened.ok) throw new Error(opened.reason);
+    const tally = opened.file.tally();
+    const listed = opened.file.record(0);
+    if (!listed.ok) throw new Error(listed.reason);
+    tally.add(listed.record);
+    expect(tally.mismatch({ count: 1, amount: 1500 })).toBeUndefined();
+    // Read as a file that lists every debit, the trailer's 2 debits are 1 record.
+    expect(tally.mismatch()).toBe("the trailer's count is 2, the records make 1");
+    expect(tally.mismatch({ count: 1, amount: 1499 })).toBe(
+      "the trailer's total is 100265, the listed records and the 1 debits not listed make 100264",
+    );
+  });
+
+  it("reads a failures-only result back without its request, the debits not listed taken from the trailer", () => {
+    const bytes = encodeDebitFile(answered, true, "failures_only");
+    expect(decodeFailuresOnlyResult(bytes)).toEqual({
+      ok: true,
+      file: { ...answered, records: [answered.records[1]], unlisted: { count: 1, amount: 1500 } },
+    });
+    // Read as a result that lists every debit, its trailer does not match.
+    expect(decodeDebitFile(bytes, true)).toEqual({ ok: false, reason: "the trailer's count is 2, the records make 1" });
+    // A trailer whose 振替済 is not the debits left out is refused.
+    const noneDebited = `8000002000000100265${"0".repeat(18)}000001000000098765${blanks(65)}`;
+    const lines = [handWritten.header, handWritten.second("1"), noneDebited, handWritten.end];
+    expect(decodeFailuresOnlyResult(encodeRecords(lines))).toEqual({
+      ok: false,
+      reason: "the trailer's debitedCount is 0, the listed records and the 1 debits not listed make 1",
+    });
   });
 
   it("reads back what it wrote", () => {

@@ -1,4 +1,5 @@
-import { debitResultCodes } from "./zengin-result-check.js";
+import { debitResultCodes, type UnlistedDebits } from "./zengin-result-check.js";
+import type { ResultStyle } from "./zengin-result-style.js";
 import {
   decodeFields,
   encodeFields,
@@ -139,11 +140,16 @@ export function debitTotals(records: readonly DebitRecord[], answered: boolean):
   return tally.totals();
 }
 
-/** The file's bytes: header, data records, trailer, end, each 120 bytes + CR LF in Shift_JIS. */
-export function encodeDebitFile(file: DebitFile, answered = false): Buffer {
+/**
+ * The file's bytes: header, data records, trailer, end, each 120 bytes + CR LF in Shift_JIS. A
+ * result in the `failures_only` style (zengin-result-style.ts) carries only the records not
+ * debited, under the trailer of the whole request.
+ */
+export function encodeDebitFile(file: DebitFile, answered = false, style: ResultStyle = "all"): Buffer {
+  const listed = style === "failures_only" ? file.records.filter((record) => record.resultCode !== 0) : file.records;
   return encodeRecords([
     debitHeaderRecord(file.consignor, file.debitDate),
-    ...file.records.map((record) => encodeDebitRecord(record)),
+    ...listed.map((record) => encodeDebitRecord(record)),
     debitTrailerRecord(debitTotals(file.records, answered)),
     endRecord(),
   ]);
@@ -198,8 +204,12 @@ export interface OpenedFile<R> {
   readonly date: string;
   readonly count: number;
   record(index: number): DecodedRecord<R>;
-  /** Adds the records up as they are read; then why the trailer does not match them, or undefined. */
-  tally(): { add(record: R): void; mismatch(): string | undefined };
+  /**
+   * Adds the records up as they are read; then why the trailer does not match them, or undefined.
+   * `unlisted`: in a result that lists only the failed debits, the requested debits it does not
+   * list, counted as debited (docs/guide/direct-debit-files.md#result-styles).
+   */
+  tally(): { add(record: R): void; mismatch(unlisted?: UnlistedDebits): string | undefined };
 }
 
 /** One header–trailer group of a file (a batch): its header and trailer values, its data records when asked for. */
@@ -344,14 +354,30 @@ function debitBatchOf(opened: OpenedBatch, answered: boolean): OpenedFile<DebitR
       const tally = debitTally(answered);
       return {
         add: tally.add,
-        mismatch() {
-          for (const [name, value] of Object.entries(tally.totals()))
+        mismatch(unlisted) {
+          const totals = withUnlisted(tally.totals(), unlisted);
+          const what = unlisted
+            ? `the listed records and the ${unlisted.count} debits not listed make`
+            : "the records make";
+          for (const [name, value] of Object.entries(totals))
             if (Number(opened.trailer[name]) !== value)
-              return `the trailer's ${name} is ${Number(opened.trailer[name])}, the records make ${value}`;
+              return `the trailer's ${name} is ${Number(opened.trailer[name])}, ${what} ${value}`;
           return undefined;
         },
       };
     },
+  };
+}
+
+/** The totals of the listed records with the unlisted debits added as debited. */
+function withUnlisted(totals: DebitTotals, unlisted: UnlistedDebits | undefined): DebitTotals {
+  if (!unlisted) return totals;
+  return {
+    ...totals,
+    count: totals.count + unlisted.count,
+    total: totals.total + unlisted.amount,
+    debitedCount: totals.debitedCount + unlisted.count,
+    debitedAmount: totals.debitedAmount + unlisted.amount,
   };
 }
 
@@ -396,4 +422,33 @@ export function decodeDebitFile(bytes: Uint8Array, answered: boolean): Decoded<D
   const read = readWhole(opened.file);
   if (!read.ok) return read;
   return { ok: true, file: { consignor: opened.file.consignor, debitDate: opened.file.date, records: read.records } };
+}
+
+/**
+ * A result in the failures_only style (zengin-result-style.ts) read whole, without its request (the
+ * CLI's `zengin files show`): the debits it does not list are taken from its trailer's count and
+ * total, and its 振替済/振替不能 totals are checked against them and the records listed.
+ */
+export function decodeFailuresOnlyResult(bytes: Uint8Array): Decoded<DebitFile & { unlisted: UnlistedDebits }> {
+  const opened = openFile(bytes, debitLayouts, "91");
+  if (!opened.ok) return opened;
+  const file = debitBatchOf(opened, true);
+  const records: DebitRecord[] = [];
+  for (let index = 0; index < file.count; index++) {
+    const decoded = file.record(index);
+    if (!decoded.ok) return decoded;
+    records.push(decoded.record);
+  }
+  const listedAmount = records.reduce((sum, record) => sum + record.amount, 0);
+  const unlisted = {
+    count: Number(opened.trailer.count) - records.length,
+    amount: Number(opened.trailer.total) - listedAmount,
+  };
+  if (unlisted.count < 0 || unlisted.amount < 0)
+    return { ok: false, reason: "the trailer counts fewer debits than the file lists" };
+  const tally = file.tally();
+  for (const record of records) tally.add(record);
+  const mismatch = tally.mismatch(unlisted);
+  if (mismatch) return { ok: false, reason: mismatch };
+  return { ok: true, file: { consignor: file.consignor, debitDate: file.date, records, unlisted } };
 }

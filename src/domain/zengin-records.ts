@@ -1,6 +1,7 @@
 import type { BankAccountDetails } from "./bank-account.js";
 import type { ContractScope } from "./contract-scope.js";
 import type { Consignor } from "./zengin-debit-file.js";
+import type { ResultStyle } from "./zengin-result-style.js";
 
 /**
  * The records of the Zengin file exchange as flows see them (docs/operations/zengin.md); storage
@@ -25,6 +26,8 @@ export interface ConsignorSettings extends Consignor {
   readonly createdAt: Date;
   /** What its bank accepts in names beyond the 全銀協 rules, some of `( ) - . /` (zengin-characters.ts). */
   readonly nameCharacters: string;
+  /** How its bank answers a request file: every debit, or only the failed ones (zengin-result-style.ts). */
+  readonly resultStyle: ResultStyle;
   readonly updatedAt: Date;
 }
 
@@ -70,6 +73,8 @@ export interface ZenginFileRecord extends ZenginFileTotals {
   readonly consignor: Consignor | null;
   /** out: when its results are due. */
   readonly dueAt: Date | null;
+  /** in: it came into incoming/ under a name the exchange does not expect (docs/operations/zengin.md#unexpected-file-names). */
+  readonly unexpectedName: boolean;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }

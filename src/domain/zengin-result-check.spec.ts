@@ -59,4 +59,15 @@ describe("ResultCheck: a result file against the request, record by record", () 
     // A transfer's answer may carry any digit (docs/operations/zengin.md#file-layouts).
     expect(reasonOf("21", [first, { ...second, resultCode: 5 }])).toBeUndefined();
   });
+
+  it("in a failures-only result, leaves nothing missing and counts the debits not listed", () => {
+    const check = new ResultCheck("91", requested.length, undefined, true);
+    expect(check.record(byNumber.get(second.customerNumber), { ...second, resultCode: 1 })).toBeUndefined();
+    expect(check.finish()).toBeUndefined();
+    expect(check.unlisted(1500 + 98765)).toEqual({ count: 1, amount: 1500 });
+    // A listed record must still be one we sent.
+    expect(check.record(undefined, { ...first, customerNumber: "20261126000000000009" })).toMatch(
+      /20261126000000000009 was not in the request/,
+    );
+  });
 });

@@ -27,6 +27,12 @@ export type AccountKeysOf = (
   answer: Pick<AnsweredRecord, "bankCode" | "branchCode" | "accountNumber">,
 ) => readonly string[];
 
+/** The debits of a request that a failures-only result does not list: debited on the debit date. */
+export interface UnlistedDebits {
+  readonly count: number;
+  readonly amount: number;
+}
+
 /** The 振替結果コード a bank may answer a debit with; a transfer's answer may carry any digit. */
 export const debitResultCodes: readonly number[] = [0, 1, 2, 3, 4, 8, 9];
 
@@ -41,11 +47,17 @@ export class ResultCheck {
   readonly #answered: Uint8Array;
   readonly #elsewhere = new Set<string>();
   #count = 0;
+  #amount = 0;
 
+  /**
+   * `failuresOnly`: the result lists only the failed debits (docs/guide/direct-debit-files.md#result-styles),
+   * so a requested debit it does not list is not missing: it was debited.
+   */
   constructor(
     private readonly kind: "91" | "21",
     private readonly requested: number,
     private readonly accountKeysOf: AccountKeysOf = (answer) => [accountIdentity(answer)],
+    private readonly failuresOnly = false,
   ) {
     this.#answered = new Uint8Array(requested + 1);
   }
@@ -55,6 +67,7 @@ export class ResultCheck {
     const number = `${this.kind === "91" ? "customer number" : "customer code"} ${answer.customerNumber}`;
     if (!ours) return `${number} was not in the request`;
     if (!this.#firstAnswer(answer.customerNumber)) return `${number} is answered twice`;
+    this.#amount += answer.amount;
     if (answer.amount !== ours.amount) return `${number}: amount ${answer.amount} is not ${ours.amount}`;
     if (!this.accountKeysOf(answer).includes(ours.accountKey)) return `${number}: the account is not the one requested`;
     if (answer.resultCode === undefined) return `${number} has no result`;
@@ -63,8 +76,14 @@ export class ResultCheck {
     return undefined;
   }
 
+  /** After the last record: the requested debits not listed, of a request totalling `requestedAmount`. */
+  unlisted(requestedAmount: number): UnlistedDebits {
+    return { count: this.requested - this.#count, amount: requestedAmount - this.#amount };
+  }
+
   /** After the last record: why the file cannot be applied, or undefined. */
   finish(): string | undefined {
+    if (this.failuresOnly) return undefined;
     const missing = this.requested - this.#count;
     return missing > 0
       ? `${missing} requested ${this.kind === "91" ? "debits" : "transfers"} are not answered`

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { decodeDebitFile } from "../domain/zengin-debit-file.js";
+import { decodeDebitFile, decodeFailuresOnlyResult } from "../domain/zengin-debit-file.js";
 import type { ConsignorSettings } from "../domain/zengin-records.js";
 import { decodeTransferFile } from "../domain/zengin-transfer-file.js";
 import { readZenginFile } from "../ports/zengin-transport.js";
@@ -35,6 +35,11 @@ export async function showZenginFile(dir: string, file: string) {
   const kind = bytes.subarray(1, 3).toString("latin1");
   const answered = /^R/.test(basename(file));
   const decoded = kind === "21" ? decodeTransferFile(bytes) : decodeDebitFile(bytes, answered);
+  if (!decoded.ok && kind === "91" && answered) {
+    // A result that lists only the failed debits (docs/guide/direct-debit-files.md#result-styles).
+    const failuresOnly = decodeFailuresOnlyResult(bytes);
+    if (failuresOnly.ok) return { file, valid: true, kind, result_style: "failures_only", ...failuresOnly.file };
+  }
   if (!decoded.ok) return { file, valid: false, reason: decoded.reason };
   return { file, valid: true, kind, ...decoded.file };
 }
@@ -55,6 +60,8 @@ export function consignorView(settings: ConsignorSettings) {
     account_type: settings.accountType,
     account_number: settings.accountNumber,
     debit_day: settings.debitDay,
+    result_style: settings.resultStyle,
+    name_characters: settings.nameCharacters,
     updated_at: settings.updatedAt.toISOString(),
   };
 }

@@ -5,6 +5,7 @@ import { parseWidenedCharacters } from "../domain/zengin-characters.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { yuchoBankCode } from "../domain/yucho-account.js";
 import type { ConsignorSettings } from "../domain/zengin-records.js";
+import { parseResultStyle } from "../domain/zengin-result-style.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { Tx } from "../storage/transactor.js";
 import {
@@ -48,6 +49,8 @@ export interface ConsignorInput {
    * (docs/guide/direct-debit-files.md#characters-in-names); absent keeps what is set.
    */
   nameCharacters?: string;
+  /** all | failures_only: how its bank answers a request file (absent or "": all). */
+  resultStyle?: string;
 }
 
 const refuse = (field: string, reason: string) =>
@@ -96,6 +99,8 @@ export function contractOf(merchantId: string, input: ConsignorInput, now: Date)
     throw refuse("scope", `ゆうちょ銀行 (${yuchoBankCode}) is a yucho contract`);
   const widening = parseWidenedCharacters(input.nameCharacters ?? "");
   if (!widening.ok) throw refuse("consignor-name-characters", widening.reason);
+  const resultStyle = parseResultStyle(input.resultStyle);
+  if (!resultStyle.ok) throw refuse("result-style", "must be all or failures_only");
   return {
     merchantId,
     code,
@@ -111,6 +116,7 @@ export function contractOf(merchantId: string, input: ConsignorInput, now: Date)
     accountNumber: digits("consignor-account", input.accountNumber, 7),
     debitDay: debitDayOf(input.debitDay ?? ""),
     nameCharacters: widening.value,
+    resultStyle: resultStyle.style,
     createdAt: now,
     updatedAt: now,
   };
@@ -218,14 +224,15 @@ export async function updateConsignor(ctx: FlowContext, merchantId: string, inpu
 }
 
 /**
- * What the single-contract form does not say is kept from the contract it replaces: its scope and
- * banks, and its own 振込依頼人コード (one that was the 委託者コード follows a new 委託者コード).
+ * What the single-contract form does not say is kept from the contract it replaces: its scope,
+ * banks and result style, and its own 振込依頼人コード (one that was the 委託者コード follows a new 委託者コード).
  */
 function keptFrom(current: ConsignorSettings, input: ConsignorInput, next: ConsignorSettings): ConsignorSettings {
   const ownTransferCode = current.transferCode !== current.code;
   return {
     ...next,
     scope: input.scope ? next.scope : current.scope,
+    resultStyle: input.resultStyle ? next.resultStyle : current.resultStyle,
     banks: input.scope || input.banks ? next.banks : current.banks,
     transferCode: input.transferCode || !ownTransferCode ? next.transferCode : current.transferCode,
   };
@@ -247,6 +254,7 @@ export function contractInputOf(contract: ConsignorSettings): Required<Consignor
     banks: contract.banks.join(","),
     transferCode: contract.transferCode,
     nameCharacters: contract.nameCharacters,
+    resultStyle: contract.resultStyle,
   };
 }
 

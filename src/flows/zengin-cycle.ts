@@ -27,11 +27,12 @@ export async function runZenginCycle(ctx: FlowContext, exchange: ZenginExchange)
   const report: ZenginCycleReport = { written, imported: [], quarantined: [], unexpected: [] };
   for (const name of await exchange.transport.received()) {
     // Reported, never skipped: imported all the same when its content is a valid result.
-    if (!isExchangeFileName(name)) {
+    const unexpectedName = !isExchangeFileName(name);
+    if (unexpectedName) {
       exchange.onUnexpectedName?.({ name });
       report.unexpected.push(name);
     }
-    const outcome = await importResultFile(ctx, exchange, name, await exchange.transport.read(name));
+    const outcome = await importResultFile(ctx, exchange, name, await exchange.transport.read(name), unexpectedName);
     if (outcome.ok) report.imported.push(name);
     else report.quarantined.push({ name, reason: outcome.reason });
     await exchange.transport.remove(name);

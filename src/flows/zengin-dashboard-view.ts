@@ -3,7 +3,8 @@ import type { FlowContext } from "./flow-context.js";
 
 /**
  * The dashboard's view (DashboardService.ListZenginFiles): the merchant's files, each debit date
- * reconciled, and the alerts (docs/operations/zengin.md#alerts).
+ * reconciled, the alerts (docs/operations/zengin.md#alerts) and the files found in incoming/ under an
+ * unexpected name (docs/operations/zengin.md#unexpected-file-names).
  */
 export async function zenginFilesOfMerchant(ctx: FlowContext, merchantId: string) {
   const now = ctx.clock.now();
@@ -26,9 +27,16 @@ export async function zenginFilesOfMerchant(ctx: FlowContext, merchantId: string
         reconciled: file.state === "answered" && answered === file.recordCount && results === file.totalAmount,
       };
     });
+  // One row per file found under an unexpected name (a file of several batches is recorded once per batch).
+  const unexpected = new Map(
+    files
+      .filter((file) => file.direction === "in" && file.unexpectedName)
+      .map((file) => [file.sha256, { name: file.name, firstSeenAt: file.createdAt, state: file.state }]),
+  );
   return {
     files,
     debitDates,
+    unexpectedFiles: [...unexpected.values()],
     quarantined: files.filter((file) => file.state === "quarantined").length,
     overdue: files.filter((file) => file.overdue).length,
   };

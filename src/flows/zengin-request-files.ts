@@ -87,6 +87,7 @@ async function recordDueFiles(ctx: FlowContext, kind: ZenginFileKind): Promise<v
         reason: "",
         consignor: headerConsignorOf(contract, kind),
         dueAt: resultDeadlineOf(group.date, timetable, calendar),
+        unexpectedName: false,
         createdAt: now,
         updatedAt: now,
       });

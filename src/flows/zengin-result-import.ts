@@ -7,6 +7,7 @@ import { keepLocally } from "../ports/zengin-transport.js";
 import type { Tx } from "../storage/transactor.js";
 import {
   answerItems,
+  debitedItemsPage,
   findContract,
   findContractByTransferCode,
   findIncomingBySha,
@@ -35,6 +36,8 @@ export async function importResultFile(
   exchange: ZenginExchange,
   name: string,
   bytes: Buffer,
+  /** It came into incoming/ under a name the exchange does not expect: recorded so, for the dashboard. */
+  unexpectedName = false,
 ): Promise<ImportOutcome> {
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   // The same bytes applied before, or by another import at the same time (two instances, the cycle
@@ -67,6 +70,7 @@ export async function importResultFile(
     reason,
     consignor: null,
     dueAt: null,
+    unexpectedName,
     createdAt: now,
     updatedAt: now,
   });
@@ -80,10 +84,10 @@ export async function importResultFile(
           const sent = await lockFile(ctx.tx, trx, batch.sent.id);
           if (sent?.state !== "sent")
             return (await archivedBefore(trx)) ? null : `the results of ${batch.sent.name} were already imported`;
-          locked.push({ sent, file: batch.file });
+          locked.push({ ...batch, sent });
         }
-        for (const [index, { sent, file }] of locked.entries()) {
-          const { paidAfterFailure, ...totals } = await applyResults(ctx, trx, sent, file, now);
+        for (const [index, { sent, file, failuresOnly }] of locked.entries()) {
+          const { paidAfterFailure, ...totals } = await applyResults(ctx, trx, { sent, file, failuresOnly }, now);
           latePaid.push(...paidAfterFailure);
           await updateFile(trx, sent.id, { state: "answered", updatedAt: now, ...totals });
           const row = incoming("archived", "", sent);
@@ -116,9 +120,19 @@ export async function importResultFile(
 /** A result file of either kind, opened: its records are read a batch at a time. */
 type ResultFile = OpenedFile<AnsweredRecord>;
 
+/**
+ * A batch matched to the request file it answers; `failuresOnly`: its contract's bank lists only
+ * the failed debits (docs/guide/direct-debit-files.md#result-styles).
+ */
+interface CheckedBatch {
+  sent: ZenginFileRecord;
+  file: ResultFile;
+  failuresOnly: boolean;
+}
+
 /** A file whose batches can be applied, or why not (with the merchant and the sent file when they are known). */
 type Checked =
-  | { ok: true; batches: { sent: ZenginFileRecord; file: ResultFile }[] }
+  | { ok: true; batches: CheckedBatch[] }
   | { ok: false; reason: string; merchantId?: string; contractCode?: string; sent?: ZenginFileRecord };
 
 /** Records of a result file looked up, checked and applied at a time. */
@@ -133,7 +147,7 @@ async function checkResultFile(db: Tx, bytes: Buffer): Promise<Checked> {
   if (kind !== "91" && kind !== "21") return { ok: false, reason: `not a 種別 91 or 21 file (header "${kind}")` };
   const opened = kind === "91" ? openDebitBatches(bytes, true) : openTransferBatches(bytes);
   if (!opened.ok) return opened;
-  const batches: { sent: ZenginFileRecord; file: ResultFile }[] = [];
+  const batches: CheckedBatch[] = [];
   for (const [index, file] of opened.file.entries()) {
     const checked = await checkBatch(db, kind, file);
     const named = (reason: string) =>
@@ -154,7 +168,7 @@ async function checkBatch(
   db: Tx,
   kind: "91" | "21",
   file: ResultFile,
-): Promise<{ ok: true; sent: ZenginFileRecord; file: ResultFile } | Extract<Checked, { ok: false }>> {
+): Promise<({ ok: true } & CheckedBatch) | Extract<Checked, { ok: false }>> {
   // Its contract by the code in its header: the 委託者コード of a 種別 91 file, the 振込依頼人コード of a 種別 21 one.
   const code = file.consignor.code;
   const contract = kind === "91" ? await findContract(db, code) : await findContractByTransferCode(db, code);
@@ -181,19 +195,27 @@ async function checkBatch(
       merchantId: sent.merchantId,
       sent,
     };
-  const mismatch = await mismatchOf(db, sent, file);
+  // The contract's style when its result comes: a 総合振込 answer always lists every transfer.
+  const failuresOnly = kind === "91" && contract.resultStyle === "failures_only";
+  const mismatch = await mismatchOf(db, sent, file, failuresOnly);
   if (mismatch) return { ok: false, reason: mismatch, merchantId: sent.merchantId, sent };
-  return { ok: true, sent, file };
+  return { ok: true, sent, file, failuresOnly };
 }
 
 /**
  * Reads the whole file once, a batch at a time: each record decoded, looked up among the items
  * of the file we sent by its customer number (an index), checked, and added to the totals the
- * trailer must equal. Nothing is kept but the totals and which records were answered.
+ * trailer must equal. Nothing is kept but the totals and which records were answered. In a
+ * failures-only result the debits it does not list count as debited in the trailer's totals.
  */
-async function mismatchOf(db: Tx, sent: ZenginFileRecord, file: ResultFile): Promise<string | undefined> {
+async function mismatchOf(
+  db: Tx,
+  sent: ZenginFileRecord,
+  file: ResultFile,
+  failuresOnly: boolean,
+): Promise<string | undefined> {
   // Each answer's account compared by its keyed hash: the items' accounts stay sealed.
-  const check = new ResultCheck(sent.kind === "91" ? "91" : "21", sent.recordCount, itemAccountKeys);
+  const check = new ResultCheck(sent.kind === "91" ? "91" : "21", sent.recordCount, itemAccountKeys, failuresOnly);
   const tally = file.tally();
   for (const batch of batchesOf(file)) {
     if (!batch.ok) return batch.reason;
@@ -206,7 +228,7 @@ async function mismatchOf(db: Tx, sent: ZenginFileRecord, file: ResultFile): Pro
       tally.add(record);
     }
   }
-  return tally.mismatch() ?? check.finish();
+  return tally.mismatch(failuresOnly ? check.unlisted(sent.totalAmount) : undefined) ?? check.finish();
 }
 
 /** The file's data records, `batchSize` at a time, or the reason one cannot be decoded. */
@@ -225,8 +247,12 @@ function* batchesOf<R>(file: OpenedFile<R>): Generator<{ ok: true; records: R[] 
   }
 }
 
-/** Settles every charge or refund of the checked file, a batch at a time; returns the file's totals. */
-async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileRecord, file: ResultFile, now: Date) {
+/**
+ * Settles every charge or refund of the checked file, a batch at a time; returns the file's totals.
+ * A failures-only result settles the debits it lists as failed, then every other debit of the
+ * request (result 0, listed or not) as debited on the debit date.
+ */
+async function applyResults(ctx: FlowContext, trx: Tx, { sent, file, failuresOnly }: CheckedBatch, now: Date) {
   const table = itemKindOf(sent.kind);
   const totals = { doneCount: 0, doneAmount: 0, failedCount: 0, failedAmount: 0, paidAfterFailure: [] as string[] };
   await answerItems(trx, table, sent.id, now.toISOString());
@@ -235,6 +261,7 @@ async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileRecord, f
     const failures = new Map<number, string[]>();
     for (const { customerNumber, resultCode, amount } of batch.records) {
       if (!resultCode) {
+        if (failuresOnly) continue;
         totals.doneCount++;
         totals.doneAmount += amount;
       } else {
@@ -246,8 +273,34 @@ async function applyResults(ctx: FlowContext, trx: Tx, sent: ZenginFileRecord, f
       }
     }
     await saveResultCodes(trx, table, sent.id, failures);
-    if (table === "zengin_debits") await settleDebits(ctx, trx, sent.id, batch.records, now);
+    const settled = failuresOnly ? batch.records.filter((record) => record.resultCode) : batch.records;
+    if (table === "zengin_debits") await settleDebits(ctx, trx, sent.id, settled, now);
     else totals.paidAfterFailure.push(...(await settleTransfers(ctx, trx, sent.id, batch.records, now)));
   }
+  if (failuresOnly) {
+    const debited = await settleUnlistedDebits(ctx, trx, sent.id, now);
+    totals.doneCount = debited.count;
+    totals.doneAmount = debited.amount;
+  }
   return totals;
+}
+
+/** The debits of the file left at result 0 (not listed as failed), settled as debited a page at a time. */
+async function settleUnlistedDebits(ctx: FlowContext, trx: Tx, fileId: string, now: Date) {
+  const debited = { count: 0, amount: 0 };
+  let after = "";
+  for (;;) {
+    const page = await debitedItemsPage(trx, fileId, after, batchSize);
+    if (page.length === 0) return debited;
+    await settleDebits(
+      ctx,
+      trx,
+      fileId,
+      page.map((item) => ({ ...item, resultCode: 0 })),
+      now,
+    );
+    for (const item of page) debited.amount += item.amount;
+    debited.count += page.length;
+    after = page[page.length - 1].customerNumber;
+  }
 }

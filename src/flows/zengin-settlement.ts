@@ -18,7 +18,7 @@ export async function settleDebits(
   ctx: FlowContext,
   trx: Tx,
   fileId: string,
-  records: readonly AnsweredRecord[],
+  records: readonly Pick<AnsweredRecord, "customerNumber" | "resultCode">[],
   now: Date,
 ): Promise<void> {
   const found = await chargesOfFile(trx, fileId, numbersOf(records));
@@ -67,6 +67,6 @@ export async function settleTransfers(
   return paidAfterFailure;
 }
 
-function numbersOf(records: readonly AnsweredRecord[]): string[] {
+function numbersOf(records: readonly Pick<AnsweredRecord, "customerNumber">[]): string[] {
   return records.map((record) => record.customerNumber);
 }

@@ -8,7 +8,13 @@ import { decodeTransferFile, encodeTransferFile } from "../domain/zengin-transfe
 import { zenginResultOfAccount } from "../domain/zengin-result.js";
 import { findRefund } from "../storage/refunds.js";
 import type { Transactor } from "../storage/transactor.js";
-import { bookSimulatedTransfer, findSentFileByName, itemsOfFile, simulatedResultMinutes } from "../storage/zengin.js";
+import {
+  bookSimulatedTransfer,
+  findContract,
+  findSentFileByName,
+  itemsOfFile,
+  simulatedResultMinutes,
+} from "../storage/zengin.js";
 import { isExchangeFileName, writeAtomically } from "./zengin-transport.js";
 import { minutesMs } from "../domain/duration.js";
 
@@ -22,7 +28,8 @@ export function resultNameOf(requestName: string): string {
  * reaches their date's settlement time (17:00 JST unless SandboxService.ConfigureZenginBank
  * moved it), writes each one's result into incoming/. Debits are booked on
  * the simulated accounts: no account 2 (取引なし), the magic numbers 999999N result N, a
- * rejecting account 9, too small a balance 1 (資金不足), else 0 and the balance goes down.
+ * rejecting account 9, too small a balance 1 (資金不足), else 0 and the balance goes down; a
+ * contract in the failures_only result style is answered with the failed debits alone.
  * Transfers (refunds) are credited, 0; a refund with metadata sandboxRefundOutcome=fail, or to an
  * account that no longer exists, is answered 9 / 2 and fails. Returns the names written.
  */
@@ -74,7 +81,9 @@ export async function answerRequestFiles(tx: Transactor, dir: string, now: Date)
         });
         records.push({ ...record, resultCode });
       }
-      answer = encodeDebitFile({ ...request.file, records }, true);
+      // In the style of the contract's bank: every debit, or only the failed ones.
+      const style = (await findContract(tx.db, sent.contractCode))?.resultStyle;
+      answer = encodeDebitFile({ ...request.file, records }, true, style);
     } else {
       const request = decodeTransferFile(bytes);
       if (!request.ok) continue;

@@ -37,6 +37,7 @@ import * as customerApp from "./migrations/0022-customer-app.js";
 import * as csvRowReasonJa from "./migrations/0023-csv-row-reason-ja.js";
 import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
 import * as zenginContracts from "./migrations/0026-zengin-contracts.js";
+import * as zenginResultStyle from "./migrations/0027-zengin-result-style.js";
 import { limits } from "../domain/limits.js";
 import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 import * as subscriptions from "./migrations/0028-subscriptions.js";
@@ -78,6 +79,7 @@ const migrations: Record<string, Migration> = {
   "0024-zengin-items-sealed": zenginItemsSealed,
   "0025-consignor-name-characters": consignorNameCharacters,
   "0026-zengin-contracts": zenginContracts,
+  "0027-zengin-result-style": zenginResultStyle,
   "0028-subscriptions": subscriptions,
 };
 

@@ -595,6 +595,8 @@ export interface ZenginContractTable {
   /** What its bank accepts in names beyond the 全銀協 rules (some of `( ) - . /`; domain/zengin-characters.ts). */
   name_characters: string;
   updated_at: string;
+  /** all | failures_only (domain/zengin-result-style.ts). */
+  result_style: string;
 }
 
 /** A Zengin file sent (out: writing → sent → answered) or received (in: archived | quarantined). */
@@ -623,6 +625,8 @@ export interface ZenginFileTable {
   due_at: string | null;
   created_at: string;
   updated_at: string;
+  /** in: 1 when it came into incoming/ under a name the exchange does not expect. */
+  unexpected_name: number;
 }
 
 /** A debit (reference trx-*) or a transfer (reference rfd-*): scheduled → filed → answered, or cancelled. */

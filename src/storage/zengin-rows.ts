@@ -24,6 +24,7 @@ export function consignorFromRow(row: ZenginContractTable): ConsignorSettings {
     debitDay: Number(row.debit_day),
     createdAt: new Date(row.created_at),
     nameCharacters: row.name_characters,
+    resultStyle: row.result_style === "failures_only" ? "failures_only" : "all",
     updatedAt: new Date(row.updated_at),
   };
 }
@@ -45,6 +46,7 @@ export function consignorToRow(record: ConsignorSettings): ZenginContractTable {
     debit_day: record.debitDay,
     created_at: record.createdAt.toISOString(),
     name_characters: record.nameCharacters,
+    result_style: record.resultStyle,
     updated_at: record.updatedAt.toISOString(),
   };
 }
@@ -84,6 +86,7 @@ export function fileFromRow(row: ZenginFileTable): ZenginFileRecord {
     reason: row.reason,
     consignor: row.consignor_json ? (JSON.parse(row.consignor_json) as Consignor) : null,
     dueAt: row.due_at === null ? null : new Date(row.due_at),
+    unexpectedName: row.unexpected_name === 1,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };
@@ -121,6 +124,7 @@ export function fileChangesToRow(changes: Partial<ZenginFileRecord>): Partial<Ze
   if (changes.consignor !== undefined)
     row.consignor_json = changes.consignor === null ? "" : JSON.stringify(consignorJson(changes.consignor));
   if (changes.dueAt !== undefined) row.due_at = changes.dueAt?.toISOString() ?? null;
+  if (changes.unexpectedName !== undefined) row.unexpected_name = changes.unexpectedName ? 1 : 0;
   set("created_at", changes.createdAt?.toISOString());
   set("updated_at", changes.updatedAt?.toISOString());
   return row;

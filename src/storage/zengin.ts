@@ -233,6 +233,28 @@ export async function itemsOfFilePage(
   return rows.map(itemFromRow);
 }
 
+/**
+ * A page of a debit file's items answered 0 (debited), in customer-number order after `after`: the
+ * debits a failures-only result does not list (docs/guide/direct-debit-files.md#result-styles).
+ */
+export async function debitedItemsPage(
+  db: Tx,
+  fileId: string,
+  after: string,
+  limit: number,
+): Promise<{ customerNumber: string; amount: number }[]> {
+  const rows = await db
+    .selectFrom("zengin_debits")
+    .select(["customer_number", "amount"])
+    .where("file_id", "=", fileId)
+    .where("customer_number", ">", after)
+    .where("result_code", "=", 0)
+    .orderBy("customer_number")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ customerNumber: row.customer_number ?? "", amount: Number(row.amount) }));
+}
+
 /** The charges of a debit file with these customer numbers, and their async requests (the file row is locked by the caller). */
 export async function chargesOfFile(
   trx: Tx,

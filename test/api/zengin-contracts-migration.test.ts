@@ -84,6 +84,8 @@ for (const dialect of dialects) {
             accountType: 1,
             accountNumber: "1234567",
             debitDay: 27,
+            // Every debit answered in the result, as before contracts had a style (migration 0027).
+            resultStyle: "all",
           });
           // Today's behaviour: every bank's accounts go into its file (ゆうちょ has a contract of its own).
           for (const bank of ["0001", "0005", "0184", "0397"])

@@ -11,6 +11,7 @@ import { addContract, deleteContract, merchantContracts, updateConsignor } from 
 import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
 import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { answerRequestFiles } from "../../src/ports/zengin-simulated-bank.js";
+import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { expectReconciled } from "../helpers/reconcile.js";
@@ -267,5 +268,48 @@ describe("linking: an account outside every contract of the merchant is refused 
     } finally {
       await simulated.stop();
     }
+  });
+});
+
+describe("the dashboard: every contract listed, any of them edited (DashboardService)", () => {
+  it("lists each contract with its kind, banks, result style and name characters, and edits the second", async () => {
+    const { merchant_id: merchantId } = await server.newMerchant("Two contracts");
+    await addContract(server.ctx, merchantId, contract("bank", "3900000001", "3910000001", "0184"));
+    await addContract(
+      server.ctx,
+      merchantId,
+      contract("agent", "3900000002", "3910000002", "0001", { banks: "0001", nameCharacters: "/" }),
+    );
+    const owner = await signedInUser(server, { merchantId });
+    const { contracts } = await owner.client.listConsignorContracts({});
+    expect(contracts.map((c) => [c.code, c.scope, c.banks, c.transferCode, c.resultStyle, c.nameCharacters])).toEqual([
+      ["3900000001", "bank", [], "3910000001", "all", ""],
+      ["3900000002", "agent", ["0001"], "3910000002", "all", "/"],
+    ]);
+    const saved = await owner.client.updateConsignorContract({
+      code: "3900000002",
+      settings: { ...contracts[1], name: "けいやく しようじ", banks: ["0001", "0005"], resultStyle: "failures_only" },
+    });
+    expect(saved.settings).toMatchObject({ code: "3900000002", name: "ｹｲﾔｸ ｼﾖｳｼﾞ", resultStyle: "failures_only" });
+    const [first, second] = await merchantContracts(server.ctx, merchantId);
+    expect(first).toMatchObject({ code: "3900000001", scope: "bank", resultStyle: "all" });
+    expect(second).toMatchObject({ code: "3900000002", banks: ["0001", "0005"], resultStyle: "failures_only" });
+
+    // The same checks as the command line; another merchant's contract is not found; viewers only read.
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => undefined,
+        (error) => ConnectError.from(error).code,
+      );
+    const update = (code: string, changes: object) =>
+      owner.client.updateConsignorContract({ code, settings: { ...contracts[1], ...changes } });
+    expect(await refusal(update("3900000002", { resultStyle: "sometimes" }))).toBe(Code.InvalidArgument);
+    expect(await refusal(update("3900000002", { code: "3900000001" }))).toBe(Code.InvalidArgument);
+    expect(await refusal(update("3000000001", {}))).toBe(Code.NotFound);
+    const viewer = await signedInUser(server, { merchantId, role: "viewer" });
+    expect((await viewer.client.listConsignorContracts({})).contracts).toHaveLength(2);
+    expect(await refusal(viewer.client.updateConsignorContract({ code: "3900000002", settings: contracts[1] }))).toBe(
+      Code.PermissionDenied,
+    );
   });
 });

@@ -7,7 +7,7 @@ import { decodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { enrolTotp, nextTotpCode, signedInUser, type DashboardBrowser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import type { TestServer } from "../helpers/test-server.js";
-import { startZenginServer } from "../helpers/zengin-server.js";
+import { advanceAndDrain, startZenginServer } from "../helpers/zengin-server.js";
 import { expectReconciled } from "../helpers/reconcile.js";
 
 /**
@@ -33,11 +33,7 @@ afterAll(async () => {
   }
 });
 
-/** Moves the clock to an instant and runs what is due then (the zengin-cycle job among them). */
-async function advanceTo(iso: string): Promise<void> {
-  server.clock.advance(Date.parse(iso) - server.clock.now().getTime());
-  await server.jobs.drain();
-}
+const advanceTo = (iso: string) => advanceAndDrain(server, iso);
 
 describe("a CSV batch with BANK_CONNECTOR=zengin", () => {
   it("puts its charges into the request file and settles its rows from the result file", async () => {

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
@@ -7,6 +8,7 @@ import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
 import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { importResultFile } from "../../src/flows/zengin-result-import.js";
 import { writeAtomically } from "../../src/ports/zengin-transport.js";
+import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { expectReconciled } from "../helpers/reconcile.js";
 import { api, type TestServer } from "../helpers/test-server.js";
@@ -115,5 +117,25 @@ describe("issue 34 point 4: files with an unexpected name in incoming/", () => {
     expect(readdirSync(join(dir, "quarantine"))).toContain("振替結果.txt");
     expect(readdirSync(join(dir, "incoming"))).toEqual([]);
     await expectReconciled(server);
+  });
+
+  it("shows the merchant's file with an unexpected name on the dashboard's bank files, with when it was first seen", async () => {
+    const firstSeen = server.clock.now();
+    const ops = await signedInUser(server);
+    const shown = async () =>
+      (await ops.client.listZenginFiles({})).unexpectedFiles.map((file) => ({
+        name: file.name,
+        state: file.state,
+        firstSeenAt: timestampDate(file.firstSeenAt!).toISOString(),
+      }));
+    // `振替結果.txt` answered no merchant's file: the operator sees it (zengin files list), no merchant does.
+    expect(await shown()).toEqual([{ name: "kekka (1).txt", state: "archived", firstSeenAt: firstSeen.toISOString() }]);
+    // The same bytes again, later and under the same name: still first seen then.
+    await writeAtomically(join(dir, "incoming"), "kekka (1).txt", readFileSync(join(dir, "archive", "kekka (1).txt")));
+    server.clock.advance(60_000);
+    expect((await runZenginCycle(server.ctx, exchange())).imported).toEqual(["kekka (1).txt"]);
+    expect(await shown()).toEqual([{ name: "kekka (1).txt", state: "archived", firstSeenAt: firstSeen.toISOString() }]);
+    const other = await signedInUser(server, { merchantId: (await server.newMerchant()).merchant_id });
+    expect((await other.client.listZenginFiles({})).unexpectedFiles).toEqual([]);
   });
 });

@@ -3,13 +3,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
-import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
 import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
-import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { api, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
 import { expectReconciled } from "../helpers/reconcile.js";
-import { startZenginServer } from "../helpers/zengin-server.js";
+import { merchantWithCharges, startZenginServer } from "../helpers/zengin-server.js";
 
 /**
  * Result files as banks and agents send them (docs/operations/zengin.md#result-files-in-the-wild):
@@ -27,30 +25,12 @@ const merchants: Record<string, { merchantId: string; code: string; charges: str
 beforeAll(async () => {
   server = await startZenginServer({ consignorCode: "7000000000", simulatedBank: false });
   dir = server.ctx.config.zengin.dir;
-  for (const [index, framing] of framings.entries()) {
-    const merchant = await server.newMerchant(`Shop ${framing}`);
-    const code = `71000000${String(index).padStart(2, "0")}`;
-    await updateConsignor(server.ctx, merchant.merchant_id, {
-      code,
-      name: "ﾃｽﾄ ｼﾖﾂﾌﾟ",
-      bankCode: "0001",
-      branchCode: "001",
-      accountType: "1",
-      accountNumber: "1234567",
+  for (const [index, framing] of framings.entries())
+    merchants[framing] = await merchantWithCharges(server, {
+      name: framing,
+      code: `71000000${String(index).padStart(2, "0")}`,
+      prices: [1000, 2000],
     });
-    const charges: string[] = [];
-    for (const price of [1000, 2000]) {
-      const customer = await seedActiveCustomer(server, { merchantId: merchant.merchant_id, balance: 100_000 });
-      const res = await api(server, "/v1/payments/off-session/async", {
-        method: "POST",
-        apiKey: merchant.api_key,
-        json: { customer_id: customer.customerId, charge: { price, description: framing } },
-      });
-      expect(res.status).toBe(200);
-      charges.push((await res.json()).chargeId);
-    }
-    merchants[framing] = { merchantId: merchant.merchant_id, code, charges };
-  }
   await server.jobs.drain();
   // Past the cutoff (15:00 JST on the 25th): one request file per merchant for the 26th.
   server.clock.advance(Date.parse("2026-11-25T06:00:00Z") - server.clock.now().getTime());

@@ -14,6 +14,7 @@ import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 import { expectReconciled } from "../helpers/reconcile.js";
+import { eventTypesOf } from "../helpers/zengin-server.js";
 
 let server: TestServer;
 let dir: string;
@@ -61,15 +62,7 @@ async function charge(id: string) {
   return server.ctx.tx.db.selectFrom("charges").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
 
-async function eventTypes(chargeId: string) {
-  const rows = await server.ctx.tx.db
-    .selectFrom("events")
-    .select("event_type_name")
-    .where("charge_id", "=", chargeId)
-    .orderBy("seq")
-    .execute();
-  return rows.map((row) => row.event_type_name);
-}
+const eventTypes = (chargeId: string) => eventTypesOf(server, chargeId);
 
 describe("BANK_CONNECTOR=zengin: request file, result file, settlement", () => {
   const ids: Record<string, string> = {};
@@ -433,15 +426,7 @@ describe("the cycle as a job, with the simulated bank (sandbox default): debits,
     ]);
   });
 
-  async function eventTypes2(chargeId: string) {
-    const rows = await sandbox.ctx.tx.db
-      .selectFrom("events")
-      .select("event_type_name")
-      .where("charge_id", "=", chargeId)
-      .orderBy("seq")
-      .execute();
-    return rows.map((row) => row.event_type_name);
-  }
+  const eventTypes2 = (chargeId: string) => eventTypesOf(sandbox, chargeId);
 });
 
 describe("a merchant-chosen monthly debit day", () => {

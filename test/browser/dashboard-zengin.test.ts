@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
+import { addContract, merchantContracts } from "../../src/flows/zengin-contracts.js";
 import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
 import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
-import { launchBrowser } from "../helpers/browser.js";
+import { axeViolations, launchBrowser } from "../helpers/browser.js";
 import { dashboardPassword } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import type { TestServer } from "../helpers/test-server.js";
@@ -99,5 +100,39 @@ describe("the dashboard's bank files", () => {
     const quarantined = await rowOf("R91_bad.txt");
     expect(quarantined[4]).toBe("Quarantined");
     expect(quarantined[9]).toMatch(/amount 2499 is not 2500/);
+  });
+
+  it("lists both of the merchant's contracts on the settings page and edits the second", async () => {
+    await addContract(server.ctx, server.merchant.merchant_id, {
+      scope: "bank",
+      code: "5234567892",
+      transferCode: "5234567893",
+      name: "ﾃｽﾄ ｼﾖﾂﾌﾟ",
+      bankCode: "0184",
+      branchCode: "001",
+      accountType: "1",
+      accountNumber: "7654321",
+    });
+    await page.getByRole("link", { name: "API keys & webhooks" }).click();
+    const contracts = page.getByRole("region", { name: "Direct-debit contracts" });
+    await contracts.waitFor();
+    const cells = async (row: number) =>
+      (await contracts.getByRole("row").nth(row).getByRole("cell").allTextContents()).slice(0, 5);
+    expect(await contracts.getByRole("row").count()).toBe(3);
+    expect(await cells(1)).toEqual(["Collection agent", "5234567891", "Every bank but ゆうちょ", "Every debit", "—"]);
+    expect(await cells(2)).toEqual(["Bank", "5234567892", "0184", "Every debit", "—"]);
+
+    await page.getByRole("button", { name: "Edit 5234567892" }).click();
+    const form = page.getByRole("form", { name: "Contract 5234567892" });
+    await form.waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await form.getByLabel("Result files list").selectOption("failures_only");
+    await form.getByLabel("Consignor name (kana)").fill("かぶしきがいしゃ てすと");
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("heading", { name: "Contract 5234567892" }).waitFor({ state: "detached" });
+    expect(await cells(2)).toEqual(["Bank", "5234567892", "0184", "Failed debits only (不能分のみ)", "—"]);
+    expect(await cells(1)).toEqual(["Collection agent", "5234567891", "Every bank but ゆうちょ", "Every debit", "—"]);
+    const [first, second] = await merchantContracts(server.ctx, server.merchant.merchant_id);
+    expect([first.resultStyle, second.resultStyle, second.name]).toEqual(["all", "failures_only", "ｶﾌﾞｼｷｶﾞｲｼﾔ ﾃｽﾄ"]);
   });
 });

@@ -1,5 +1,6 @@
-import { seedConsignor } from "./fixtures.js";
-import { startTestServer, type TestServer } from "./test-server.js";
+import { type ConsignorInput, updateConsignor } from "../../src/flows/zengin-contracts.js";
+import { seedActiveCustomer, seedConsignor } from "./fixtures.js";
+import { api, startTestServer, type TestServer } from "./test-server.js";
 
 /** Tuesday 2026-11-24 10:00 JST: debits accepted now are made on Thursday 26th, their file due at 15:00 JST on the 25th. */
 export const zenginTuesday = new Date("2026-11-24T01:00:00Z");
@@ -20,4 +21,53 @@ export async function startZenginServer(options: {
   });
   await seedConsignor(server, options.consignorCode);
   return server;
+}
+
+/** Moves the server's clock to an instant and runs what is due then (the zengin-cycle job among them). */
+export async function advanceAndDrain(server: TestServer, iso: string): Promise<void> {
+  server.clock.advance(Date.parse(iso) - server.clock.now().getTime());
+  await server.jobs.drain();
+}
+
+/** The event types written for a charge, oldest first. */
+export async function eventTypesOf(server: TestServer, chargeId: string): Promise<string[]> {
+  const rows = await server.ctx.tx.db
+    .selectFrom("events")
+    .select("event_type_name")
+    .where("charge_id", "=", chargeId)
+    .orderBy("seq")
+    .execute();
+  return rows.map((row) => row.event_type_name);
+}
+
+/**
+ * A new merchant with one agent contract (`code`, and what `contract` adds) and an accepted async
+ * charge of each price, each from a customer of its own; the jobs are left to the caller.
+ */
+export async function merchantWithCharges(
+  server: TestServer,
+  options: { name: string; code: string; prices: number[]; contract?: Partial<ConsignorInput> },
+): Promise<{ merchantId: string; code: string; charges: string[] }> {
+  const merchant = await server.newMerchant(`Shop ${options.name}`);
+  await updateConsignor(server.ctx, merchant.merchant_id, {
+    code: options.code,
+    name: "ﾃｽﾄ ｼﾖﾂﾌﾟ",
+    bankCode: "0001",
+    branchCode: "001",
+    accountType: "1",
+    accountNumber: "1234567",
+    ...options.contract,
+  });
+  const charges: string[] = [];
+  for (const price of options.prices) {
+    const customer = await seedActiveCustomer(server, { merchantId: merchant.merchant_id, balance: 100_000 });
+    const res = await api(server, "/v1/payments/off-session/async", {
+      method: "POST",
+      apiKey: merchant.api_key,
+      json: { customer_id: customer.customerId, charge: { price, description: options.name } },
+    });
+    if (res.status !== 200) throw new Error(`charge of ${price}: HTTP ${res.status} ${await res.text()}`);
+    charges.push((await res.json()).chargeId);
+  }
+  return { merchantId: merchant.merchant_id, code: options.code, charges };
 }

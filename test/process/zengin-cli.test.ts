@@ -114,7 +114,14 @@ describe("zengin from the command line", () => {
   });
   it("lists, adds, updates and removes contracts with zengin contracts", async () => {
     const merchant = server.merchant.merchant_id;
-    type Listed = { code: string; scope: string; banks: string[]; transfer_code: string; debit_day: number }[];
+    type Listed = {
+      code: string;
+      scope: string;
+      banks: string[];
+      transfer_code: string;
+      debit_day: number;
+      result_style: string;
+    }[];
     const before = await runCli<Listed>(["zengin", "contracts", "list", "--merchant", merchant], env);
     // The contract merchants update set: an agent for every bank, its transfer code its consignor code.
     expect(before).toEqual([
@@ -140,11 +147,19 @@ describe("zengin from the command line", () => {
         ...account,
       ]),
     ).toMatch(/transfer-code: 3934567891 is already another contract's/);
-    const updated = await runCli<{ debit_day: number; transfer_code: string }>(
-      ["zengin", "contracts", "update", "--merchant", merchant, "--code", "3934567890", "--debit-day", "27"],
+    const updated = await runCli<{ debit_day: number; transfer_code: string; result_style: string }>(
+      [
+        ...["zengin", "contracts", "update", "--merchant", merchant, "--code", "3934567890", "--debit-day", "27"],
+        ...["--result-style", "failures_only"],
+      ],
       env,
     );
-    expect(updated).toMatchObject({ debit_day: 27, transfer_code: "3934567891" });
+    expect(updated).toMatchObject({ debit_day: 27, transfer_code: "3934567891", result_style: "failures_only" });
+    const listed = await runCli<Listed>(["zengin", "contracts", "list", "--merchant", merchant], env);
+    expect(listed.map((contract) => [contract.code, contract.result_style])).toEqual([
+      ["3234567890", "all"],
+      ["3934567890", "failures_only"],
+    ]);
     // merchants update is for the single-contract case only.
     expect(
       await cliFails([

@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context.js";
 import { busy, errorBox, field, h, table, when } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
+import { consignorContractsView } from "./consignor-contracts.js";
 
 /** API keys (create, revoke) and the webhook URL and signing secret. */
 export async function settingsView(app: AppContext): Promise<HTMLElement> {
@@ -114,69 +115,7 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
     });
   });
   // The consignor form before the support contact, which stays the page's last form.
-  section.append(h("h2", {}, t().consignor), await consignorForm(app));
+  section.append(h("h2", {}, t().consignor), await consignorContractsView(app));
   section.append(h("h2", {}, t().supportContact), contactForm);
   return section;
-}
-
-/** The Zengin consignor settings (BANK_CONNECTOR=zengin), as `merchants update --consignor-…` sets them. */
-async function consignorForm(app: AppContext): Promise<HTMLElement> {
-  const { settings } = await rpc.getConsignorSettings({});
-  const input = (value: string, attributes: Record<string, string | number> = {}) =>
-    h("input", { type: "text", value, ...attributes });
-  const inputs = {
-    code: input(settings?.code ?? "", { inputmode: "numeric", maxlength: 10 }),
-    name: input(settings?.name ?? "", { maxlength: 80 }),
-    bankCode: input(settings?.bankCode ?? "", { inputmode: "numeric", maxlength: 4 }),
-    bankName: input(settings?.bankName ?? "", { maxlength: 30 }),
-    branchCode: input(settings?.branchCode ?? "", { inputmode: "numeric", maxlength: 3 }),
-    branchName: input(settings?.branchName ?? "", { maxlength: 30 }),
-    accountType: input(settings?.accountType ? String(settings.accountType) : "1", {
-      inputmode: "numeric",
-      maxlength: 1,
-    }),
-    accountNumber: input(settings?.accountNumber ?? "", { inputmode: "numeric", maxlength: 7 }),
-    debitDay: input(settings?.debitDay ? String(settings.debitDay) : "", { inputmode: "numeric", maxlength: 2 }),
-  };
-  const save = h("button", { type: "submit" }, t().save);
-  const problem = errorBox();
-  const form = h(
-    "form",
-    { class: "card" },
-    field(t().consignorCode, inputs.code),
-    field(t().consignorName, inputs.name),
-    field(t().consignorBank, inputs.bankCode),
-    field(t().consignorBankName, inputs.bankName),
-    field(t().consignorBranch, inputs.branchCode),
-    field(t().consignorBranchName, inputs.branchName),
-    field(t().consignorAccountType, inputs.accountType),
-    field(t().consignorAccount, inputs.accountNumber),
-    field(t().debitDay, inputs.debitDay),
-    problem,
-    save,
-  );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    void busy(save, problem, async () => {
-      const { settings: saved } = await rpc.updateConsignorSettings({
-        settings: {
-          code: inputs.code.value.trim(),
-          name: inputs.name.value.trim(),
-          bankCode: inputs.bankCode.value.trim(),
-          bankName: inputs.bankName.value.trim(),
-          branchCode: inputs.branchCode.value.trim(),
-          branchName: inputs.branchName.value.trim(),
-          accountType: Number(inputs.accountType.value.trim() || 0),
-          accountNumber: inputs.accountNumber.value.trim(),
-          debitDay: Number(inputs.debitDay.value.trim() || 0),
-        },
-      });
-      // Shown as the bank will see them (half-width kana).
-      inputs.name.value = saved?.name ?? inputs.name.value;
-      inputs.bankName.value = saved?.bankName ?? inputs.bankName.value;
-      inputs.branchName.value = saved?.branchName ?? inputs.branchName.value;
-      app.announce(t().saved);
-    });
-  });
-  return form;
 }

@@ -1,8 +1,12 @@
+import type { UnexpectedZenginFile } from "../../../../gen/payments/v1/dashboard_service_pb.js";
 import { h, table, when, yen, yenCell } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 
-/** The Zengin files sent and received, each debit date reconciled, and the warnings (quarantine, overdue results). */
+/**
+ * The Zengin files sent and received, each debit date reconciled, the warnings (quarantine, overdue
+ * results) and the files that came under an unexpected name.
+ */
 export async function zenginView(): Promise<HTMLElement> {
   const view = await rpc.listZenginFiles({});
   const warnings = [
@@ -60,5 +64,25 @@ export async function zenginView(): Promise<HTMLElement> {
             when(file.createdAt),
           ]),
         ),
+    view.unexpectedFiles.length === 0 ? "" : unexpectedFiles(view.unexpectedFiles),
+  );
+}
+
+/** The files found in incoming/ under a name the exchange does not expect (docs/operations/zengin.md#unexpected-file-names). */
+function unexpectedFiles(files: UnexpectedZenginFile[]): HTMLElement {
+  return h(
+    "div",
+    {},
+    h("h2", {}, t().zenginUnexpected),
+    h("p", {}, t().zenginUnexpectedIntro),
+    table(
+      t().zenginUnexpected,
+      [t().fileName, t().fileFirstSeen, t().fileState],
+      files.map((file) => [
+        h("code", {}, file.name),
+        when(file.firstSeenAt),
+        t().zenginState[file.state] ?? file.state,
+      ]),
+    ),
   );
 }
