@@ -39,6 +39,7 @@ import * as zenginItemsSealed from "./migrations/0024-zengin-items-sealed.js";
 import * as zenginContracts from "./migrations/0026-zengin-contracts.js";
 import { limits } from "../domain/limits.js";
 import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
+import * as accessEpochs from "./migrations/0029-access-epochs.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   "0024-zengin-items-sealed": zenginItemsSealed,
   "0025-consignor-name-characters": consignorNameCharacters,
   "0026-zengin-contracts": zenginContracts,
+  "0029-access-epochs": accessEpochs,
 };
 
 /**

@@ -9,7 +9,8 @@ export type JobKind =
   | "link-approval"
   | "csv-row"
   | "kyc-review"
-  | "zengin-cycle";
+  | "zengin-cycle"
+  | "sign-in-code-mail";
 
 /** What a handler says about its job: done, or run again at a later time. */
 export type JobOutcome = { done: true } | { retryAt: Date };
