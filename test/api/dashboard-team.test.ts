@@ -16,6 +16,7 @@ import {
   refusal,
   signedInUser,
   signedInWithTotp,
+  wrongTotpCodes,
   type DashboardBrowser,
 } from "../helpers/dashboard.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -221,7 +222,30 @@ describe("the team", () => {
   });
 });
 
+describe("other tenants stay unseen", () => {
+  it("invites an e-mail of another merchant's user without USER_EXISTS; only the invitee learns it is taken", async () => {
+    const elsewhere = await server.newMerchant("Elsewhere");
+    const theirs = await signedInUser(server, { merchantId: elsewhere.merchant_id, email: "theirs@example.jp" });
+    await steppedUp();
+    const invited = await owner.client.inviteTeamMember({ email: theirs.email, role: DashboardRole.VIEWER });
+    expect(invited.invitation?.email).toBe(theirs.email);
+    const accepted = await refusal(
+      dashboardBrowser(server).client.acceptInvitation({ token: tokenOf(invited.url), password: dashboardPassword }),
+    );
+    expect(accepted.reason).toBe("USER_EXISTS");
+  });
+});
+
 describe("the audit log", () => {
+  it("records a wrong step-up code like a wrong sign-in code", async () => {
+    const [wrong] = wrongTotpCodes(server, ownerSecret);
+    expect((await refusal(owner.client.verifyStepUp({ code: wrong }))).reason).toBe("TOTP_CODE_INVALID");
+    const { entries } = await owner.client.listAuditLog({ pageSize: 1 });
+    expect(entries[0]).toMatchObject({ action: "sign_in.failed", email: owner.email });
+    expect(JSON.parse(entries[0].detailsJson)).toEqual({ step: "step_up" });
+    await steppedUp();
+  });
+
   it("records who did what, when and from where, in the transaction of each change", async () => {
     const operator = await invitedUser("auditee@example.jp", DashboardRole.OPERATOR);
     const operatorSecret = await enrolTotp(server, operator);
