@@ -51,6 +51,7 @@ import { createBankReturn } from "./server/bank-return.js";
 import { listenSandboxBankSite } from "./server/sandbox-bank-site.js";
 import { ZenginBank } from "./ports/zengin-bank.js";
 import { runZenginCycleJob } from "./flows/zengin-cycle.js";
+import { runSignInCodeMailJob } from "./flows/customer-app-sign-in.js";
 import { zenginExchangeOf } from "./flows/zengin-exchange.js";
 import { ensureSingletonJob } from "./storage/jobs.js";
 import { notifierForMode } from "./ports/notifier-for-mode.js";
@@ -228,6 +229,7 @@ async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): 
   jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
   jobs.register("debit-notice", (linkId) => runDebitNoticeJob(ctx, linkId));
+  jobs.register("sign-in-code-mail", (codeId) => runSignInCodeMailJob(ctx, codeId));
   if (config.bankConnector === "zengin") {
     const exchange = zenginExchangeOf(
       ctx,

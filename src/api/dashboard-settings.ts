@@ -14,7 +14,7 @@ import {
 import { searchEvents } from "../flows/events.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { getSupportContact, setSupportContact } from "../flows/merchants.js";
-import { dashboardMerchantOf, steppedUpMerchant } from "./dashboard-session.js";
+import { dashboardMerchantOf, dashboardPrincipalOf, steppedUpMerchant } from "./dashboard-session.js";
 import { auditedContext } from "./dashboard-team.js";
 import { encodeEvent } from "./encode.js";
 import { createEventHandlers, eventQueryOf } from "./payment-events.js";
@@ -59,7 +59,8 @@ export function createSettingsHandlers(ctx: FlowContext): Pick<ServiceImpl<typeo
       return { keys: (await listApiKeys(ctx, merchantOf(context))).map(encodeApiKey) };
     },
     async createApiKey(_req, context) {
-      const { key, secret } = await createApiKey(audited(context), steppedUpMerchant(ctx, context));
+      steppedUpMerchant(ctx, context);
+      const { key, secret } = await createApiKey(audited(context), dashboardPrincipalOf(context));
       return { key: encodeApiKey(key), secret };
     },
     async revokeApiKey(req, context) {

@@ -96,7 +96,8 @@ export function createSignInHandlers(
       return { totpEnabled: true, recoveryCodes };
     },
     async verifyStepUp(req, context) {
-      return { validUntil: timestampFromDate(await verifyStepUp(ctx, dashboardPrincipalOf(context), req.code)) };
+      const validUntil = await verifyStepUp(ctx, dashboardPrincipalOf(context), req.code, callOrigin(context));
+      return { validUntil: timestampFromDate(validUntil) };
     },
     async setTotpRequirement(req, context) {
       await setTotpRequirement(audited(context), dashboardPrincipalOf(context), req.required);

@@ -21,6 +21,7 @@ import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { createDashboardUser } from "../flows/dashboard-auth.js";
 import { removeUserByEmail, resetPasswordByEmail, resetTotpByEmail, usersOfMerchant } from "../flows/team.js";
+import { readOperatorMailbox } from "../flows/sandbox.js";
 import { isRoleName } from "../domain/dashboard-role.js";
 import { reconcile } from "../flows/reconcile.js";
 import { listen } from "./listen.js";
@@ -75,6 +76,9 @@ const usage = `usage: furikomi <command>
       Turns a user's TOTP off (a lost phone); they enrol again at their next sign-in.
   users remove --email EMAIL
       Removes a user: their sessions end at once (the merchant must keep an owner).
+  sandbox mailbox [--email EMAIL]
+      Sandbox: the operator's mailbox, newest first: the customer app's sign-in codes and the
+      team's invitation and password-reset links, which no merchant's API key reads.
 
   zengin contracts list --merchant MERCHANT_ID
       Lists the merchant's 口座振替 contracts (scope, banks, codes, account, debit day, result
@@ -327,6 +331,11 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
   "users remove": async (args) => {
     const email = emailArgument(args);
     return withContext((ctx) => removeUserByEmail(ctx, email));
+  },
+  "sandbox mailbox": async (args) => {
+    const { values } = parseArgs({ args, options: { email: { type: "string" } } });
+    const messages = await withContext((ctx) => readOperatorMailbox(ctx, values.email ?? ""));
+    return messages.map(({ to, subject, body, code, sentAt }) => ({ to, subject, body, code, sentAt }));
   },
   backup: async (args) => {
     const { values } = parseArgs({ args, options: { to: { type: "string" } } });

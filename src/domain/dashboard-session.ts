@@ -44,6 +44,8 @@ export interface DashboardSessionRecord extends CookieSession {
   merchantId: string;
   merchantName: string;
   dashboardTotpRequired: boolean;
+  /** The access epoch the session began under (the user's current one, or the read finds no session). */
+  userEpoch: number;
 }
 
 /** The pending second step of a sign-in (a user with TOTP gave the right password). */
@@ -52,6 +54,8 @@ export interface SignInChallengeRecord {
   userId: string;
   expiresAt: Date;
   createdAt: Date;
+  /** The user's access epoch when the password was checked (domain/dashboard-user.ts). */
+  userEpoch: number;
 }
 
 export function newSessionTimes(now: Date): SessionTimes {

@@ -20,6 +20,20 @@ export interface DashboardUserRecord {
   updatedAt: Date;
   /** Set when an owner removed the user: it never signs in again (its e-mail is freed). */
   removedAt: Date | null;
+  /**
+   * Moved on by removal, a password or TOTP reset and a role change, in the change's transaction:
+   * a session or sign-in begun under an older epoch no longer counts
+   * (docs/reference/security.md#access-that-ends).
+   */
+  accessEpoch: number;
+}
+
+/**
+ * Whether a sign-in that read `seen` before its slow checks may still start a session for the user
+ * as it is now (read again, locked, in the session's transaction): not removed, same epoch.
+ */
+export function accessStillGranted(current: DashboardUserRecord | undefined, seen: { accessEpoch: number }): boolean {
+  return current !== undefined && current.removedAt === null && current.accessEpoch === seen.accessEpoch;
 }
 
 /** What a change to a user may set. */

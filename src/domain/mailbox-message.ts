@@ -9,3 +9,10 @@ export interface MailboxMessageRecord {
   code: string;
   sentAt: Date;
 }
+
+/**
+ * The sandbox mailbox of no merchant (its `merchantId`): messages meant for no merchant's eyes, the
+ * customer app's sign-in codes and the team's links, which no merchant's key lists
+ * (docs/guide/sandbox.md#the-mailbox).
+ */
+export const operatorMailbox = "";

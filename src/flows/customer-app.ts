@@ -11,6 +11,7 @@ import {
   chargesOfCustomers,
   contractsOfCustomers,
   customersOfEmail,
+  customersWithCharges,
   findChargeOfCustomers,
   findContractOfCustomers,
   debitDatesOfCharges,
@@ -58,13 +59,18 @@ export async function customerMerchants(ctx: FlowContext, who: CustomerPrincipal
     ),
   ]);
   const contractIds = contracts.map((c) => c.id);
-  const [mandates, stopRequests] = await Promise.all([
+  const [mandates, stopRequests, charged] = await Promise.all([
     mandatesOfContracts(ctx.tx.db, contractIds),
     stopRequestsOfContracts(ctx.tx.db, contractIds),
+    customersWithCharges(
+      ctx.tx.db,
+      customers.map((c) => c.id),
+    ),
   ]);
-  return customers.flatMap(({ merchantId }) => {
+  return customers.flatMap(({ id, merchantId }) => {
     const merchant = merchants.get(merchantId);
-    if (!merchant) return [];
+    // A shop the customer never approved anything with (a link they never opened) is not theirs to see.
+    if (!merchant || !(charged.has(id) || contracts.some((c) => c.customerId === id))) return [];
     const own = contracts.filter((c) => c.merchantId === merchantId);
     return [
       {

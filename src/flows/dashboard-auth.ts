@@ -13,6 +13,7 @@ import {
   newCsrfToken,
   newSessionTimes,
   newSessionToken,
+  signedOut,
   signInLimits,
 } from "../domain/dashboard-session.js";
 import { newId } from "../domain/ids.js";
@@ -46,7 +47,7 @@ import { recordAudit } from "./audit.js";
 import { commandLine, type AuditActor } from "../domain/audit.js";
 import type { RoleName } from "../domain/dashboard-role.js";
 import { userExists } from "../domain/invitation.js";
-import type { DashboardUserRecord } from "../domain/dashboard-user.js";
+import { accessStillGranted, type DashboardUserRecord } from "../domain/dashboard-user.js";
 
 /** The signed-in dashboard user of a call (set by the dashboard session interceptor). */
 export interface DashboardPrincipal {
@@ -65,6 +66,8 @@ export interface DashboardPrincipal {
   readonly role: string;
   /** Invited, or their TOTP was reset: the user enrols TOTP before anything else. */
   readonly totpSetupRequired: boolean;
+  /** The user's access epoch this session began under (docs/reference/security.md#access-that-ends). */
+  readonly userEpoch: number;
 }
 
 /** Where a call came from, for the audit log. */
@@ -149,6 +152,7 @@ export function newUser(input: {
     role: input.role,
     totpSetupRequired: input.totpSetupRequired ?? false,
     removedAt: null,
+    accessEpoch: 0,
   };
 }
 
@@ -189,12 +193,14 @@ export async function signIn(
   }
   const signInToken = newSessionToken();
   await ctx.tx.write(async (trx) => {
+    await requireAccessStill(ctx, trx, user, wrongCredentials);
     await release(ctx, trx, attemptKey, signInLimits);
     await insertSignInChallenge(trx, {
       idHash: hashSessionToken(signInToken),
       userId: user.id,
       expiresAt: new Date(now.getTime() + secondStepMs),
       createdAt: now,
+      userEpoch: user.accessEpoch,
     });
   });
   return { totpRequired: true, signInToken };
@@ -219,7 +225,8 @@ export async function completeSignIn(
   if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
   const checked = await ctx.tx.write(async (trx) => {
     const found = await lockDashboardUser(ctx.tx, trx, pending.userId);
-    if (!found) throw signInAgain();
+    // Removed, reset or re-roled since the password was checked: this sign-in ended with it.
+    if (!found || !accessStillGranted(found, { accessEpoch: pending.userEpoch })) throw signInAgain();
     if (!(await acceptSecondFactor(trx, found, input.code, now))) return { user: found, accepted: false };
     if (!(await takeSignInChallenge(ctx.tx, trx, challengeHash))) throw signInAgain();
     return { user: found, accepted: true };
@@ -235,7 +242,12 @@ export async function completeSignIn(
  * Step-up: a TOTP or recovery code lets this session make sensitive calls for 5 minutes. Counted
  * with the sign-in's second step (five wrong codes lock both).
  */
-export async function verifyStepUp(ctx: FlowContext, principal: DashboardPrincipal, code: string): Promise<Date> {
+export async function verifyStepUp(
+  ctx: FlowContext,
+  principal: DashboardPrincipal,
+  code: string,
+  origin: CallOrigin,
+): Promise<Date> {
   const now = ctx.clock.now();
   if (!principal.totpEnabled) throw totpNotEnabled();
   const attemptKey = `totp:${principal.userId}`;
@@ -243,12 +255,17 @@ export async function verifyStepUp(ctx: FlowContext, principal: DashboardPrincip
   if (lockedUntil) throw lockedOut("too many wrong codes: codes are refused", lockedUntil, now, "TOTP_LOCKED");
   const accepted = await ctx.tx.write(async (trx) => {
     const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
-    if (!user || !(await acceptSecondFactor(trx, user, code, now))) return false;
+    if (!user || !accessStillGranted(user, { accessEpoch: principal.userEpoch })) throw signedOut();
+    if (!(await acceptSecondFactor(trx, user, code, now))) return false;
     await release(ctx, trx, attemptKey, totpAttemptLimits);
     await setSessionTotpVerified(trx, principal.sessionHash, now.toISOString());
     return true;
   });
-  if (!accepted) throw wrongCode(attemptsLeft);
+  if (!accepted) {
+    // Audited like a wrong sign-in code: five of them lock the user's codes, so each leaves a trace.
+    await auditFailedSignIn(ctx, principalUser(principal), origin, "step_up");
+    throw wrongCode(attemptsLeft);
+  }
   return new Date(now.getTime() + secondStepMs);
 }
 
@@ -277,15 +294,53 @@ export function requireTotpStepUp(ctx: FlowContext, principal: DashboardPrincipa
   requireStepUp(ctx, principal);
 }
 
-/** A wrong password or code for a known user, in the log of the user's merchant (its own transaction: nothing else changed). */
-async function auditFailedSignIn(ctx: FlowContext, user: DashboardUserRecord, origin: CallOrigin, step: string) {
+/**
+ * A wrong password or code for a known user (the sign-in's password or second step, or a step-up),
+ * in the log of the user's merchant (its own transaction: nothing else changed).
+ */
+async function auditFailedSignIn(
+  ctx: FlowContext,
+  user: Pick<DashboardUserRecord, "id" | "merchantId" | "email">,
+  origin: CallOrigin,
+  step: string,
+) {
   await ctx.tx.write((trx) =>
     recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in.failed", target: user.id, details: { step } }),
   );
 }
 
-function actorOf(user: DashboardUserRecord, origin: CallOrigin): AuditActor {
+function actorOf(user: Pick<DashboardUserRecord, "id" | "merchantId" | "email">, origin: CallOrigin): AuditActor {
   return { merchantId: user.merchantId, userId: user.id, email: user.email, ...origin };
+}
+
+const principalUser = (principal: DashboardPrincipal) => ({
+  id: principal.userId,
+  merchantId: principal.merchant.id,
+  email: principal.email,
+});
+
+/**
+ * Inside a write: the user, read again with its row locked, is still on the team under the access
+ * epoch `seen` was read with (a removal, reset or role change commits either before this, and is
+ * seen, or after it, and ends what this writes). Answers the user as it is now.
+ */
+async function requireAccessStill(
+  ctx: FlowContext,
+  trx: Tx,
+  seen: Pick<DashboardUserRecord, "id" | "accessEpoch">,
+  refusal: () => Error,
+): Promise<DashboardUserRecord> {
+  const current = await lockDashboardUser(ctx.tx, trx, seen.id);
+  if (!current || !accessStillGranted(current, seen)) throw refusal();
+  return current;
+}
+
+/**
+ * The session of a sensitive write (an API key) still counts, checked inside the write's
+ * transaction with the user's row locked: a key made by a user removed a moment before cannot exist.
+ */
+export async function requireLiveSession(ctx: FlowContext, trx: Tx, principal: DashboardPrincipal): Promise<void> {
+  await requireAccessStill(ctx, trx, { id: principal.userId, accessEpoch: principal.userEpoch }, signedOut);
 }
 
 /**
@@ -319,8 +374,10 @@ export async function startSession(
   const sessionHash = hashSessionToken(sessionToken);
   const csrfToken = newCsrfToken();
   const times = newSessionTimes(now);
-  await ctx.tx.write(async (trx) => {
+  const current = await ctx.tx.write(async (trx) => {
     await alsoWrite(trx);
+    // After the slow hash, in the session's own transaction: removed, reset or re-roled meanwhile ends it here.
+    const latest = await requireAccessStill(ctx, trx, user, wrongCredentials);
     await deleteExpiredSessionsOfUser(trx, user.id, now.toISOString());
     await insertDashboardSession(trx, {
       idHash: sessionHash,
@@ -329,8 +386,10 @@ export async function startSession(
       createdAt: now,
       ...times,
       totpVerifiedAt,
+      userEpoch: latest.accessEpoch,
     });
     await recordAudit(ctx, trx, actorOf(user, origin), { action: "sign_in", target: user.id });
+    return latest;
   });
   return {
     sessionToken,
@@ -344,8 +403,9 @@ export async function startSession(
       totpVerifiedAt,
       csrfToken,
       sessionHash,
-      role: user.role,
-      totpSetupRequired: user.totpSetupRequired,
+      role: current.role,
+      totpSetupRequired: current.totpSetupRequired,
+      userEpoch: current.accessEpoch,
     },
   };
 }
@@ -381,6 +441,7 @@ export async function authenticateSession(
     sessionHash,
     role: session.role,
     totpSetupRequired: session.totpSetupRequired,
+    userEpoch: session.userEpoch,
   };
 }
 

@@ -196,6 +196,8 @@ export async function confirmCsvBatch(
         updatedAt: now,
       });
       await updateTotpChallenge(trx, challenge!.id, { failures: challenge!.failures + 1 });
+      // A wrong step-up code is audited like a wrong sign-in code (docs/reference/security.md#dashboard-sign-in).
+      await ctx.audit?.(trx, { action: "sign_in.failed", target: user.id, details: { step: "csv_batch" } });
       return next.lockedUntil && isLocked(next, now)
         ? csvBatchRefusals.locked(next.lockedUntil)
         : csvBatchRefusals.invalidCode(csvConfirmationLimits.lock.max - next.failures, verdict.replayed);

@@ -29,6 +29,7 @@ import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
 import { setWebhookUrl } from "./merchants.js";
 import { getCharge, getCustomer } from "./status.js";
 import { limits } from "../domain/limits.js";
+import { requireLiveSession, type DashboardPrincipal } from "./dashboard-auth.js";
 
 export type { ChargeSearch, PayerRow };
 
@@ -194,22 +195,26 @@ export async function listApiKeys(ctx: FlowContext, merchant: MerchantPrincipal)
 
 /**
  * One more API key beside the existing ones (so a merchant can roll keys without downtime:
- * create, deploy, revoke the old one). Shown once, stored hashed.
+ * create, deploy, revoke the old one). Shown once, stored hashed, with the user and session that
+ * made it; that session must still count when the key is written (a user removed a moment before
+ * makes none: docs/reference/security.md#access-that-ends).
  */
 export async function createApiKey(
   ctx: FlowContext,
-  merchant: MerchantPrincipal,
+  principal: DashboardPrincipal,
 ): Promise<{ key: ApiKeyView; secret: string }> {
   const now = ctx.clock.now();
   const secret = newApiKey(ctx.mode.apiKeyPrefix);
   const key = { id: newId("key"), prefix: secret.slice(0, 12), createdAt: now, revokedAt: null };
   await ctx.tx.write(async (trx) => {
+    await requireLiveSession(ctx, trx, principal);
     await insertApiKey(trx, {
       id: key.id,
-      merchantId: merchant.id,
+      merchantId: principal.merchant.id,
       keyHash: hashApiKey(secret),
       prefix: key.prefix,
       createdAt: now,
+      createdBy: { userId: principal.userId, sessionHash: principal.sessionHash },
     });
     await ctx.audit?.(trx, { action: "api_key.create", target: key.id, details: { prefix: key.prefix } });
   });

@@ -37,7 +37,7 @@ import {
 import { findContractById } from "../storage/contracts.js";
 import { findCustomerById } from "../storage/customers.js";
 import { listMailbox } from "../storage/mailbox.js";
-import type { MailboxMessageRecord } from "../domain/mailbox-message.js";
+import { operatorMailbox, type MailboxMessageRecord } from "../domain/mailbox-message.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
 import { findBankSettings, saveBankSettings } from "../storage/sandbox-settings.js";
 import { underMaintenanceAt } from "../domain/simulated-bank-maintenance.js";
@@ -243,6 +243,14 @@ export async function expirePaymentLinkNow(
 
 export function readMailbox(ctx: FlowContext, merchantId: string, email: string): Promise<MailboxMessageRecord[]> {
   return listMailbox(ctx.tx.db, merchantId, { email: email || undefined, limit: 100 });
+}
+
+/**
+ * The operator's sandbox mailbox (`furikomi sandbox mailbox`): the customer app's sign-in codes and
+ * the team's links, which no merchant's key reads (docs/guide/sandbox.md#the-mailbox).
+ */
+export function readOperatorMailbox(ctx: FlowContext, email: string): Promise<MailboxMessageRecord[]> {
+  return readMailbox(ctx, operatorMailbox, email);
 }
 
 export interface CompletePaymentOptions {

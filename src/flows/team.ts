@@ -24,7 +24,7 @@ import {
 } from "../storage/dashboard-users.js";
 import {
   cancelInvitation,
-  emailTaken,
+  emailTakenInMerchant,
   endSessionsOfUser,
   findInvitation,
   insertInvitation,
@@ -49,6 +49,7 @@ import {
 import type { FlowContext } from "./flow-context.js";
 import { auditedBy, recordAudit } from "./audit.js";
 import { commandLine } from "../domain/audit.js";
+import { operatorMailbox } from "../domain/mailbox-message.js";
 
 /**
  * The team of a merchant (docs/guide/dashboard.md#the-team): owners invite, re-role, remove and
@@ -88,10 +89,14 @@ function newLink(
   return { invitation, url: invitationUrl(ctx.config.publicBaseUrl, token) };
 }
 
-/** In the sandbox the link also lands in the sandbox mailbox; elsewhere only the owner sees it. */
-async function mailLinkInSandbox(ctx: FlowContext, merchantId: string, to: string, subject: string, url: string) {
+/**
+ * In the sandbox the link also lands in the operator's mailbox (docs/guide/sandbox.md#the-mailbox),
+ * never the merchant's: the merchant's API key must not read a link that makes its holder a
+ * team member. Elsewhere only the owner sees it.
+ */
+async function mailLinkInSandbox(ctx: FlowContext, to: string, subject: string, url: string) {
   if (!ctx.mode.sandboxTools) return;
-  await ctx.notifier.send({ merchantId, to, subject, body: url, sentAt: ctx.clock.now() });
+  await ctx.notifier.send({ merchantId: operatorMailbox, to, subject, body: url, sentAt: ctx.clock.now() });
 }
 
 export async function inviteMember(
@@ -103,7 +108,9 @@ export async function inviteMember(
   const email = input.email.trim();
   const link = newLink(ctx, principal, "invite", { email, role: input.role, userId: null });
   await ctx.tx.write(async (trx) => {
-    if (await emailTaken(trx, normalizeEmail(email))) throw userExists(email);
+    // Only a user of this merchant answers USER_EXISTS: another merchant's says nothing about that tenant
+    // (the invitee learns it on accepting: e-mails are unique across merchants).
+    if (await emailTakenInMerchant(trx, principal.merchant.id, normalizeEmail(email))) throw userExists(email);
     await insertInvitation(trx, link.invitation);
     await ctx.audit?.(trx, {
       action: "user.invite",
@@ -111,7 +118,7 @@ export async function inviteMember(
       details: { email, role: input.role },
     });
   });
-  await mailLinkInSandbox(ctx, principal.merchant.id, email, `Invitation to ${principal.merchant.name}`, link.url);
+  await mailLinkInSandbox(ctx, email, `Invitation to ${principal.merchant.name}`, link.url);
   return link;
 }
 
@@ -191,7 +198,7 @@ export async function resetMemberPassword(ctx: FlowContext, principal: Dashboard
     await ctx.audit?.(trx, { action: "user.password_reset", target: member.id, details: { email: member.email } });
     return { email: member.email, url: link.url, expiresAt: link.invitation.expiresAt };
   });
-  await mailLinkInSandbox(ctx, principal.merchant.id, outcome.email, "Set a new password", outcome.url);
+  await mailLinkInSandbox(ctx, outcome.email, "Set a new password", outcome.url);
   return outcome;
 }
 

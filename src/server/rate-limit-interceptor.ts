@@ -1,6 +1,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import { accessOf } from "../api/dashboard-access.js";
+import { clientAddressBucket } from "../domain/client-address.js";
 import { normalizeEmail } from "../domain/customer.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { clientAddressKey, merchantKey } from "../api/request-context.js";
@@ -59,7 +60,8 @@ export function createRateLimitInterceptor(limits: RateLimits, signIn?: SignInRa
     // The customer app's buckets are its own: a customer's e-mail may also be a dashboard user's.
     const scope = signInScopeOf(req.service.typeName, req.method);
     if (scope !== undefined) {
-      spend(addresses, `${scope}${req.contextValues.get(clientAddressKey)}`);
+      // One bucket per machine, not per source address it can pick (domain/client-address.ts).
+      spend(addresses, `${scope}${clientAddressBucket(req.contextValues.get(clientAddressKey))}`);
       const email = (req.message as { email?: unknown }).email;
       if (typeof email === "string") spend(emails, `${scope}${normalizeEmail(email)}`);
       return next(req);

@@ -11,6 +11,9 @@ import { olderThanCursor } from "./keyset-cursor.js";
  * The customer app's reads: a customer's records across merchants, found by the e-mail their
  * sign-in proved (customers are per merchant; the e-mail joins them). Every read is scoped to the
  * customer ids of that e-mail, so a guessed charge or contract id of another e-mail finds nothing.
+ * And only the customer's own acts (docs/guide/customer-app.md#what-the-customer-sees): a contract
+ * they approved with an account, a charge on an account they approved (`bank_account_id` set, at
+ * approval); a link a merchant created and nobody approved writes nothing into their history.
  */
 
 export interface CustomerOfEmail {
@@ -70,6 +73,7 @@ export async function contractsOfCustomers(
     .selectFrom("contracts")
     .selectAll()
     .where("customer_id", "in", [...customerIds])
+    .where("bank_account_id", "is not", null)
     .execute();
   return rows.map(contractFromRow).sort(newestFirst);
 }
@@ -86,6 +90,7 @@ export async function findContractOfCustomers(
     .selectAll()
     .where("id", "=", contractId)
     .where("customer_id", "in", [...customerIds])
+    .where("bank_account_id", "is not", null)
     .executeTakeFirst();
   return row && contractFromRow(row);
 }
@@ -102,6 +107,7 @@ export async function findChargeOfCustomers(
     .selectAll()
     .where("id", "=", chargeId)
     .where("customer_id", "in", [...customerIds])
+    .where("bank_account_id", "is not", null)
     .executeTakeFirst();
   return row && chargeFromRow(row);
 }
@@ -123,7 +129,11 @@ export async function chargesOfCustomers(
 }
 
 async function chargesOfCustomer(db: Kysely<Database>, customerId: string, options: ChargePage) {
-  let query = db.selectFrom("charges").selectAll().where("customer_id", "=", customerId);
+  let query = db
+    .selectFrom("charges")
+    .selectAll()
+    .where("customer_id", "=", customerId)
+    .where("bank_account_id", "is not", null);
   if (options.from) query = query.where("created_at", ">=", options.from.toISOString());
   if (options.to) query = query.where("created_at", "<", options.to.toISOString());
   const after = options.after;
@@ -134,6 +144,22 @@ async function chargesOfCustomer(db: Kysely<Database>, customerId: string, optio
   }
   const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
   return rows.map(chargeFromRow);
+}
+
+/** Those of these customers with a charge on an account they approved (one index walk each, stopping at the first). */
+export async function customersWithCharges(db: Kysely<Database>, customerIds: readonly string[]): Promise<Set<string>> {
+  const found = await Promise.all(
+    customerIds.map((id) =>
+      db
+        .selectFrom("charges")
+        .select("customer_id")
+        .where("customer_id", "=", id)
+        .where("bank_account_id", "is not", null)
+        .limit(1)
+        .executeTakeFirst(),
+    ),
+  );
+  return new Set(found.flatMap((row) => (row?.customer_id ? [row.customer_id] : [])));
 }
 
 /** Newest first, then by id descending: the keyset order of every list here. */

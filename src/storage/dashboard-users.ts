@@ -24,6 +24,7 @@ export function dashboardUserFromRow(row: DashboardUserTable): DashboardUserReco
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     removedAt: row.removed_at ? new Date(row.removed_at) : null,
+    accessEpoch: row.access_epoch,
   };
 }
 
@@ -47,6 +48,7 @@ function dashboardUserToRow(user: DashboardUserRecord): DashboardUserTable {
     role: user.role,
     totp_setup_required: user.totpSetupRequired ? 1 : 0,
     removed_at: user.removedAt?.toISOString() ?? null,
+    access_epoch: user.accessEpoch,
   };
 }
 
@@ -111,6 +113,8 @@ export async function insertDashboardSession(
     "idHash" | "userId" | "csrfHash" | "idleExpiresAt" | "absoluteExpiresAt" | "totpVerifiedAt"
   > & {
     createdAt: Date;
+    /** The user's access epoch the session begins under. */
+    userEpoch: number;
   },
 ): Promise<void> {
   const row: DashboardSessionTable = {
@@ -121,11 +125,15 @@ export async function insertDashboardSession(
     idle_expires_at: session.idleExpiresAt.toISOString(),
     absolute_expires_at: session.absoluteExpiresAt.toISOString(),
     totp_verified_at: session.totpVerifiedAt?.toISOString() ?? null,
+    user_epoch: session.userEpoch,
   };
   await db.insertInto("dashboard_sessions").values(row).execute();
 }
 
-/** A session with its user and the user's merchant, as one read. */
+/**
+ * A session with its user and the user's merchant, as one read; only while the user is on the team
+ * and the session began under the user's current access epoch (docs/reference/security.md#access-that-ends).
+ */
 export async function findDashboardSession(
   db: Kysely<Database>,
   idHash: string,
@@ -140,6 +148,7 @@ export async function findDashboardSession(
       "dashboard_sessions.totp_verified_at",
       "dashboard_sessions.idle_expires_at",
       "dashboard_sessions.absolute_expires_at",
+      "dashboard_sessions.user_epoch",
       "dashboard_users.id as user_id",
       "dashboard_users.email",
       "dashboard_users.totp_enabled",
@@ -150,6 +159,8 @@ export async function findDashboardSession(
       "merchants.dashboard_totp_required",
     ])
     .where("dashboard_sessions.id_hash", "=", idHash)
+    .where("dashboard_users.removed_at", "is", null)
+    .whereRef("dashboard_sessions.user_epoch", "=", "dashboard_users.access_epoch")
     .executeTakeFirst();
   return (
     row && {
@@ -166,6 +177,7 @@ export async function findDashboardSession(
       merchantId: row.merchant_id,
       merchantName: row.merchant_name,
       dashboardTotpRequired: row.dashboard_totp_required === 1,
+      userEpoch: row.user_epoch,
     }
   );
 }
@@ -197,6 +209,7 @@ function challengeFromRow(row: SignInChallengeTable): SignInChallengeRecord {
     userId: row.user_id,
     expiresAt: new Date(row.expires_at),
     createdAt: new Date(row.created_at),
+    userEpoch: row.user_epoch,
   };
 }
 
@@ -211,6 +224,7 @@ export async function insertSignInChallenge(db: Kysely<Database>, challenge: Sig
       user_id: challenge.userId,
       expires_at: challenge.expiresAt.toISOString(),
       created_at: createdAt,
+      user_epoch: challenge.userEpoch,
     })
     .execute();
 }

@@ -41,6 +41,7 @@ import * as zenginResultStyle from "./migrations/0027-zengin-result-style.js";
 import { limits } from "../domain/limits.js";
 import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 import * as subscriptions from "./migrations/0028-subscriptions.js";
+import * as accessEpochs from "./migrations/0029-access-epochs.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   "0026-zengin-contracts": zenginContracts,
   "0027-zengin-result-style": zenginResultStyle,
   "0028-subscriptions": subscriptions,
+  "0029-access-epochs": accessEpochs,
 };
 
 /**

@@ -57,6 +57,14 @@ export async function resealSecrets(
         .set({ body: seal(unseal(row.body)), code: seal(unseal(row.code)) })
         .where("id", "=", row.id)
         .execute();
+    // Customer-app sign-in codes still waiting for their e-mail (counted with the mailbox).
+    const outbox = await trx.selectFrom("sign_in_code_mail").select(["code_id", "code_sealed"]).execute();
+    for (const row of outbox)
+      await trx
+        .updateTable("sign_in_code_mail")
+        .set({ code_sealed: seal(unseal(row.code_sealed)) })
+        .where("code_id", "=", row.code_id)
+        .execute();
     // Bank accounts chosen on payment links (with their return address, which holds the link's
     // token) and kept with mandates (the sealed column only: the evidence is never edited).
     const verifications = await trx
@@ -124,7 +132,7 @@ export async function resealSecrets(
     return {
       merchants: merchants.length,
       users: users.length,
-      mailbox: mails.length,
+      mailbox: mails.length + outbox.length,
       paymentLinks: links.length,
       accounts,
     };

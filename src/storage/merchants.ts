@@ -48,7 +48,15 @@ function merchantFromRow(row: MerchantRow | undefined): MerchantRecord | undefin
 
 export async function insertApiKey(
   db: Kysely<Database>,
-  key: { id: string; merchantId: string; keyHash: string; prefix: string; createdAt: Date },
+  key: {
+    id: string;
+    merchantId: string;
+    keyHash: string;
+    prefix: string;
+    createdAt: Date;
+    /** The dashboard session that made it (none: the command line, or the merchant's creation). */
+    createdBy?: { userId: string; sessionHash: string };
+  },
 ): Promise<void> {
   await db
     .insertInto("api_keys")
@@ -59,6 +67,8 @@ export async function insertApiKey(
       prefix: key.prefix,
       created_at: key.createdAt.toISOString(),
       revoked_at: null,
+      created_by_user_id: key.createdBy?.userId ?? null,
+      created_in_session: key.createdBy?.sessionHash ?? null,
     })
     .execute();
 }

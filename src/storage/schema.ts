@@ -33,6 +33,7 @@ export interface Database {
   totp_challenges: TotpChallengeTable;
   sign_in_attempts: SignInAttemptTable;
   sign_in_challenges: SignInChallengeTable;
+  sign_in_code_mail: SignInCodeMailTable;
   recovery_codes: RecoveryCodeTable;
   dashboard_invitations: DashboardInvitationTable;
   audit_log: AuditLogTable;
@@ -151,6 +152,10 @@ export interface ApiKeyTable {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /** The dashboard user whose session made the key (null: the command line or the merchant's creation). */
+  created_by_user_id: string | null;
+  /** SHA-256 of that session's cookie (dashboard_sessions.id_hash). */
+  created_in_session: string | null;
 }
 
 export interface CustomerTable {
@@ -449,6 +454,8 @@ export interface DashboardUserTable {
   totp_setup_required: number;
   /** Set when an owner removed the user: it never signs in again (its e-mail is freed). */
   removed_at: string | null;
+  /** Moved on by removal, a password or TOTP reset and a role change: older sessions and sign-ins stop counting. */
+  access_epoch: number;
 }
 
 /** A single-use link that invites a user or sets an existing user's new password (migration 0020). */
@@ -493,6 +500,8 @@ export interface DashboardSessionTable {
   absolute_expires_at: string;
   /** When the user last gave a TOTP or recovery code in this session (step-up). */
   totp_verified_at: string | null;
+  /** The user's access_epoch when the session began: it counts only while that is still the user's. */
+  user_epoch: number;
 }
 
 export interface SignInAttemptTable {
@@ -506,6 +515,19 @@ export interface SignInAttemptTable {
 export interface SignInChallengeTable {
   id_hash: string;
   user_id: string;
+  expires_at: string;
+  created_at: string;
+  /** The user's access_epoch when the password was checked. */
+  user_epoch: number;
+}
+
+/** A customer-app sign-in code waiting for its e-mail (the outbox of SendSignInCode, migration 0029). */
+export interface SignInCodeMailTable {
+  /** The one_time_codes row. */
+  code_id: string;
+  email_normalized: string;
+  /** The code, sealed with SECRETS_KEY until the message is handed over. */
+  code_sealed: string;
   expires_at: string;
   created_at: string;
 }

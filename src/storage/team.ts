@@ -94,8 +94,10 @@ export async function lockOwners(tx: Transactor, trx: Tx, merchantId: string): P
   return rows.map((row) => row.id);
 }
 
+/** A new role: the user's sessions end with the old one (they sign in again under the new one). */
 export async function setTeamMemberRole(db: Kysely<Database>, userId: string, role: RoleName, nowIso: string) {
   await db.updateTable("dashboard_users").set({ role, updated_at: nowIso }).where("id", "=", userId).execute();
+  await endSessionsOfUser(db, userId);
 }
 
 /**
@@ -113,8 +115,17 @@ export async function removeTeamMember(db: Kysely<Database>, userId: string, now
   await db.deleteFrom("dashboard_invitations").where("user_id", "=", userId).where("used_at", "is", null).execute();
 }
 
-/** Every session of a user ends (removed, or its password or TOTP reset). */
+/**
+ * Every session of a user ends (removed, its password or TOTP reset, its role changed), and every
+ * sign-in in flight with them: the access epoch moves on, so a session a racing sign-in writes
+ * under the old one never counts (docs/reference/security.md#access-that-ends).
+ */
 export async function endSessionsOfUser(db: Kysely<Database>, userId: string): Promise<void> {
+  await db
+    .updateTable("dashboard_users")
+    .set((eb) => ({ access_epoch: eb("access_epoch", "+", 1) }))
+    .where("id", "=", userId)
+    .execute();
   await db.deleteFrom("dashboard_sessions").where("user_id", "=", userId).execute();
   await db.deleteFrom("sign_in_challenges").where("user_id", "=", userId).execute();
 }
@@ -197,12 +208,17 @@ export async function cancelInvitation(
   return invitationFromRow(found);
 }
 
-/** Whether an active user already has this e-mail (e-mails are unique across merchants). */
-export async function emailTaken(db: Kysely<Database>, emailNormalized: string): Promise<boolean> {
+/** Whether an active user of this merchant already has this e-mail. */
+export async function emailTakenInMerchant(
+  db: Kysely<Database>,
+  merchantId: string,
+  emailNormalized: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom("dashboard_users")
     .select("id")
     .where("email_normalized", "=", emailNormalized)
+    .where("merchant_id", "=", merchantId)
     .executeTakeFirst();
   return row !== undefined;
 }

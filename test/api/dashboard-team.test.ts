@@ -3,6 +3,8 @@ import { Code } from "@connectrpc/connect";
 import { parse } from "csv-parse/sync";
 import { DashboardRole } from "../../gen/payments/v1/dashboard_roles_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
+import { readOperatorMailbox } from "../../src/flows/sandbox.js";
 import { jstDateOf, addDays } from "../../src/domain/jst.js";
 import { insertAuditEntry } from "../../src/storage/audit-log.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
@@ -14,6 +16,7 @@ import {
   refusal,
   signedInUser,
   signedInWithTotp,
+  wrongTotpCodes,
   type DashboardBrowser,
 } from "../helpers/dashboard.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -51,15 +54,17 @@ beforeAll(async () => {
 afterAll(async () => server?.stop());
 
 describe("the team", () => {
-  it("invites a user: a link shown once and in the sandbox mailbox, a password, then TOTP before anything else", async () => {
+  it("invites a user: a link shown once and in the operator's sandbox mailbox, a password, then TOTP before anything else", async () => {
     await steppedUp();
     const email = "kana@example.jp";
     const invited = await owner.client.inviteTeamMember({ email, role: DashboardRole.OPERATOR });
     expect(invited.url).toBe(`${server.ctx.config.publicBaseUrl}/dashboard/#/invitation/${tokenOf(invited.url)}`);
     expect(tokenOf(invited.url)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(invited.invitation).toMatchObject({ email, role: DashboardRole.OPERATOR, invitedBy: owner.email });
-    const { messages } = await owner.client.listSandboxMailbox({ email });
-    expect(messages.map((m) => m.body)).toEqual([invited.url]);
+    // In the operator's sandbox mailbox, never the merchant's: its sk_test key must not read a link that makes a member.
+    expect((await owner.client.listSandboxMailbox({ email })).messages).toEqual([]);
+    expect((await server.client(SandboxService).listMailbox({ email })).messages).toEqual([]);
+    expect((await readOperatorMailbox(server.ctx, email)).map((m) => m.body)).toEqual([invited.url]);
     expect((await owner.client.listTeamMembers({})).invitations.map((i) => i.email)).toEqual([email]);
     // Only the hash is kept.
     const stored = await server.ctx.tx.db.selectFrom("dashboard_invitations").selectAll().execute();
@@ -155,14 +160,16 @@ describe("the team", () => {
     expect([foreign.code, foreign.reason]).toEqual([Code.NotFound, "TEAM_MEMBER_NOT_FOUND"]);
   });
 
-  it("changes a role, which holds from the user's next call", async () => {
+  it("changes a role: the user's sessions end, and the new role holds from their next sign-in", async () => {
     const user = await invitedUser("promoted@example.jp", DashboardRole.VIEWER);
-    await enrolTotp(server, user);
+    const secret = await enrolTotp(server, user);
     expect((await refusal(user.client.listApiKeys({}))).reason).toBe("ROLE_FORBIDDEN");
     await steppedUp();
     const { member } = await owner.client.changeTeamMemberRole({ userId: user.userId, role: DashboardRole.ADMIN });
     expect(member?.role).toBe(DashboardRole.ADMIN);
-    await expect(user.client.listApiKeys({})).resolves.toBeDefined();
+    expect((await refusal(user.client.listApiKeys({}))).reason).toBe("SESSION_REQUIRED");
+    const again = await signedInWithTotp(server, "promoted@example.jp", secret);
+    await expect(again.client.listApiKeys({})).resolves.toBeDefined();
   });
 
   it("resets a password: the old one stops working, sessions end, the link sets a new one", async () => {
@@ -215,7 +222,30 @@ describe("the team", () => {
   });
 });
 
+describe("other tenants stay unseen", () => {
+  it("invites an e-mail of another merchant's user without USER_EXISTS; only the invitee learns it is taken", async () => {
+    const elsewhere = await server.newMerchant("Elsewhere");
+    const theirs = await signedInUser(server, { merchantId: elsewhere.merchant_id, email: "theirs@example.jp" });
+    await steppedUp();
+    const invited = await owner.client.inviteTeamMember({ email: theirs.email, role: DashboardRole.VIEWER });
+    expect(invited.invitation?.email).toBe(theirs.email);
+    const accepted = await refusal(
+      dashboardBrowser(server).client.acceptInvitation({ token: tokenOf(invited.url), password: dashboardPassword }),
+    );
+    expect(accepted.reason).toBe("USER_EXISTS");
+  });
+});
+
 describe("the audit log", () => {
+  it("records a wrong step-up code like a wrong sign-in code", async () => {
+    const [wrong] = wrongTotpCodes(server, ownerSecret);
+    expect((await refusal(owner.client.verifyStepUp({ code: wrong }))).reason).toBe("TOTP_CODE_INVALID");
+    const { entries } = await owner.client.listAuditLog({ pageSize: 1 });
+    expect(entries[0]).toMatchObject({ action: "sign_in.failed", email: owner.email });
+    expect(JSON.parse(entries[0].detailsJson)).toEqual({ step: "step_up" });
+    await steppedUp();
+  });
+
   it("records who did what, when and from where, in the transaction of each change", async () => {
     const operator = await invitedUser("auditee@example.jp", DashboardRole.OPERATOR);
     const operatorSecret = await enrolTotp(server, operator);

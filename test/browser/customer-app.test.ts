@@ -6,8 +6,8 @@ import { ContractStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { setSupportContact } from "../../src/flows/merchants.js";
 import { axeViolations, launchBrowser, newPhonePage } from "../helpers/browser.js";
-import { customerWithTwoMerchants, type CustomerWorld } from "../helpers/customer-app.js";
-import { eventsOfType, latestCode } from "../helpers/on-session.js";
+import { appSignInCode, customerWithTwoMerchants, type CustomerWorld } from "../helpers/customer-app.js";
+import { eventsOfType } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // The customer app in a real browser (docs/guide/customer-app.md): a customer with two shops
@@ -62,7 +62,7 @@ async function signIn(page: Page) {
   await page.getByLabel("確認コード（6桁）").waitFor();
   expect(await page.evaluate(() => document.activeElement?.id)).toBe("code");
   await checkView(page, "2-code");
-  await page.keyboard.type(await latestCode(server, world.email));
+  await page.keyboard.type(await appSignInCode(server, world.email));
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "ご利用履歴" }).waitFor();
 }

@@ -120,3 +120,39 @@ describe("furikomi users", () => {
     });
   });
 });
+
+describe("furikomi sandbox mailbox", () => {
+  it("lists the operator's mailbox: a customer-app sign-in code that no merchant's key reads", async () => {
+    const server = await spawnServer(env);
+    try {
+      const email = "cli-customer@example.jp";
+      const created = await fetch(`${server.url}/v1/payments/on-session`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${(await runCli<{ api_key: string }>(["keys", "rotate", "--merchant", merchantId], env)).api_key}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({
+          buyer: { email },
+          charge: { price: 500, description: "x" },
+          redirect: { successUrl: "https://shop.example.jp/ok", failureUrl: "https://shop.example.jp/ng" },
+        }),
+      });
+      expect(created.status).toBe(200);
+      const sent = await fetch(`${server.url}/app/v1/sign-in/code`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email }),
+      });
+      expect(sent.status).toBe(200);
+      let messages: Array<{ to: string; code: string }> = [];
+      for (let waited = 0; messages.length === 0 && waited < 10_000; waited += 200) {
+        messages = await runCli(["sandbox", "mailbox", "--email", email], env);
+        if (messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(messages[0]).toMatchObject({ to: email, code: expect.stringMatching(/^[0-9]{6}$/) });
+    } finally {
+      await server.kill();
+    }
+  });
+});
