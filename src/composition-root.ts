@@ -133,7 +133,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const services = servicesOf(ctx);
   const app = createApp({
     logger,
-    interceptors: interceptorsOf(ctx, logger, metrics),
+    interceptors: interceptorsOf(ctx, logger, metrics, services),
     routes: (router) => {
       for (const service of services) service.register(router);
     },
@@ -278,11 +278,12 @@ function webhookDispatcherOf(ctx: FlowContext, logger: Logger, metrics: Metrics)
 }
 
 /** Outermost first: idempotency runs after validation, so a rejected request stores nothing. */
-function interceptorsOf(ctx: FlowContext, logger: Logger, metrics: Metrics) {
+function interceptorsOf(ctx: FlowContext, logger: Logger, metrics: Metrics, services: readonly ServedService[]) {
+  const keyServices = new Set(services.filter((s) => s.callers === "api-key").map((s) => s.descriptor.typeName));
   return [
     metrics.interceptor(),
     createErrorInterceptor(logger, ctx.config.accessLogSampleRate),
-    createAuthInterceptor(createAuthenticator(ctx)),
+    createAuthInterceptor(createAuthenticator(ctx), keyServices),
     createDashboardAuthInterceptor(ctx),
     createCustomerAuthInterceptor(ctx),
     createRateLimitInterceptor(ctx.config.rateLimit, ctx.config.signInRateLimit),
@@ -295,19 +296,27 @@ function interceptorsOf(ctx: FlowContext, logger: Logger, metrics: Metrics) {
 interface ServedService {
   readonly descriptor: DescService;
   readonly file: DescFile;
+  /** How its callers prove who they are: an API key (checked by the auth interceptor) or their own way. */
+  readonly callers: "api-key" | "own";
   register(router: ConnectRouter): void;
 }
 
-function served<S extends DescService>(descriptor: S, file: DescFile, impl: Partial<ServiceImpl<S>>): ServedService {
-  return { descriptor, file, register: (router) => router.service(descriptor, impl) };
+function served<S extends DescService>(
+  descriptor: S,
+  file: DescFile,
+  impl: Partial<ServiceImpl<S>>,
+  callers: ServedService["callers"],
+): ServedService {
+  return { descriptor, file, callers, register: (router) => router.service(descriptor, impl) };
 }
 
 /** Every RPC service, once: adding a service is adding a row here. */
 function servicesOf(ctx: FlowContext): ServedService[] {
   return [
-    served(PaymentService, file_payments_v1_payment_service, createPaymentService(ctx)),
-    served(SubscriptionService, file_payments_v1_subscription_service, createSubscriptionService(ctx)),
-    served(HostedPageService, file_payments_v1_hosted_page_service, createHostedPageService(ctx)),
+    served(PaymentService, file_payments_v1_payment_service, createPaymentService(ctx), "api-key"),
+    served(SubscriptionService, file_payments_v1_subscription_service, createSubscriptionService(ctx), "api-key"),
+    // The payment link's token, the dashboard's and the customer app's session cookies.
+    served(HostedPageService, file_payments_v1_hosted_page_service, createHostedPageService(ctx), "own"),
     served(
       SandboxService,
       file_payments_v1_sandbox_service,
@@ -318,9 +327,10 @@ function servicesOf(ctx: FlowContext): ServedService[] {
             ...createSandboxOperationHandlers(ctx),
           }
         : createAbsentSandboxService(),
+      "api-key",
     ),
-    served(DashboardService, file_payments_v1_dashboard_service, createDashboardService(ctx)),
-    served(CustomerAppService, file_payments_v1_customer_app_service, createCustomerAppService(ctx)),
+    served(DashboardService, file_payments_v1_dashboard_service, createDashboardService(ctx), "own"),
+    served(CustomerAppService, file_payments_v1_customer_app_service, createCustomerAppService(ctx), "own"),
   ];
 }
 

@@ -68,18 +68,13 @@ export function createErrorInterceptor(logger: Logger, sampleRate = 1): Intercep
   };
 }
 
-/** Services whose calls need `Authorization: Bearer <API key>`. */
-const keyAuthenticatedServices = new Set([
-  "payments.v1.PaymentService",
-  "payments.v1.SubscriptionService",
-  "payments.v1.SandboxService",
-]);
-
+/** `keyServices`: the services whose calls need `Authorization: Bearer <API key>` (composition-root's list). */
 export function createAuthInterceptor(
   authenticate: (apiKey: string) => Promise<MerchantPrincipal | undefined>,
+  keyServices: ReadonlySet<string>,
 ): Interceptor {
   return (next) => async (req) => {
-    if (!keyAuthenticatedServices.has(req.service.typeName)) return next(req);
+    if (!keyServices.has(req.service.typeName)) return next(req);
     const match = /^Bearer\s+(\S+)$/i.exec(req.header.get("authorization") ?? "");
     const merchant = match ? await authenticate(match[1]) : undefined;
     if (!merchant)
