@@ -8,12 +8,14 @@ import {
 } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "./ids.js";
 import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
+import type { SubscriptionPeriodRecord, SubscriptionRecord } from "./subscription.js";
 import {
   chargeEventContent,
   contractEventContent,
   refundFailedContent,
   refundSucceededContent,
   stopRequestedContent,
+  subscriptionEventContent,
 } from "./webhook-content.js";
 
 /**
@@ -75,7 +77,58 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     updatedAt: now,
     bankAccountId: null,
   };
+  const subscription: SubscriptionRecord = {
+    id: newId("sub"),
+    merchantId,
+    customerId,
+    contractId: contract.id,
+    planId: newId("pln"),
+    amount: null,
+    startPeriod: "2026-12",
+    endPeriod: null,
+    status: "active",
+    cancelAtPeriodEnd: false,
+    endReason: null,
+    nextPeriod: "2027-01",
+    nextDebitDate: "2027-01-27",
+    lastPeriod: "2026-12",
+    description: "test event",
+    metadata: { test: "true" },
+    createdAt: now,
+    updatedAt: now,
+    endedAt: null,
+  };
+  const period: SubscriptionPeriodRecord = {
+    subscriptionId: subscription.id,
+    merchantId,
+    period: "2026-12",
+    number: 1,
+    debitDate: "2026-12-28",
+    priceVersion: 1,
+    amounts: { initialAmount: charge.amount, discount: 0, finalAmount: charge.amount },
+    chargeId: charge.id,
+    createdAt: now,
+  };
   switch (type) {
+    case EventType.SUBSCRIPTION_CREATED:
+      return subscriptionEventContent(subscription, merchantName, now);
+    case EventType.SUBSCRIPTION_PAYMENT_SCHEDULED:
+      return subscriptionEventContent(subscription, merchantName, now, period);
+    case EventType.SUBSCRIPTION_PAST_DUE:
+      return subscriptionEventContent({ ...subscription, status: "past_due" }, merchantName, now, period);
+    case EventType.SUBSCRIPTION_CANCELLED:
+      return subscriptionEventContent(
+        {
+          ...subscription,
+          status: "cancelled",
+          endReason: "cancelled",
+          nextPeriod: null,
+          nextDebitDate: null,
+          endedAt: now,
+        },
+        merchantName,
+        now,
+      );
     case EventType.CHARGE_FAIL:
     case EventType.TEST_CHARGE_FAIL:
       return chargeEventContent(failed, merchantName);

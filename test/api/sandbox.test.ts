@@ -376,10 +376,19 @@ describe("Withdraw, test events and the clock", () => {
         "charge.created",
         "charge.fail",
         "EVENT_TYPE_CONTRACT_STOP_REQUESTED",
+        "EVENT_TYPE_SUBSCRIPTION_CREATED",
+        "EVENT_TYPE_SUBSCRIPTION_PAYMENT_SCHEDULED",
+        "EVENT_TYPE_SUBSCRIPTION_PAST_DUE",
+        "EVENT_TYPE_SUBSCRIPTION_CANCELLED",
       ]);
-      const [success, fail, refunded, refundFailed, activated, , , stopRequested] = ids.map(
-        (id) => byId.get(id)!.content,
-      );
+      const [success, fail, refunded, refundFailed, activated, , , stopRequested, subscriptionCreated, , , cancelled] =
+        ids.map((id) => byId.get(id)!.content);
+      expect(subscriptionCreated).toMatchObject({
+        subscription_id: expect.stringMatching(/^sub-/),
+        status: "SUBSCRIPTION_STATUS_ACTIVE",
+        merchant_name: "Event Shop",
+      });
+      expect(cancelled).toMatchObject({ end_reason: "SUBSCRIPTION_END_REASON_CANCELLED" });
       expect(success).toMatchObject({
         status: "CHARGE_STATUS_SUCCESS",
         merchant_name: "Event Shop",
