@@ -91,3 +91,11 @@ export async function redebitQueue(
     nextPageToken: found.nextPageToken,
   };
 }
+
+/** The customer's stop request on the subscription's contract, if any (GetSubscription shows it). */
+export async function stopRequestOf(
+  ctx: FlowContext,
+  subscription: SubscriptionRecord,
+): Promise<StopRequestRecord | undefined> {
+  return (await stopRequestsOfContracts(ctx.tx.db, [subscription.contractId])).get(subscription.contractId);
+}

@@ -1,6 +1,11 @@
 import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FirstPeriodRule, IntervalUnit, SubscriptionStatus } from "../../gen/payments/v1/subscription_service_pb.js";
+import {
+  FirstPeriodRule,
+  IntervalUnit,
+  SubscriptionService,
+  SubscriptionStatus,
+} from "../../gen/payments/v1/subscription_service_pb.js";
 import { signInCustomer } from "../helpers/customer-app.js";
 import { refusal, signedInUser, type DashboardBrowser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
@@ -119,6 +124,10 @@ describe("recurring billing in the dashboard", () => {
     const { subscription } = await viewer.client.getBillingSubscription({ query: { subscriptionId: ids[0] } });
     expect(subscription?.stopRequest?.reason).toBe("引っ越しのため");
     expect(subscription?.stopRequest?.contractId).toBe(customers[0].contractId);
+    const viaApi = await server.client(SubscriptionService).getSubscription({ subscriptionId: ids[0] });
+    expect(viaApi.stopRequest?.reason).toBe("引っ越しのため");
+    const other = await server.client(SubscriptionService).getSubscription({ subscriptionId: ids[1] });
+    expect(other.stopRequest).toBeUndefined();
   });
 
   it("lists an empty re-debit queue while nothing is past due", async () => {
