@@ -335,7 +335,7 @@ describe("CustomerAppService: the customer's session cookie", () => {
     const methods = unary(CustomerAppService).filter(
       (m) => m.name !== "SendSignInCode" && m.name !== "VerifySignInCode",
     );
-    expect(methods.length).toBe(7);
+    expect(methods.length).toBe(8);
     const attempts: Array<Record<string, string>> = [
       {},
       { authorization: `Bearer ${server.merchant.api_key}` },

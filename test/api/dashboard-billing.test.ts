@@ -1,4 +1,6 @@
 import { Code } from "@connectrpc/connect";
+import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   FirstPeriodRule,
@@ -6,6 +8,7 @@ import {
   SubscriptionService,
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
+import { jstInstant } from "../../src/domain/jst.js";
 import { signInCustomer } from "../helpers/customer-app.js";
 import { refusal, signedInUser, type DashboardBrowser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
@@ -43,6 +46,7 @@ describe("recurring billing in the dashboard", () => {
   let planId = "";
   const customers: { customerId: string; contractId: string; email: string }[] = [];
   const ids: string[] = [];
+  let app: Awaited<ReturnType<typeof signInCustomer>>;
 
   it("creates and lists plans (operator), refuses a viewer, changes a price from a period", async () => {
     expect((await refusal(viewer.client.createBillingPlan({ plan: planRequest }))).code).toBe(Code.PermissionDenied);
@@ -119,7 +123,7 @@ describe("recurring billing in the dashboard", () => {
   });
 
   it("shows the customer's stop request on the subscription", async () => {
-    const app = await signInCustomer(server, customers[0].email);
+    app = await signInCustomer(server, customers[0].email);
     await app.client.requestStop({ contractId: customers[0].contractId, reason: "引っ越しのため" });
     const { subscription } = await viewer.client.getBillingSubscription({ query: { subscriptionId: ids[0] } });
     expect(subscription?.stopRequest?.reason).toBe("引っ越しのため");
@@ -138,5 +142,30 @@ describe("recurring billing in the dashboard", () => {
   it("keeps another merchant's subscription out of reach", async () => {
     const missing = await refusal(viewer.client.getBillingSubscription({ query: { subscriptionId: "sub-unknown" } }));
     expect(missing.code).toBe(Code.NotFound);
+  });
+  it("lists the customer's subscriptions in the customer app, then a charged period with its outcome", async () => {
+    const before = await app.client.listCustomerSubscriptions({});
+    expect(before.subscriptions.map((s) => [s.subscriptionId, s.planName, s.nextDebitDate, s.nextDebitAmount])).toEqual(
+      [[ids[0], "月額会費", "2026-01-27", 1650]],
+    );
+    expect(before.subscriptions[0]).toMatchObject({ merchantName: server.merchant.name, stopRequested: true });
+    const seconds = Math.round((jstInstant("2026-01-28", "01:00").getTime() - server.clock.now().getTime()) / 1000);
+    await server.client(SandboxService).advanceClock({ seconds: BigInt(seconds) });
+    await server.jobs.drain();
+    // Eighteen days on, the session has expired: sign in again.
+    app = await signInCustomer(server, customers[0].email);
+    const after = await app.client.listCustomerSubscriptions({});
+    expect(after.subscriptions[0].periods.map((p) => [p.period, p.debitDate, p.amount, p.outcome])).toEqual([
+      ["2026-01", "2026-01-27", 1650, ChargeStatus.SUCCESS],
+    ]);
+    expect(after.subscriptions[0]).toMatchObject({ nextDebitDate: "2026-02-27", nextDebitAmount: 3300 });
+    const plain = await fetch(`${server.url}/app/v1/subscriptions`, {
+      headers: {
+        cookie: [...app.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+        "x-csrf-token": app.cookies.get("furikomi_app_csrf") ?? "",
+      },
+    });
+    expect(plain.status).toBe(200);
+    expect((await plain.json()).subscriptions[0].subscriptionId).toBe(ids[0]);
   });
 });
