@@ -34,6 +34,7 @@ import {
   signOutCustomer,
   verifySignInCode,
 } from "../flows/customer-app-sign-in.js";
+import { customerSubscriptions } from "../flows/customer-subscriptions.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import {
   createCustomerSessionInterceptor,
@@ -42,6 +43,7 @@ import {
   customerSessionCookieHeaders,
   type CustomerAppCookies,
 } from "./customer-app-session.js";
+import { encodeCustomerSubscription } from "./customer-subscription-encode.js";
 import { encodeStopRequest } from "./encode.js";
 
 /** Secure cookies when the server speaks TLS or sits behind an https public URL (as the dashboard's). */
@@ -106,6 +108,10 @@ export function createCustomerAppService(ctx: FlowContext): ServiceImpl<typeof C
     async listCustomerTransactions(req, context) {
       const page = await customerTransactions(ctx, customerPrincipalOf(context), req);
       return { transactions: page.transactions.map(encodeCustomerTransaction), nextPageToken: page.nextPageToken };
+    },
+    async listCustomerSubscriptions(_req, context) {
+      const subscriptions = await customerSubscriptions(ctx, customerPrincipalOf(context));
+      return { subscriptions: subscriptions.map(encodeCustomerSubscription) };
     },
     async listUpcomingDebits(_req, context) {
       const upcoming = await customerUpcomingDebits(ctx, customerPrincipalOf(context));

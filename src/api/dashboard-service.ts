@@ -2,6 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { DashboardService } from "../../gen/payments/v1/dashboard_service_pb.js";
 import { authenticateSession } from "../flows/dashboard-auth.js";
 import type { FlowContext } from "../flows/flow-context.js";
+import { createBillingHandlers } from "./dashboard-billing.js";
 import { createChargeHandlers } from "./dashboard-charges.js";
 import { createCsvBatchHandlers } from "./dashboard-csv-batches.js";
 import { createSandboxHandlers } from "./dashboard-sandbox.js";
@@ -40,5 +41,6 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     ...createTeamHandlers(ctx, sessionStarted),
     ...createSandboxHandlers(ctx),
     ...createCsvBatchHandlers(ctx),
+    ...createBillingHandlers(ctx),
   };
 }

@@ -1,5 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SubscriptionService } from "../../gen/payments/v1/subscription_service_pb.js";
+import { stopRequestOf } from "../flows/billing-screens.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { createPlan, getPlan, listMerchantPlans, updatePlanPrice } from "../flows/plans.js";
 import {
@@ -10,6 +11,7 @@ import {
   pause,
   resume,
 } from "../flows/subscriptions.js";
+import { encodeStopRequest } from "./encode.js";
 import { idempotencyScopeKey, merchantOf } from "./request-context.js";
 import { decodePlanInput, encodePlan, encodeSubscription } from "./subscription-encode.js";
 
@@ -60,7 +62,11 @@ export function createSubscriptionService(ctx: FlowContext): ServiceImpl<typeof 
     },
     async getSubscription(req, context) {
       const { subscription, periods } = await getSubscription(ctx, merchantOf(context), req.subscriptionId);
-      return { subscription: encodeSubscription(subscription, periods) };
+      const stopRequest = await stopRequestOf(ctx, subscription);
+      return {
+        subscription: encodeSubscription(subscription, periods),
+        stopRequest: stopRequest && encodeStopRequest(stopRequest),
+      };
     },
     async listSubscriptions(req, context) {
       const page = await listMerchantSubscriptions(ctx, merchantOf(context), req);

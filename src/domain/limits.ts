@@ -19,6 +19,10 @@ const catalogue = {
   customerDetailChargesMax: 500,
   /** The upcoming debits the customer app lists (ListUpcomingDebits), soonest first. */
   customerUpcomingDebitsMax: 100,
+  /** The subscriptions the customer app lists, newest first: a page is enough for one e-mail. */
+  customerSubscriptionsMax: 100,
+  /** The latest periods shown with each: a year of a monthly plan. */
+  customerSubscriptionPeriodsShown: 12,
   /** Rows read per page while exporting charges as CSV: bounds memory per query. */
   chargeExportPageRows: 500,
   /** Rows read per page while exporting the audit log: bounds memory per query. */

@@ -10,6 +10,7 @@ import {
   resumeSubscription,
   type SubscriptionPeriodRecord,
   type SubscriptionRecord,
+  type SubscriptionStatus,
   subscriptionReasons,
 } from "../domain/subscription.js";
 import { subscriptionEventContent } from "../domain/webhook-content.js";
@@ -114,7 +115,7 @@ export async function getSubscription(
 export async function listMerchantSubscriptions(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
-  query: { customerId: string; planId: string; pageSize: number; pageToken: string },
+  query: { customerId: string; planId: string; status?: SubscriptionStatus; pageSize: number; pageToken: string },
 ): Promise<{ subscriptions: SubscriptionRecord[]; nextPageToken: string }> {
   const size = pageSize(query.pageSize);
   const found = await listSubscriptions(ctx.tx.db, merchant.id, query, size + 1, decodePageToken(query.pageToken));

@@ -222,3 +222,13 @@ export async function debitDatesOfCharges(
     .execute();
   return new Map(rows.flatMap((row) => (row.date ? [[row.reference, row.date] as const] : [])));
 }
+
+/** The states of these charges, by id (a subscription's periods' outcomes). */
+export async function chargeStatusesOf(
+  db: Kysely<Database>,
+  chargeIds: readonly string[],
+): Promise<Map<string, ChargeStatus>> {
+  if (chargeIds.length === 0) return new Map();
+  const rows = await db.selectFrom("charges").select(["id", "status"]).where("id", "in", chargeIds).execute();
+  return new Map(rows.map((row) => [row.id, row.status as ChargeStatus]));
+}

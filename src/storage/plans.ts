@@ -39,6 +39,18 @@ export async function findPlan(db: Tx, merchantId: string, id: string): Promise<
   return row && (await withPrices(db, [row]))[0];
 }
 
+/** The merchant's plans of these ids, with their prices, by id. */
+export async function plansByIds(db: Tx, merchantId: string, ids: readonly string[]): Promise<Map<string, PlanRecord>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("plans")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map((await withPrices(db, rows)).map((plan) => [plan.id, plan]));
+}
+
 /**
  * Locks plans for the rest of the transaction (PostgreSQL; SQLite's writers are serialised): a
  * price change and the cycle charging the plan's periods never interleave.

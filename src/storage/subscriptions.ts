@@ -49,17 +49,18 @@ export async function lockSubscription(
   return row && subscriptionFromRow(row);
 }
 
-/** A page of the merchant's subscriptions, newest first, of one customer or plan when asked. */
+/** A page of the merchant's subscriptions, newest first, of one customer, plan or state when asked. */
 export async function listSubscriptions(
   db: Tx,
   merchantId: string,
-  filter: { customerId: string; planId: string },
+  filter: { customerId: string; planId: string; status?: SubscriptionStatus },
   limit: number,
   after?: Cursor,
 ): Promise<SubscriptionRecord[]> {
   let query = db.selectFrom("subscriptions").selectAll().where("merchant_id", "=", merchantId);
   if (filter.customerId) query = query.where("customer_id", "=", filter.customerId);
   if (filter.planId) query = query.where("plan_id", "=", filter.planId);
+  if (filter.status) query = query.where("status", "=", filter.status);
   if (after)
     query = query.where((eb) =>
       olderThanCursor(eb, { time: "created_at", tie: "id" }, { time: after.createdAt, tie: after.id }),

@@ -358,7 +358,7 @@ describe("CustomerAppService: the customer's session cookie", () => {
     const methods = unary(CustomerAppService).filter(
       (m) => m.name !== "SendSignInCode" && m.name !== "VerifySignInCode",
     );
-    expect(methods.length).toBe(7);
+    expect(methods.length).toBe(8);
     const attempts: Array<Record<string, string>> = [
       {},
       { authorization: `Bearer ${server.merchant.api_key}` },
@@ -424,9 +424,15 @@ describe("DashboardService: the session cookie", () => {
       expect(leaked(answer.text, message), where).toEqual([]);
       if (
         aimed &&
-        !["SearchCustomers", "ListSandboxMailbox", "ListCharges", "ListWebhookEvents", "ListAuditLog"].includes(
-          method.name,
-        )
+        ![
+          "SearchCustomers",
+          "ListSandboxMailbox",
+          "ListCharges",
+          "ListWebhookEvents",
+          "ListAuditLog",
+          // A filter by another merchant's customer or plan answers an empty page (checked for leaks above).
+          "ListBillingSubscriptions",
+        ].includes(method.name)
       ) {
         expect(
           isRefusal(method, answer),

@@ -1,0 +1,54 @@
+import type { JstDate } from "../domain/jst.js";
+import type { SubscriptionStatus } from "../domain/subscription.js";
+import type { Tx } from "./transactor.js";
+
+/** Alike subscriptions of a debit date (same plan, own price, periods), counted: what the calendar sums. */
+export interface DebitCalendarGroup {
+  planId: string;
+  status: SubscriptionStatus;
+  amount: number | null;
+  startPeriod: string;
+  endPeriod: string | null;
+  nextPeriod: string | null;
+  nextDebitDate: JstDate | null;
+  count: number;
+}
+
+/**
+ * The merchant's active subscriptions with a next debit from `from` to `to`, grouped in the
+ * database so that 100,000 subscriptions on one date come back as a few rows.
+ */
+export async function debitCalendarGroups(
+  db: Tx,
+  merchantId: string,
+  from: JstDate,
+  to: JstDate,
+): Promise<DebitCalendarGroup[]> {
+  const rows = await db
+    .selectFrom("subscriptions")
+    .select((eb) => [
+      "plan_id",
+      "amount",
+      "start_period",
+      "end_period",
+      "next_period",
+      "next_debit_date",
+      eb.fn.countAll<number | string>().as("count"),
+    ])
+    .where("merchant_id", "=", merchantId)
+    .where("status", "=", "active")
+    .where("next_debit_date", ">=", from)
+    .where("next_debit_date", "<=", to)
+    .groupBy(["next_debit_date", "plan_id", "amount", "start_period", "end_period", "next_period"])
+    .execute();
+  return rows.map((row) => ({
+    planId: row.plan_id,
+    status: "active",
+    amount: row.amount,
+    startPeriod: row.start_period,
+    endPeriod: row.end_period,
+    nextPeriod: row.next_period,
+    nextDebitDate: row.next_debit_date,
+    count: Number(row.count),
+  }));
+}
