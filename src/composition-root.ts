@@ -61,6 +61,7 @@ import { createSandboxOperationHandlers } from "./api/sandbox-operations.js";
 import { runLinkExpiryJob } from "./flows/link-expiry.js";
 import { runLinkApprovalJob } from "./flows/on-session-approval.js";
 import { runDebitNoticeJob } from "./flows/debit-notice.js";
+import { runDebitFailureMailJob } from "./flows/subscription-mail.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
 import { runCsvRowJob } from "./flows/dashboard-csv-row.js";
@@ -228,6 +229,7 @@ async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): 
   jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
   jobs.register("debit-notice", (linkId) => runDebitNoticeJob(ctx, linkId));
+  jobs.register("subscription-failure-mail", (ref) => runDebitFailureMailJob(ctx, ref));
   if (config.bankConnector === "zengin") {
     const exchange = zenginExchangeOf(
       ctx,

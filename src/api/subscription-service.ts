@@ -59,8 +59,8 @@ export function createSubscriptionService(ctx: FlowContext): ServiceImpl<typeof 
       return { subscription: encodeSubscription(subscription) };
     },
     async getSubscription(req, context) {
-      const { subscription, periods } = await getSubscription(ctx, merchantOf(context), req.subscriptionId);
-      return { subscription: encodeSubscription(subscription, periods) };
+      const { subscription, periods, attempts } = await getSubscription(ctx, merchantOf(context), req.subscriptionId);
+      return { subscription: encodeSubscription(subscription, periods, attempts) };
     },
     async listSubscriptions(req, context) {
       const page = await listMerchantSubscriptions(ctx, merchantOf(context), req);

@@ -40,6 +40,7 @@ import * as zenginContracts from "./migrations/0026-zengin-contracts.js";
 import { limits } from "../domain/limits.js";
 import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 import * as subscriptions from "./migrations/0028-subscriptions.js";
+import * as subscriptionDunning from "./migrations/0031-subscription-dunning.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   "0025-consignor-name-characters": consignorNameCharacters,
   "0026-zengin-contracts": zenginContracts,
   "0028-subscriptions": subscriptions,
+  "0031-subscription-dunning": subscriptionDunning,
 };
 
 /**

@@ -11,7 +11,8 @@ export type JobKind =
   | "kyc-review"
   | "debit-notice"
   | "zengin-cycle"
-  | "subscription-cycle";
+  | "subscription-cycle"
+  | "subscription-failure-mail";
 
 /** What a handler says about its job: done, or run again at a later time. */
 export type JobOutcome = { done: true } | { retryAt: Date };

@@ -658,6 +658,11 @@ export interface PlanTable {
   discount_kind: string;
   discount_value: number;
   discount_periods: number;
+  /** Dunning (migration 0031): "stop" | "retry". */
+  dunning_action: string;
+  dunning_retry_after_days: number;
+  dunning_max_attempts: number;
+  dunning_cancel_on_give_up: number;
   metadata_json: string;
   created_at: string;
   updated_at: string;
@@ -693,6 +698,9 @@ export interface SubscriptionTable {
   created_at: string;
   updated_at: string;
   ended_at: string | null;
+  /** While past due (migration 0031): why, and the unpaid period. */
+  past_due_reason: string | null;
+  past_due_period: string | null;
 }
 
 /** One row per subscription and period (the primary key): what the period was charged. */
