@@ -60,6 +60,7 @@ try {
     intervalUnit: "month",
     intervalCount: 1,
     dunning: defaultDunning,
+    noticeDays: 0,
     debitDay: 27,
     firstPeriod: "full",
     discount: null,

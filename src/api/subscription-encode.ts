@@ -14,6 +14,7 @@ import {
 } from "../../gen/payments/v1/subscription_service_pb.js";
 import { latestPriceOf, type PlanDiscount, type PlanRecord } from "../domain/plan.js";
 import { dunningOf, type PastDueReason } from "../domain/dunning.js";
+import { defaultNoticeDays } from "../domain/subscription-mail.js";
 import type {
   SubscriptionAttemptRecord,
   SubscriptionEndReason as EndReason,
@@ -50,6 +51,7 @@ export function decodePlanInput(req: CreatePlanRequest): PlanInput {
         cancelOnGiveUp: req.dunning.cancelOnGiveUp,
       },
     ),
+    noticeDays: req.noticeDays ?? defaultNoticeDays,
     metadata: req.metadata,
   };
 }
@@ -87,6 +89,7 @@ export function encodePlan(plan: PlanRecord): Plan {
       maxAttempts: plan.dunning.maxAttempts,
       cancelOnGiveUp: plan.dunning.cancelOnGiveUp,
     },
+    noticeDays: plan.noticeDays,
     createdAt: timestampFromDate(plan.createdAt),
     updatedAt: timestampFromDate(plan.updatedAt),
   });

@@ -36,6 +36,8 @@ export interface PlanRecord {
   discount: PlanDiscount | null;
   /** What a 資金不足 failure leads to (domain/dunning.ts). */
   dunning: PlanDunning;
+  /** Days before each debit date the 振替予定のお知らせ is sent; 0: none. */
+  noticeDays: number;
   /** Oldest first; never empty. */
   prices: PlanPrice[];
   metadata: Metadata;

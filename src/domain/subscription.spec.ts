@@ -32,6 +32,7 @@ function plan(changes: Partial<PlanRecord> = {}): PlanRecord {
     firstPeriod: "full",
     discount: null,
     dunning: defaultDunning,
+    noticeDays: 3,
     prices: [{ version: 1, amount: 1000, fromPeriod: null, createdAt: created }],
     metadata: {},
     createdAt: created,

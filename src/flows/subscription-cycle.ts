@@ -28,6 +28,7 @@ import {
 } from "../storage/subscriptions.js";
 import type { Tx } from "../storage/transactor.js";
 import { billingRulesOf } from "./bank-rules.js";
+import { queueDueNotices } from "./subscription-notices.js";
 import type { FlowContext } from "./flow-context.js";
 import { limits } from "../domain/limits.js";
 
@@ -56,6 +57,7 @@ export async function chargeDueSubscriptions(ctx: FlowContext): Promise<Subscrip
   const report: SubscriptionCycleReport = { charged: 0, free: 0, ended: 0 };
   const now = ctx.clock.now();
   const rules = billingRulesOf(ctx.config);
+  const notices = await queueDueNotices(ctx, now);
   // Again until nothing is due: a clock moved months ahead reaches the later periods too.
   for (let found = true; found; ) {
     found = false;
@@ -64,7 +66,7 @@ export async function chargeDueSubscriptions(ctx: FlowContext): Promise<Subscrip
       while ((await ctx.tx.write((trx) => chargePage(ctx, trx, date, rules, now, report))) > 0) found = true;
     }
   }
-  if (report.charged + report.free + report.ended > 0) {
+  if (report.charged + report.free + report.ended + notices > 0) {
     ctx.wake("events");
     ctx.wake("jobs");
   }

@@ -12,7 +12,8 @@ export type JobKind =
   | "debit-notice"
   | "zengin-cycle"
   | "subscription-cycle"
-  | "subscription-failure-mail";
+  | "subscription-failure-mail"
+  | "subscription-notice";
 
 /** What a handler says about its job: done, or run again at a later time. */
 export type JobOutcome = { done: true } | { retryAt: Date };

@@ -44,6 +44,7 @@ export interface Database {
   subscriptions: SubscriptionTable;
   subscription_periods: SubscriptionPeriodTable;
   subscription_attempts: SubscriptionAttemptTable;
+  subscription_notices: SubscriptionNoticeTable;
   zengin_files: ZenginFileTable;
   zengin_debits: ZenginItemTable;
   zengin_transfers: ZenginItemTable;
@@ -663,6 +664,8 @@ export interface PlanTable {
   dunning_retry_after_days: number;
   dunning_max_attempts: number;
   dunning_cancel_on_give_up: number;
+  /** Days before a debit date the 振替予定のお知らせ is sent; 0: none. */
+  notice_days: number;
   metadata_json: string;
   created_at: string;
   updated_at: string;
@@ -716,6 +719,13 @@ export interface SubscriptionPeriodTable {
   discount: number;
   final_amount: number;
   charge_id: string | null;
+  created_at: string;
+}
+
+/** A 振替予定のお知らせ queued for a subscription's period (once: the primary key). */
+export interface SubscriptionNoticeTable {
+  subscription_id: string;
+  period: string;
   created_at: string;
 }
 

@@ -176,3 +176,45 @@ describe("re-debits (再振替) and dunning", () => {
     ]);
   });
 });
+
+describe("振替予定のお知らせ (notices)", () => {
+  const mailsOf = async (customerId: string) =>
+    (await sandbox().listMailbox({ email: `${customerId}@example.jp` })).messages.filter((m) =>
+      m.subject.includes("振替予定のお知らせ"),
+    );
+
+  it("sends one notice N days before the debit, none for a plan without, none for a paused subscription", async () => {
+    const subscribeTo = async (noticeDays: number | undefined) => {
+      const customer = await seedActiveCustomer(server, { balance: 100_000 });
+      const { plan } = await subscriptions().createPlan({
+        name: "会費",
+        amount: 4400,
+        intervalUnit: IntervalUnit.MONTH,
+        intervalCount: 1,
+        debitDay: 20,
+        noticeDays,
+      });
+      const { subscription } = await subscriptions().createSubscription({
+        customerId: customer.customerId,
+        planId: plan!.planId,
+        startPeriod: "2026-04",
+      });
+      return { customerId: customer.customerId, subscriptionId: subscription!.subscriptionId };
+    };
+    const noticed = await subscribeTo(undefined);
+    const silent = await subscribeTo(0);
+    const paused = await subscribeTo(5);
+    await subscriptions().pauseSubscription({ subscriptionId: paused.subscriptionId });
+    await advanceTo("2026-04-16");
+    expect(await mailsOf(noticed.customerId)).toHaveLength(0);
+    await advanceTo("2026-04-17");
+    await advanceTo("2026-04-18");
+    const [notice, ...again] = await mailsOf(noticed.customerId);
+    expect(again).toHaveLength(0);
+    expect(notice.body).toContain("振替日: 2026年4月20日");
+    expect(notice.body).toContain("金額: 4,400円");
+    expect(notice.body).toContain("停止");
+    expect(await mailsOf(silent.customerId)).toHaveLength(0);
+    expect(await mailsOf(paused.customerId)).toHaveLength(0);
+  });
+});
