@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import {
@@ -115,6 +115,11 @@ describe("re-debits (再振替) and dunning", () => {
       [1, "2026-02-05", ChargeStatus.FAILURE],
       [2, "2026-02-10", ChargeStatus.PENDING],
     ]);
+    // Delivery runs beside the jobs: wait for it rather than for one drain.
+    await vi.waitFor(async () => {
+      await server.webhooks.drain();
+      expect(eventsOf("EVENT_TYPE_SUBSCRIPTION_PAST_DUE", paid.subscriptionId)).not.toHaveLength(0);
+    });
     const [pastDue, ...more] = eventsOf("EVENT_TYPE_SUBSCRIPTION_PAST_DUE", paid.subscriptionId);
     expect(more).toHaveLength(0);
     expect(pastDue).toMatchObject({
@@ -124,8 +129,13 @@ describe("re-debits (再振替) and dunning", () => {
       retry_debit_date: "2026-02-10",
       retry_charge_id: subscription?.attempts[1].chargeId,
     });
-    const { messages } = await sandbox().listMailbox({ email: `${paid.customerId}@example.jp` });
-    const mail = messages.find((m) => m.subject.includes("口座振替ができませんでした"));
+    const mail = await vi.waitFor(async () => {
+      await server.jobs.drain();
+      const { messages } = await sandbox().listMailbox({ email: `${paid.customerId}@example.jp` });
+      const found = messages.find((m) => m.subject.includes("口座振替ができませんでした"));
+      expect(found).toBeDefined();
+      return found;
+    });
     expect(mail?.body).toContain("2026年2月10日に同じ金額を再度振り替えます");
     expect(mail?.body).toContain("8,000円");
     const stop = (await subscriptions().getSubscription({ subscriptionId: stopped.subscriptionId })).subscription;
@@ -159,6 +169,10 @@ describe("re-debits (再振替) and dunning", () => {
       [1, ChargeStatus.FAILURE],
       [2, ChargeStatus.FAILURE],
     ]);
+    await vi.waitFor(async () => {
+      await server.webhooks.drain();
+      expect(eventsOf("EVENT_TYPE_SUBSCRIPTION_CANCELLED", gaveUp.subscriptionId)).toHaveLength(1);
+    });
     expect(eventsOf("EVENT_TYPE_SUBSCRIPTION_PAST_DUE", gaveUp.subscriptionId).map((e) => e.past_due_reason)).toEqual([
       "PAST_DUE_REASON_RETRYING",
       "PAST_DUE_REASON_ATTEMPTS_EXHAUSTED",
