@@ -8,6 +8,7 @@
 //   {scenario, database, subscriptions, chargeSeconds, chargeCpuSeconds, fileSeconds, fileCpuSeconds, charges,
 //    fileRecords, peakRssMiB: {seeded, cycled}}. The charges are created (chargeDueSubscriptions, the file
 //    cycle's first step) and then the rest of the turn writes the file; both are timed.
+import { defaultDunning } from "../src/domain/dunning.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,6 +59,8 @@ try {
     amount: 3300,
     intervalUnit: "month",
     intervalCount: 1,
+    dunning: defaultDunning,
+    noticeDays: 0,
     debitDay: 27,
     firstPeriod: "full",
     discount: null,

@@ -62,6 +62,8 @@ import { createSandboxOperationHandlers } from "./api/sandbox-operations.js";
 import { runLinkExpiryJob } from "./flows/link-expiry.js";
 import { runLinkApprovalJob } from "./flows/on-session-approval.js";
 import { runDebitNoticeJob } from "./flows/debit-notice.js";
+import { runDebitFailureMailJob } from "./flows/subscription-mail.js";
+import { runSubscriptionNoticeJob } from "./flows/subscription-notices.js";
 import { runKycReviewJob } from "./flows/kyc-review.js";
 import { createDashboardAuthInterceptor, createDashboardService } from "./api/dashboard-service.js";
 import { runCsvRowJob } from "./flows/dashboard-csv-row.js";
@@ -230,6 +232,8 @@ async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): 
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
   jobs.register("debit-notice", (linkId) => runDebitNoticeJob(ctx, linkId));
   jobs.register("sign-in-code-mail", (codeId) => runSignInCodeMailJob(ctx, codeId));
+  jobs.register("subscription-failure-mail", (ref) => runDebitFailureMailJob(ctx, ref));
+  jobs.register("subscription-notice", (ref) => runSubscriptionNoticeJob(ctx, ref));
   if (config.bankConnector === "zengin") {
     const exchange = zenginExchangeOf(
       ctx,

@@ -1,7 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
+  DunningAction,
   FirstPeriodRule,
+  PastDueReason as PastDueReasonProto,
   IntervalUnit,
   type Plan,
   PlanSchema,
@@ -11,7 +13,10 @@ import {
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
 import { latestPriceOf, type PlanDiscount, type PlanRecord } from "../domain/plan.js";
+import { dunningOf, type PastDueReason } from "../domain/dunning.js";
+import { defaultNoticeDays } from "../domain/subscription-mail.js";
 import type {
+  SubscriptionAttemptRecord,
   SubscriptionEndReason as EndReason,
   SubscriptionPeriodRecord,
   SubscriptionRecord,
@@ -38,6 +43,15 @@ export function decodePlanInput(req: CreatePlanRequest): PlanInput {
     debitDay: req.debitOnLastDay ? "last" : req.debitDay,
     firstPeriod: req.firstPeriod === FirstPeriodRule.NONE ? "none" : "full",
     discount,
+    dunning: dunningOf(
+      req.dunning && {
+        action: req.dunning.action === DunningAction.RETRY ? "retry" : "stop",
+        retryAfterDays: req.dunning.retryAfterDays,
+        maxAttempts: req.dunning.maxAttempts,
+        cancelOnGiveUp: req.dunning.cancelOnGiveUp,
+      },
+    ),
+    noticeDays: req.noticeDays ?? defaultNoticeDays,
     metadata: req.metadata,
   };
 }
@@ -69,6 +83,13 @@ export function encodePlan(plan: PlanRecord): Plan {
       createdAt: timestampFromDate(price.createdAt),
     })),
     metadata: plan.metadata,
+    dunning: {
+      action: plan.dunning.action === "retry" ? DunningAction.RETRY : DunningAction.STOP,
+      retryAfterDays: plan.dunning.retryAfterDays,
+      maxAttempts: plan.dunning.maxAttempts,
+      cancelOnGiveUp: plan.dunning.cancelOnGiveUp,
+    },
+    noticeDays: plan.noticeDays,
     createdAt: timestampFromDate(plan.createdAt),
     updatedAt: timestampFromDate(plan.updatedAt),
   });
@@ -86,11 +107,21 @@ const endReasons: Readonly<Record<EndReason, SubscriptionEndReason>> = {
   cancelled: SubscriptionEndReason.CANCELLED,
   end_period: SubscriptionEndReason.END_PERIOD,
   contract_deactivated: SubscriptionEndReason.CONTRACT_DEACTIVATED,
+  dunning_gave_up: SubscriptionEndReason.DUNNING_GAVE_UP,
+};
+
+const pastDueReasons: Readonly<Record<PastDueReason, PastDueReasonProto>> = {
+  retrying: PastDueReasonProto.RETRYING,
+  not_retried: PastDueReasonProto.NOT_RETRIED,
+  not_retryable: PastDueReasonProto.NOT_RETRYABLE,
+  attempts_exhausted: PastDueReasonProto.ATTEMPTS_EXHAUSTED,
+  no_retry_date: PastDueReasonProto.NO_RETRY_DATE,
 };
 
 export function encodeSubscription(
   subscription: SubscriptionRecord,
   periods: readonly SubscriptionPeriodRecord[] = [],
+  attempts: readonly SubscriptionAttemptRecord[] = [],
 ): Subscription {
   // A next period past the end period is never charged: the subscription ends there.
   const charges =
@@ -125,5 +156,17 @@ export function encodeSubscription(
     createdAt: timestampFromDate(subscription.createdAt),
     updatedAt: timestampFromDate(subscription.updatedAt),
     endedAt: subscription.endedAt ? timestampFromDate(subscription.endedAt) : undefined,
+    pastDueReason: subscription.pastDueReason
+      ? pastDueReasons[subscription.pastDueReason]
+      : PastDueReasonProto.UNSPECIFIED,
+    pastDuePeriod: subscription.pastDuePeriod ?? "",
+    attempts: attempts.map((attempt) => ({
+      period: attempt.period,
+      attempt: attempt.attempt,
+      chargeId: attempt.chargeId,
+      debitDate: attempt.debitDate,
+      status: attempt.chargeStatus,
+      createdAt: timestampFromDate(attempt.createdAt),
+    })),
   });
 }

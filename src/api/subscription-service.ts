@@ -61,10 +61,10 @@ export function createSubscriptionService(ctx: FlowContext): ServiceImpl<typeof 
       return { subscription: encodeSubscription(subscription) };
     },
     async getSubscription(req, context) {
-      const { subscription, periods } = await getSubscription(ctx, merchantOf(context), req.subscriptionId);
+      const { subscription, periods, attempts } = await getSubscription(ctx, merchantOf(context), req.subscriptionId);
       const stopRequest = await stopRequestOf(ctx, subscription);
       return {
-        subscription: encodeSubscription(subscription, periods),
+        subscription: encodeSubscription(subscription, periods, attempts),
         stopRequest: stopRequest && encodeStopRequest(stopRequest),
       };
     },

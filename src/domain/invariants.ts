@@ -28,7 +28,8 @@ export type InvariantRule =
   | "debit-to-charge-account"
   | "credit-to-charge-account"
   | "not-stranded"
-  | "file-matches-items";
+  | "file-matches-items"
+  | "one-charge-per-period";
 
 export type ChargeFacts = Pick<
   ChargeRecord,
@@ -73,6 +74,17 @@ export interface MoneySnapshot {
   accountKeys?: readonly { id: string; accountKey: string }[];
   /** Payment links by id: where the customer's part stands. */
   links: readonly { id: string; state: string }[];
+  /** Recurring billing: each recorded period, each attempt (charge) of a period, each subscription's last period. */
+  subscriptionPeriods?: readonly {
+    subscriptionId: string;
+    period: string;
+    finalAmount: number;
+    chargeId: string | null;
+  }[];
+  subscriptionAttempts?: readonly { subscriptionId: string; period: string; attempt: number; chargeId: string }[];
+  subscriptionLastPeriods?: readonly { subscriptionId: string; lastPeriod: string | null }[];
+  /** Charges whose metadata names a subscription (subscription_id). */
+  subscriptionCharges?: readonly { chargeId: string; subscriptionId: string }[];
 }
 
 /** A debit (trx-…) or transfer (rfd-…) of the Zengin exchange as the reconcile reads it. */
@@ -123,6 +135,40 @@ export function chargeViolations(charge: ChargeFacts): Violation[] {
 export function assertChargeInvariants(charge: ChargeFacts): void {
   const [violation] = chargeViolations(charge);
   if (violation) throw new Error(`refused write of charge ${charge.id}: ${violation.rule}: ${violation.detail}`);
+}
+
+/**
+ * One charge per subscription per period, none missing (docs/reference/invariants.md): a period
+ * that costs something has its charge as attempt 1, one that costs nothing none; every charge of
+ * a subscription is an attempt of one of its periods (no period charged twice); a subscription's
+ * last period is recorded.
+ */
+export function subscriptionViolations(snapshot: MoneySnapshot): Violation[] {
+  const found: Violation[] = [];
+  const add = (subject: string, detail: string) => found.push({ subject, rule: "one-charge-per-period", detail });
+  const firstAttempts = new Map(
+    (snapshot.subscriptionAttempts ?? [])
+      .filter((a) => a.attempt === 1)
+      .map((a) => [`${a.subscriptionId}/${a.period}`, a.chargeId]),
+  );
+  const periods = new Set<string>();
+  for (const p of snapshot.subscriptionPeriods ?? []) {
+    const key = `${p.subscriptionId}/${p.period}`;
+    periods.add(key);
+    if (p.finalAmount > 0 && (!p.chargeId || firstAttempts.get(key) !== p.chargeId))
+      add(key, `period of ${p.finalAmount} yen without its charge as attempt 1`);
+    if (p.finalAmount === 0 && p.chargeId) add(key, "period of 0 yen with a charge");
+  }
+  const attempted = new Map((snapshot.subscriptionAttempts ?? []).map((a) => [a.chargeId, a]));
+  for (const charge of snapshot.subscriptionCharges ?? []) {
+    const attempt = attempted.get(charge.chargeId);
+    if (!attempt || attempt.subscriptionId !== charge.subscriptionId)
+      add(charge.chargeId, `charge of ${charge.subscriptionId} that is no attempt of its periods`);
+  }
+  for (const s of snapshot.subscriptionLastPeriods ?? [])
+    if (s.lastPeriod && !periods.has(`${s.subscriptionId}/${s.lastPeriod}`))
+      add(`${s.subscriptionId}/${s.lastPeriod}`, "last period not recorded");
+  return found;
 }
 
 /** Every invariant over the whole snapshot. */

@@ -1,4 +1,5 @@
 import type { BillingPeriod, DebitDay } from "./billing-period.js";
+import type { PlanDunning } from "./dunning.js";
 import type { Metadata } from "./records.js";
 
 /** How often a plan bills: every `count` months or years. */
@@ -33,6 +34,10 @@ export interface PlanRecord {
   debitDay: DebitDay;
   firstPeriod: FirstPeriodRule;
   discount: PlanDiscount | null;
+  /** What a 資金不足 failure leads to (domain/dunning.ts). */
+  dunning: PlanDunning;
+  /** Days before each debit date the 振替予定のお知らせ is sent; 0: none. */
+  noticeDays: number;
   /** Oldest first; never empty. */
   prices: PlanPrice[];
   metadata: Metadata;

@@ -89,6 +89,8 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     status: "active",
     cancelAtPeriodEnd: false,
     endReason: null,
+    pastDueReason: null,
+    pastDuePeriod: null,
     nextPeriod: "2027-01",
     nextDebitDate: "2027-01-27",
     lastPeriod: "2026-12",
@@ -115,7 +117,12 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     case EventType.SUBSCRIPTION_PAYMENT_SCHEDULED:
       return subscriptionEventContent(subscription, merchantName, now, period);
     case EventType.SUBSCRIPTION_PAST_DUE:
-      return subscriptionEventContent({ ...subscription, status: "past_due" }, merchantName, now, period);
+      return subscriptionEventContent(
+        { ...subscription, status: "past_due", pastDueReason: "not_retried", pastDuePeriod: period.period },
+        merchantName,
+        now,
+        period,
+      );
     case EventType.SUBSCRIPTION_CANCELLED:
       return subscriptionEventContent(
         {

@@ -13,6 +13,7 @@ import {
   resumeSubscription,
   type SubscriptionRecord,
 } from "./subscription.js";
+import { defaultDunning } from "./dunning.js";
 
 const rules: BillingRules = {
   calendar: bankCalendar(japaneseNationalHolidays),
@@ -30,6 +31,8 @@ function plan(changes: Partial<PlanRecord> = {}): PlanRecord {
     debitDay: "last",
     firstPeriod: "full",
     discount: null,
+    dunning: defaultDunning,
+    noticeDays: 3,
     prices: [{ version: 1, amount: 1000, fromPeriod: null, createdAt: created }],
     metadata: {},
     createdAt: created,
@@ -60,6 +63,8 @@ function subscription(of: PlanRecord, startPeriod: string, changes: Partial<Subs
     createdAt: created,
     updatedAt: created,
     endedAt: null,
+    pastDueReason: null,
+    pastDuePeriod: null,
     ...changes,
   };
   return record;

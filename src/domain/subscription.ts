@@ -1,5 +1,7 @@
+import type { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { BankCalendar } from "./bank-calendar.js";
 import { addMonths, type BillingPeriod, debitDateOfPeriod, monthsBetween } from "./billing-period.js";
+import type { PastDueReason } from "./dunning.js";
 import type { JstDate } from "./jst.js";
 import { intervalMonthsOf, type PeriodAmounts, periodAmounts, type PlanRecord, priceOf } from "./plan.js";
 import type { Metadata } from "./records.js";
@@ -8,12 +10,12 @@ import { RequestRefusal } from "./request-refusal.js";
 /**
  * A customer's subscription to a plan (docs/guide/recurring-billing.md#subscriptions): ACTIVE
  * charges each period when its charge is due; PAUSED lets periods pass uncharged; CANCELLED and
- * ENDED are final. PAST_DUE belongs to re-debits (not yet built).
+ * ENDED are final. PAST_DUE: a period is unpaid (domain/dunning.ts); it is still charged each period.
  */
 export type SubscriptionStatus = "active" | "paused" | "past_due" | "cancelled" | "ended";
 
 /** Why a subscription stopped: CancelSubscription, its end period passed, or its contract was deactivated. */
-export type SubscriptionEndReason = "cancelled" | "end_period" | "contract_deactivated";
+export type SubscriptionEndReason = "cancelled" | "end_period" | "contract_deactivated" | "dunning_gave_up";
 
 export interface SubscriptionRecord {
   id: string;
@@ -38,6 +40,9 @@ export interface SubscriptionRecord {
   createdAt: Date;
   updatedAt: Date;
   endedAt: Date | null;
+  /** While past due: why, and the unpaid period (kept when dunning cancels it). */
+  pastDueReason: PastDueReason | null;
+  pastDuePeriod: BillingPeriod | null;
 }
 
 /** A recorded period: its amounts are fixed when it is charged, whatever the plan later becomes. */
@@ -51,6 +56,17 @@ export interface SubscriptionPeriodRecord {
   amounts: PeriodAmounts;
   /** Its first attempt's charge; null when nothing is charged (a final amount of 0). */
   chargeId: string | null;
+  createdAt: Date;
+}
+
+/** One debit of a period (attempt 1: its charge; later: re-debits), with its charge's status. */
+export interface SubscriptionAttemptRecord {
+  subscriptionId: string;
+  period: BillingPeriod;
+  attempt: number;
+  chargeId: string;
+  debitDate: JstDate;
+  chargeStatus: ChargeStatus;
   createdAt: Date;
 }
 

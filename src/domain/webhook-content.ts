@@ -146,6 +146,7 @@ export function subscriptionEventContent(
   merchantName: string,
   now: Date,
   period?: SubscriptionPeriodRecord,
+  dunning?: { attempt: number; retryDebitDate?: string; retryChargeId?: string },
 ): object {
   return toJson(
     SubscriptionEventContentSchema,
@@ -167,6 +168,10 @@ export function subscriptionEventContent(
       nextPeriod: subscription.nextPeriod ?? "",
       nextDebitDate: subscription.nextDebitDate ?? "",
       createdAt: now.toISOString(),
+      pastDueReason: subscription.pastDueReason ? `PAST_DUE_REASON_${subscription.pastDueReason.toUpperCase()}` : "",
+      attempt: dunning?.attempt ?? 0,
+      retryDebitDate: dunning?.retryDebitDate ?? "",
+      retryChargeId: dunning?.retryChargeId ?? "",
     }),
     asWebhookJson,
   ) as object;

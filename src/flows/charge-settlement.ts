@@ -10,6 +10,7 @@ import { recordEvents } from "../storage/events.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { Tx } from "../storage/transactor.js";
 import type { FlowContext } from "./flow-context.js";
+import { followSubscriptionCharges } from "./subscription-dunning.js";
 import { endSubscriptionsOfContract } from "./subscription-endings.js";
 
 /** A bank's answer on a charge the caller loaded and locked in `trx`, with the charge's request. */
@@ -53,6 +54,7 @@ export async function settleCharges(
     if (decision.deactivateContractId) await deactivateContract(ctx, trx, decision.deactivateContractId, now);
     if (decision.reverseBooking) await ctx.bank.reverseBooking(trx, { reference: decision.charge.id, at: now });
   }
+  await followSubscriptionCharges(ctx, trx, decisions, now);
   return decisions;
 }
 

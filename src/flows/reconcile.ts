@@ -1,8 +1,9 @@
-import { moneyViolations, type Violation } from "../domain/invariants.js";
+import { moneyViolations, subscriptionViolations, type Violation } from "../domain/invariants.js";
 import { moneySnapshot } from "../storage/reconcile-queries.js";
 import type { FlowContext } from "./flow-context.js";
 
 /** `furikomi reconcile`: every money invariant (docs/reference/invariants.md) over the whole database. */
 export async function reconcile(ctx: FlowContext): Promise<Violation[]> {
-  return moneyViolations(await moneySnapshot(ctx.tx));
+  const snapshot = await moneySnapshot(ctx.tx);
+  return [...moneyViolations(snapshot), ...subscriptionViolations(snapshot)];
 }

@@ -28,6 +28,7 @@ import {
 } from "../storage/subscriptions.js";
 import type { Tx } from "../storage/transactor.js";
 import { billingRulesOf } from "./bank-rules.js";
+import { queueDueNotices } from "./subscription-notices.js";
 import type { FlowContext } from "./flow-context.js";
 import { limits } from "../domain/limits.js";
 
@@ -56,6 +57,7 @@ export async function chargeDueSubscriptions(ctx: FlowContext): Promise<Subscrip
   const report: SubscriptionCycleReport = { charged: 0, free: 0, ended: 0 };
   const now = ctx.clock.now();
   const rules = billingRulesOf(ctx.config);
+  const notices = await queueDueNotices(ctx, now);
   // Again until nothing is due: a clock moved months ahead reaches the later periods too.
   for (let found = true; found; ) {
     found = false;
@@ -64,7 +66,7 @@ export async function chargeDueSubscriptions(ctx: FlowContext): Promise<Subscrip
       while ((await ctx.tx.write((trx) => chargePage(ctx, trx, date, rules, now, report))) > 0) found = true;
     }
   }
-  if (report.charged + report.free + report.ended > 0) {
+  if (report.charged + report.free + report.ended + notices > 0) {
     ctx.wake("events");
     ctx.wake("jobs");
   }
@@ -117,7 +119,7 @@ async function chargePage(
     trx,
     fresh.flatMap((outcome) => (outcome.charge && outcome.period ? [outcome.period] : [])),
   );
-  await scheduleDebits(ctx, trx, charges, date, now);
+  await scheduleDebits(ctx, trx, charges, date, now, now);
   await recordOutcomeEvents(trx, fresh, now);
   await saveSubscriptionSchedules(
     trx,
@@ -186,16 +188,17 @@ function outcomeOf(
 /**
  * The charges go to the bank as off-session charges do: a bank of files schedules each for this
  * debit date's file now (a refusal is left to the charge's job, which fails it with the reason);
- * the simulated bank's debits run as the charges' jobs.
+ * the simulated bank's debits run as the charges' jobs, at `debitAt` (a re-debit's date).
  */
-async function scheduleDebits(
+export async function scheduleDebits(
   ctx: FlowContext,
   trx: Tx,
   charges: readonly ChargeRecord[],
   debitDate: JstDate,
+  debitAt: Date,
   now: Date,
 ): Promise<void> {
-  let jobs: ChargeRecord[] = [...charges];
+  let jobs: { charge: ChargeRecord; runAt: Date }[] = charges.map((charge) => ({ charge, runAt: debitAt }));
   if (ctx.bank.scheduleDebits) {
     const answers = await ctx.bank.scheduleDebits(
       trx,
@@ -208,11 +211,11 @@ async function scheduleDebits(
         debitDate,
       })),
     );
-    jobs = charges.filter((_, index) => !answers[index].scheduled);
+    jobs = charges.filter((_, index) => !answers[index].scheduled).map((charge) => ({ charge, runAt: now }));
   }
   await enqueueJobs(
     trx,
-    jobs.map((charge) => ({ kind: "async-charge" as const, refId: charge.id, runAt: now, now })),
+    jobs.map(({ charge, runAt }) => ({ kind: "async-charge" as const, refId: charge.id, runAt, now })),
   );
 }
 

@@ -1,4 +1,5 @@
 import { EventType } from "../../gen/payments/v1/enums_pb.js";
+import { attemptsOfPeriod } from "../storage/subscription-attempts.js";
 import { newId } from "../domain/ids.js";
 import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
 import type { Metadata } from "../domain/records.js";
@@ -8,6 +9,7 @@ import {
   firstScheduleOf,
   pauseSubscription,
   resumeSubscription,
+  type SubscriptionAttemptRecord,
   type SubscriptionPeriodRecord,
   type SubscriptionRecord,
   type SubscriptionStatus,
@@ -91,6 +93,8 @@ export async function createSubscription(
       createdAt: now,
       updatedAt: now,
       endedAt: null,
+      pastDueReason: null,
+      pastDuePeriod: null,
     };
     await insertSubscription(trx, created);
     await recordSubscriptionEvent(trx, EventType.SUBSCRIPTION_CREATED, created, merchant.name, now);
@@ -101,15 +105,20 @@ export async function createSubscription(
   return subscription;
 }
 
-/** GetSubscription: the subscription and its latest periods. */
+/** GetSubscription: the subscription, its latest periods and its unpaid period's attempts. */
 export async function getSubscription(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   id: string,
-): Promise<{ subscription: SubscriptionRecord; periods: SubscriptionPeriodRecord[] }> {
+): Promise<{
+  subscription: SubscriptionRecord;
+  periods: SubscriptionPeriodRecord[];
+  attempts: SubscriptionAttemptRecord[];
+}> {
   const subscription = await findSubscription(ctx.tx.db, merchant.id, id);
   if (!subscription) throw notFound(id);
-  return { subscription, periods: await periodsOf(ctx.tx.db, id, limits.subscriptionPeriodsShown) };
+  const attempts = subscription.pastDuePeriod ? await attemptsOfPeriod(ctx.tx.db, id, subscription.pastDuePeriod) : [];
+  return { subscription, periods: await periodsOf(ctx.tx.db, id, limits.subscriptionPeriodsShown), attempts };
 }
 
 export async function listMerchantSubscriptions(

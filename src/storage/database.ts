@@ -42,6 +42,7 @@ import { limits } from "../domain/limits.js";
 import * as consignorNameCharacters from "./migrations/0025-consignor-name-characters.js";
 import * as subscriptions from "./migrations/0028-subscriptions.js";
 import * as accessEpochs from "./migrations/0029-access-epochs.js";
+import * as subscriptionDunning from "./migrations/0030-subscription-dunning.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   "0027-zengin-result-style": zenginResultStyle,
   "0028-subscriptions": subscriptions,
   "0029-access-epochs": accessEpochs,
+  "0030-subscription-dunning": subscriptionDunning,
 };
 
 /**

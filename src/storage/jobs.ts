@@ -12,7 +12,9 @@ export type JobKind =
   | "debit-notice"
   | "zengin-cycle"
   | "subscription-cycle"
-  | "sign-in-code-mail";
+  | "sign-in-code-mail"
+  | "subscription-failure-mail"
+  | "subscription-notice";
 
 /** What a handler says about its job: done, or run again at a later time. */
 export type JobOutcome = { done: true } | { retryAt: Date };

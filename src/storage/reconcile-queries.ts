@@ -31,6 +31,9 @@ async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
     zenginTransfers,
     zenginFiles,
     accounts,
+    subscriptionPeriods,
+    subscriptionAttempts,
+    subscriptionLastPeriods,
   ] = await Promise.all([
     db.selectFrom("charges").selectAll().execute(),
     db.selectFrom("refunds").selectAll().execute(),
@@ -44,6 +47,9 @@ async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
     db.selectFrom("zengin_transfers").select(itemColumns).execute(),
     db.selectFrom("zengin_files").selectAll().where("direction", "=", "out").execute(),
     db.selectFrom("bank_accounts").select(["id", "account_sealed"]).execute(),
+    db.selectFrom("subscription_periods").select(["subscription_id", "period", "final_amount", "charge_id"]).execute(),
+    db.selectFrom("subscription_attempts").select(["subscription_id", "period", "attempt", "charge_id"]).execute(),
+    db.selectFrom("subscriptions").select(["id", "last_period"]).execute(),
   ]);
   return {
     charges: charges.map(chargeFromRow),
@@ -54,6 +60,23 @@ async function readSnapshot(db: Tx): Promise<MoneySnapshot> {
     events: events.map((e) => ({ chargeId: e.charge_id, type: e.event_type })),
     pendingJobs: pendingJobs.map((j) => ({ kind: j.kind, refId: j.ref_id })),
     links,
+    subscriptionPeriods: subscriptionPeriods.map((p) => ({
+      subscriptionId: p.subscription_id,
+      period: p.period,
+      finalAmount: p.final_amount,
+      chargeId: p.charge_id,
+    })),
+    subscriptionAttempts: subscriptionAttempts.map((a) => ({
+      subscriptionId: a.subscription_id,
+      period: a.period,
+      attempt: a.attempt,
+      chargeId: a.charge_id,
+    })),
+    subscriptionLastPeriods: subscriptionLastPeriods.map((s) => ({ subscriptionId: s.id, lastPeriod: s.last_period })),
+    subscriptionCharges: charges.flatMap((c) => {
+      const subscriptionId = JSON.parse(c.metadata_json).subscription_id;
+      return typeof subscriptionId === "string" ? [{ chargeId: c.id, subscriptionId }] : [];
+    }),
     zenginDebits: zenginDebits.map(itemFacts),
     zenginTransfers: zenginTransfers.map(itemFacts),
     zenginFiles: zenginFiles.map((f) => ({

@@ -45,6 +45,7 @@ export interface Database {
   subscriptions: SubscriptionTable;
   subscription_periods: SubscriptionPeriodTable;
   subscription_attempts: SubscriptionAttemptTable;
+  subscription_notices: SubscriptionNoticeTable;
   zengin_files: ZenginFileTable;
   zengin_debits: ZenginItemTable;
   zengin_transfers: ZenginItemTable;
@@ -684,6 +685,13 @@ export interface PlanTable {
   discount_kind: string;
   discount_value: number;
   discount_periods: number;
+  /** Dunning (migration 0030): "stop" | "retry". */
+  dunning_action: string;
+  dunning_retry_after_days: number;
+  dunning_max_attempts: number;
+  dunning_cancel_on_give_up: number;
+  /** Days before a debit date the 振替予定のお知らせ is sent; 0: none. */
+  notice_days: number;
   metadata_json: string;
   created_at: string;
   updated_at: string;
@@ -719,6 +727,9 @@ export interface SubscriptionTable {
   created_at: string;
   updated_at: string;
   ended_at: string | null;
+  /** While past due (migration 0030): why, and the unpaid period. */
+  past_due_reason: string | null;
+  past_due_period: string | null;
 }
 
 /** One row per subscription and period (the primary key): what the period was charged. */
@@ -734,6 +745,13 @@ export interface SubscriptionPeriodTable {
   discount: number;
   final_amount: number;
   charge_id: string | null;
+  created_at: string;
+}
+
+/** A 振替予定のお知らせ queued for a subscription's period (once: the primary key). */
+export interface SubscriptionNoticeTable {
+  subscription_id: string;
+  period: string;
   created_at: string;
 }
 

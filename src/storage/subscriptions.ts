@@ -1,4 +1,5 @@
 import type { Selectable } from "kysely";
+import type { PastDueReason } from "../domain/dunning.js";
 import type { JstDate } from "../domain/jst.js";
 import type { Cursor } from "../domain/page-token.js";
 import type {
@@ -69,13 +70,16 @@ export async function listSubscriptions(
   return rows.map(subscriptionFromRow);
 }
 
+/** The statuses whose periods are charged: a past-due subscription goes on being charged (domain/dunning.ts). */
+const chargedStatuses: SubscriptionStatus[] = ["active", "past_due"];
+
 /** The debit dates up to `horizon` that active subscriptions wait for, earliest first. */
 export async function dueDebitDates(db: Tx, horizon: JstDate): Promise<JstDate[]> {
   const rows = await db
     .selectFrom("subscriptions")
     .select("next_debit_date")
     .distinct()
-    .where("status", "=", "active")
+    .where("status", "in", chargedStatuses)
     .where("next_debit_date", "<=", horizon)
     .orderBy("next_debit_date")
     .execute();
@@ -92,7 +96,7 @@ export async function lockDueSubscriptions(tx: Transactor, trx: Tx, debitDate: J
       trx
         .selectFrom("subscriptions")
         .selectAll()
-        .where("status", "=", "active")
+        .where("status", "in", chargedStatuses)
         .where("next_debit_date", "=", debitDate)
         .orderBy("id")
         .limit(limits.subscriptionCyclePageRows),
@@ -255,6 +259,8 @@ function subscriptionFromRow(row: Selectable<SubscriptionTable>): SubscriptionRe
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     endedAt: row.ended_at ? new Date(row.ended_at) : null,
+    pastDueReason: row.past_due_reason as PastDueReason | null,
+    pastDuePeriod: row.past_due_period,
   };
 }
 
@@ -279,6 +285,8 @@ function subscriptionToRow(record: SubscriptionRecord): SubscriptionTable {
     created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
     ended_at: record.endedAt?.toISOString() ?? null,
+    past_due_reason: record.pastDueReason,
+    past_due_period: record.pastDuePeriod,
   };
 }
 

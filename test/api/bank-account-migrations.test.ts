@@ -59,7 +59,11 @@ for (const dialect of dialects) {
             updated_at: at,
           } as never)
           .execute();
-        const { bank_account_id: _, ...charge } = chargeRow(
+        const {
+          bank_account_id: _,
+          discount: _discount,
+          ...charge
+        } = chargeRow(
           { merchantId: "mer-1", customerId: "cus-before", contractId: "con-before", amount: 1_000 },
           new Date(at),
         );

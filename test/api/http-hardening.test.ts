@@ -114,6 +114,7 @@ describe("gRPC health", () => {
       "payments.v1.HostedPageService",
       "payments.v1.PaymentService",
       "payments.v1.SandboxService",
+      "payments.v1.SubscriptionService",
     ]);
     for (const status of Object.values(statuses)) expect(status.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
   });

@@ -67,10 +67,11 @@ for (const dialect of dialects) {
           ] as never)
           .execute();
 
-        const { bank_account_id: _, ...charge } = chargeRow(
-          { merchantId: "mer-1", amount: 10_000 },
-          new Date("2026-03-10T00:00:00Z"),
-        );
+        const {
+          bank_account_id: _,
+          discount: _discount,
+          ...charge
+        } = chargeRow({ merchantId: "mer-1", amount: 10_000 }, new Date("2026-03-10T00:00:00Z"));
         await storage.db
           .insertInto("charges")
           .values(charge as never)

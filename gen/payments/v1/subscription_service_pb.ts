@@ -9,6 +9,8 @@ import { file_google_api_annotations } from "../../google/api/annotations_pb.js"
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_payments_v1_errors } from "./errors_pb.js";
+import type { ChargeStatus } from "./enums_pb.js";
+import { file_payments_v1_enums } from "./enums_pb.js";
 import type { StopRequest } from "./resources_pb.js";
 import { file_payments_v1_resources } from "./resources_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -17,7 +19,99 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payments/v1/subscription_service.proto.
  */
 export const file_payments_v1_subscription_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZwYXltZW50cy92MS9zdWJzY3JpcHRpb25fc2VydmljZS5wcm90bxILcGF5bWVudHMudjEidgoMUGxhbkRpc2NvdW50Eh4KBmFtb3VudBgBIAEoBUIMukgJGgcYgK3iBCgBSAASHAoHcGVyY2VudBgCIAEoBUIJukgGGgQYZCgBSAASGgoHcGVyaW9kcxgDIAEoBUIJukgGGgQYeCgBQgwKA29mZhIFukgCCAEicQoJUGxhblByaWNlEg8KB3ZlcnNpb24YASABKAUSDgoGYW1vdW50GAIgASgFEhMKC2Zyb21fcGVyaW9kGAMgASgJEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIvoDCgRQbGFuEg8KB3BsYW5faWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZhbW91bnQYAyABKAUSMAoNaW50ZXJ2YWxfdW5pdBgEIAEoDjIZLnBheW1lbnRzLnYxLkludGVydmFsVW5pdBIWCg5pbnRlcnZhbF9jb3VudBgFIAEoBRIRCglkZWJpdF9kYXkYBiABKAUSGQoRZGViaXRfb25fbGFzdF9kYXkYByABKAgSMgoMZmlyc3RfcGVyaW9kGAggASgOMhwucGF5bWVudHMudjEuRmlyc3RQZXJpb2RSdWxlEisKCGRpc2NvdW50GAkgASgLMhkucGF5bWVudHMudjEuUGxhbkRpc2NvdW50EiYKBnByaWNlcxgKIAMoCzIWLnBheW1lbnRzLnYxLlBsYW5QcmljZRIxCghtZXRhZGF0YRgLIAMoCzIfLnBheW1lbnRzLnYxLlBsYW4uTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi4gEKElN1YnNjcmlwdGlvblBlcmlvZBIOCgZwZXJpb2QYASABKAkSDgoGbnVtYmVyGAIgASgFEhIKCmRlYml0X2RhdGUYAyABKAkSFgoOaW5pdGlhbF9hbW91bnQYBCABKAUSEAoIZGlzY291bnQYBSABKAUSFAoMZmluYWxfYW1vdW50GAYgASgFEhEKCWNoYXJnZV9pZBgHIAEoCRIVCg1wcmljZV92ZXJzaW9uGAggASgFEi4KCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIpIFCgxTdWJzY3JpcHRpb24SFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEhMKC2N1c3RvbWVyX2lkGAIgASgJEhMKC2NvbnRyYWN0X2lkGAMgASgJEg8KB3BsYW5faWQYBCABKAkSLwoGc3RhdHVzGAUgASgOMh8ucGF5bWVudHMudjEuU3Vic2NyaXB0aW9uU3RhdHVzEg4KBmFtb3VudBgGIAEoBRIUCgxzdGFydF9wZXJpb2QYByABKAkSEgoKZW5kX3BlcmlvZBgIIAEoCRIcChRjYW5jZWxfYXRfcGVyaW9kX2VuZBgJIAEoCBI2CgplbmRfcmVhc29uGAogASgOMiIucGF5bWVudHMudjEuU3Vic2NyaXB0aW9uRW5kUmVhc29uEhMKC25leHRfcGVyaW9kGAsgASgJEhcKD25leHRfZGViaXRfZGF0ZRgMIAEoCRITCgtkZXNjcmlwdGlvbhgNIAEoCRI5CghtZXRhZGF0YRgOIAMoCzInLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvbi5NZXRhZGF0YUVudHJ5EjAKB3BlcmlvZHMYDyADKAsyHy5wYXltZW50cy52MS5TdWJzY3JpcHRpb25QZXJpb2QSLgoKY3JlYXRlZF9hdBgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASL/BgoRQ3JlYXRlUGxhblJlcXVlc3QSFwoEbmFtZRgBIAEoCUIJukgGcgQQARhkEocBCgZhbW91bnQYAiABKAVCd7pIdLoBcQoOSU5WQUxJRF9BTU9VTlQSQElOVkFMSURfQU1PVU5UOiBtdXN0IGJlIGEgd2hvbGUgbnVtYmVyIG9mIHllbiBmcm9tIDEgdG8gMTAwMDAwMDAaHXRoaXMgPj0gMSAmJiB0aGlzIDw9IDEwMDAwMDAwEjwKDWludGVydmFsX3VuaXQYAyABKA4yGS5wYXltZW50cy52MS5JbnRlcnZhbFVuaXRCCrpIB4IBBBABIAASIQoOaW50ZXJ2YWxfY291bnQYBCABKAVCCbpIBhoEGAwoARIcCglkZWJpdF9kYXkYBSABKAVCCbpIBhoEGBwoABIZChFkZWJpdF9vbl9sYXN0X2RheRgGIAEoCBI8CgxmaXJzdF9wZXJpb2QYByABKA4yHC5wYXltZW50cy52MS5GaXJzdFBlcmlvZFJ1bGVCCLpIBYIBAhABEisKCGRpc2NvdW50GAggASgLMhkucGF5bWVudHMudjEuUGxhbkRpc2NvdW50ElcKCG1ldGFkYXRhGAkgAygLMiwucGF5bWVudHMudjEuQ3JlYXRlUGxhblJlcXVlc3QuTWV0YWRhdGFFbnRyeUIXukgUmgEREDIiBnIEEAEYKCoFcgMY9AMSJQoPaWRlbXBvdGVuY3lfa2V5GAogASgJQgy6SAVyAxj/AZC1GAEaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBOpACukiMAhqEAQoOcGxhbi5kZWJpdF9kYXkSQWRlYml0X2RheTogc2V0IGEgZGF5IGZyb20gMSB0byAyOCwgb3IgZGViaXRfb25fbGFzdF9kYXksIG5vdCBib3RoGi8odGhpcy5kZWJpdF9kYXkgPT0gMCkgPT0gdGhpcy5kZWJpdF9vbl9sYXN0X2RheRqCAQoTcGxhbi5pbnRlcnZhbF9jb3VudBI2aW50ZXJ2YWxfY291bnQ6IGEgeWVhcmx5IHBsYW4gYmlsbHMgZXZlcnkgMSB0byAzIHllYXJzGjN0aGlzLmludGVydmFsX3VuaXQgIT0gMiB8fCB0aGlzLmludGVydmFsX2NvdW50IDw9IDMiNQoSQ3JlYXRlUGxhblJlc3BvbnNlEh8KBHBsYW4YASABKAsyES5wYXltZW50cy52MS5QbGFuIi0KDkdldFBsYW5SZXF1ZXN0EhsKB3BsYW5faWQYASABKAlCCrpIB8gBAXICGEAiMgoPR2V0UGxhblJlc3BvbnNlEh8KBHBsYW4YASABKAsyES5wYXltZW50cy52MS5QbGFuIk4KEExpc3RQbGFuc1JlcXVlc3QSHAoJcGFnZV9zaXplGAEgASgFQgm6SAYaBBhkKAASHAoKcGFnZV90b2tlbhgCIAEoCUIIukgFcgMYyAEiTgoRTGlzdFBsYW5zUmVzcG9uc2USIAoFcGxhbnMYASADKAsyES5wYXltZW50cy52MS5QbGFuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKeAgoWVXBkYXRlUGxhblByaWNlUmVxdWVzdBIbCgdwbGFuX2lkGAEgASgJQgq6SAfIAQFyAhhAEocBCgZhbW91bnQYAiABKAVCd7pIdLoBcQoOSU5WQUxJRF9BTU9VTlQSQElOVkFMSURfQU1PVU5UOiBtdXN0IGJlIGEgd2hvbGUgbnVtYmVyIG9mIHllbiBmcm9tIDEgdG8gMTAwMDAwMDAaHXRoaXMgPj0gMSAmJiB0aGlzIDw9IDEwMDAwMDAwEjYKC2Zyb21fcGVyaW9kGAMgASgJQiG6SB5yHDIaXlswLTldezR9LSgwWzEtOV18MVswLTJdKSQSJQoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQgy6SAVyAxj/AZC1GAEiOgoXVXBkYXRlUGxhblByaWNlUmVzcG9uc2USHwoEcGxhbhgBIAEoCzIRLnBheW1lbnRzLnYxLlBsYW4i3gUKGUNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSJQoLY3VzdG9tZXJfaWQYASABKAlCELpIDcgBAXIIGEA6BGN1cy0SGwoHcGxhbl9pZBgCIAEoCUIKukgHyAEBcgIYQBKiAQoGYW1vdW50GAMgASgFQpEBukiNAboBiQEKDklOVkFMSURfQU1PVU5UElhJTlZBTElEX0FNT1VOVDogbXVzdCBiZSAwICh0aGUgcGxhbidzIHByaWNlKSBvciBhIHdob2xlIG51bWJlciBvZiB5ZW4gZnJvbSAxIHRvIDEwMDAwMDAwGh10aGlzID49IDAgJiYgdGhpcyA8PSAxMDAwMDAwMBI3CgxzdGFydF9wZXJpb2QYBCABKAlCIbpIHnIcMhpeWzAtOV17NH0tKDBbMS05XXwxWzAtMl0pJBI4CgplbmRfcGVyaW9kGAUgASgJQiS6SCHYAQFyHDIaXlswLTldezR9LSgwWzEtOV18MVswLTJdKSQSHQoLZGVzY3JpcHRpb24YBiABKAlCCLpIBXIDGP8BEl8KCG1ldGFkYXRhGAcgAygLMjQucGF5bWVudHMudjEuQ3JlYXRlU3Vic2NyaXB0aW9uUmVxdWVzdC5NZXRhZGF0YUVudHJ5Qhe6SBSaAREQMCIGcgQQARgoKgVyAxj0AxIlCg9pZGVtcG90ZW5jeV9rZXkYCCABKAlCDLpIBXIDGP8BkLUYARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAE6jAG6SIgBGoUBChdzdWJzY3JpcHRpb24uZW5kX3BlcmlvZBIrZW5kX3BlcmlvZDogbXVzdCBub3QgYmUgYmVmb3JlIHN0YXJ0X3BlcmlvZBo9dGhpcy5lbmRfcGVyaW9kID09ICcnIHx8IHRoaXMuZW5kX3BlcmlvZCA+PSB0aGlzLnN0YXJ0X3BlcmlvZCJNChpDcmVhdGVTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5wYXltZW50cy52MS5TdWJzY3JpcHRpb24iPQoWR2V0U3Vic2NyaXB0aW9uUmVxdWVzdBIjCg9zdWJzY3JpcHRpb25faWQYASABKAlCCrpIB8gBAXICGEAiegoXR2V0U3Vic2NyaXB0aW9uUmVzcG9uc2USLwoMc3Vic2NyaXB0aW9uGAEgASgLMhkucGF5bWVudHMudjEuU3Vic2NyaXB0aW9uEi4KDHN0b3BfcmVxdWVzdBgCIAEoCzIYLnBheW1lbnRzLnYxLlN0b3BSZXF1ZXN0Io4BChhMaXN0U3Vic2NyaXB0aW9uc1JlcXVlc3QSHAoLY3VzdG9tZXJfaWQYASABKAlCB7pIBHICGEASGAoHcGxhbl9pZBgCIAEoCUIHukgEcgIYQBIcCglwYWdlX3NpemUYAyABKAVCCbpIBhoEGGQoABIcCgpwYWdlX3Rva2VuGAQgASgJQgi6SAVyAxjIASJmChlMaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEjAKDXN1YnNjcmlwdGlvbnMYASADKAsyGS5wYXltZW50cy52MS5TdWJzY3JpcHRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIj8KGFBhdXNlU3Vic2NyaXB0aW9uUmVxdWVzdBIjCg9zdWJzY3JpcHRpb25faWQYASABKAlCCrpIB8gBAXICGEAiTAoZUGF1c2VTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5wYXltZW50cy52MS5TdWJzY3JpcHRpb24iQAoZUmVzdW1lU3Vic2NyaXB0aW9uUmVxdWVzdBIjCg9zdWJzY3JpcHRpb25faWQYASABKAlCCrpIB8gBAXICGEAiTQoaUmVzdW1lU3Vic2NyaXB0aW9uUmVzcG9uc2USLwoMc3Vic2NyaXB0aW9uGAEgASgLMhkucGF5bWVudHMudjEuU3Vic2NyaXB0aW9uIlcKGUNhbmNlbFN1YnNjcmlwdGlvblJlcXVlc3QSIwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJQgq6SAfIAQFyAhhAEhUKDWF0X3BlcmlvZF9lbmQYAiABKAgiTQoaQ2FuY2VsU3Vic2NyaXB0aW9uUmVzcG9uc2USLwoMc3Vic2NyaXB0aW9uGAEgASgLMhkucGF5bWVudHMudjEuU3Vic2NyaXB0aW9uKl4KDEludGVydmFsVW5pdBIdChlJTlRFUlZBTF9VTklUX1VOU1BFQ0lGSUVEEAASFwoTSU5URVJWQUxfVU5JVF9NT05USBABEhYKEklOVEVSVkFMX1VOSVRfWUVBUhACKmwKD0ZpcnN0UGVyaW9kUnVsZRIhCh1GSVJTVF9QRVJJT0RfUlVMRV9VTlNQRUNJRklFRBAAEhoKFkZJUlNUX1BFUklPRF9SVUxFX0ZVTEwQARIaChZGSVJTVF9QRVJJT0RfUlVMRV9OT05FEAIq3QEKElN1YnNjcmlwdGlvblN0YXR1cxIjCh9TVUJTQ1JJUFRJT05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHgoaU1VCU0NSSVBUSU9OX1NUQVRVU19BQ1RJVkUQARIeChpTVUJTQ1JJUFRJT05fU1RBVFVTX1BBVVNFRBACEiAKHFNVQlNDUklQVElPTl9TVEFUVVNfUEFTVF9EVUUQAxIhCh1TVUJTQ1JJUFRJT05fU1RBVFVTX0NBTkNFTExFRBAEEh0KGVNVQlNDUklQVElPTl9TVEFUVVNfRU5ERUQQBSrBAQoVU3Vic2NyaXB0aW9uRW5kUmVhc29uEicKI1NVQlNDUklQVElPTl9FTkRfUkVBU09OX1VOU1BFQ0lGSUVEEAASJQohU1VCU0NSSVBUSU9OX0VORF9SRUFTT05fQ0FOQ0VMTEVEEAESJgoiU1VCU0NSSVBUSU9OX0VORF9SRUFTT05fRU5EX1BFUklPRBACEjAKLFNVQlNDUklQVElPTl9FTkRfUkVBU09OX0NPTlRSQUNUX0RFQUNUSVZBVEVEEAMyrAoKE1N1YnNjcmlwdGlvblNlcnZpY2USYwoKQ3JlYXRlUGxhbhIeLnBheW1lbnRzLnYxLkNyZWF0ZVBsYW5SZXF1ZXN0Gh8ucGF5bWVudHMudjEuQ3JlYXRlUGxhblJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9wbGFucxJhCgdHZXRQbGFuEhsucGF5bWVudHMudjEuR2V0UGxhblJlcXVlc3QaHC5wYXltZW50cy52MS5HZXRQbGFuUmVzcG9uc2UiG4LT5JMCFRITL3YxL3BsYW5zL3twbGFuX2lkfRJdCglMaXN0UGxhbnMSHS5wYXltZW50cy52MS5MaXN0UGxhbnNSZXF1ZXN0Gh4ucGF5bWVudHMudjEuTGlzdFBsYW5zUmVzcG9uc2UiEYLT5JMCCxIJL3YxL3BsYW5zEoMBCg9VcGRhdGVQbGFuUHJpY2USIy5wYXltZW50cy52MS5VcGRhdGVQbGFuUHJpY2VSZXF1ZXN0GiQucGF5bWVudHMudjEuVXBkYXRlUGxhblByaWNlUmVzcG9uc2UiJYLT5JMCHzoBKiIaL3YxL3BsYW5zL3twbGFuX2lkfS9wcmljZXMSgwEKEkNyZWF0ZVN1YnNjcmlwdGlvbhImLnBheW1lbnRzLnYxLkNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QaJy5wYXltZW50cy52MS5DcmVhdGVTdWJzY3JpcHRpb25SZXNwb25zZSIcgtPkkwIWOgEqIhEvdjEvc3Vic2NyaXB0aW9ucxKJAQoPR2V0U3Vic2NyaXB0aW9uEiMucGF5bWVudHMudjEuR2V0U3Vic2NyaXB0aW9uUmVxdWVzdBokLnBheW1lbnRzLnYxLkdldFN1YnNjcmlwdGlvblJlc3BvbnNlIiuC0+STAiUSIy92MS9zdWJzY3JpcHRpb25zL3tzdWJzY3JpcHRpb25faWR9En0KEUxpc3RTdWJzY3JpcHRpb25zEiUucGF5bWVudHMudjEuTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0GiYucGF5bWVudHMudjEuTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZSIZgtPkkwITEhEvdjEvc3Vic2NyaXB0aW9ucxKYAQoRUGF1c2VTdWJzY3JpcHRpb24SJS5wYXltZW50cy52MS5QYXVzZVN1YnNjcmlwdGlvblJlcXVlc3QaJi5wYXltZW50cy52MS5QYXVzZVN1YnNjcmlwdGlvblJlc3BvbnNlIjSC0+STAi46ASoiKS92MS9zdWJzY3JpcHRpb25zL3tzdWJzY3JpcHRpb25faWR9L3BhdXNlEpwBChJSZXN1bWVTdWJzY3JpcHRpb24SJi5wYXltZW50cy52MS5SZXN1bWVTdWJzY3JpcHRpb25SZXF1ZXN0GicucGF5bWVudHMudjEuUmVzdW1lU3Vic2NyaXB0aW9uUmVzcG9uc2UiNYLT5JMCLzoBKiIqL3YxL3N1YnNjcmlwdGlvbnMve3N1YnNjcmlwdGlvbl9pZH0vcmVzdW1lEpwBChJDYW5jZWxTdWJzY3JpcHRpb24SJi5wYXltZW50cy52MS5DYW5jZWxTdWJzY3JpcHRpb25SZXF1ZXN0GicucGF5bWVudHMudjEuQ2FuY2VsU3Vic2NyaXB0aW9uUmVzcG9uc2UiNYLT5JMCLzoBKiIqL3YxL3N1YnNjcmlwdGlvbnMve3N1YnNjcmlwdGlvbl9pZH0vY2FuY2VsYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_errors, file_payments_v1_resources]);
+  fileDesc("CiZwYXltZW50cy92MS9zdWJzY3JpcHRpb25fc2VydmljZS5wcm90bxILcGF5bWVudHMudjEipAEKC1BsYW5EdW5uaW5nEjQKBmFjdGlvbhgBIAEoDjIaLnBheW1lbnRzLnYxLkR1bm5pbmdBY3Rpb25CCLpIBYIBAhABEiMKEHJldHJ5X2FmdGVyX2RheXMYAiABKAVCCbpIBhoEGBQoABIfCgxtYXhfYXR0ZW1wdHMYAyABKAVCCbpIBhoEGAQoABIZChFjYW5jZWxfb25fZ2l2ZV91cBgEIAEoCCK4AQoTU3Vic2NyaXB0aW9uQXR0ZW1wdBIOCgZwZXJpb2QYASABKAkSDwoHYXR0ZW1wdBgCIAEoBRIRCgljaGFyZ2VfaWQYAyABKAkSEgoKZGViaXRfZGF0ZRgEIAEoCRIpCgZzdGF0dXMYBSABKA4yGS5wYXltZW50cy52MS5DaGFyZ2VTdGF0dXMSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidgoMUGxhbkRpc2NvdW50Eh4KBmFtb3VudBgBIAEoBUIMukgJGgcYgK3iBCgBSAASHAoHcGVyY2VudBgCIAEoBUIJukgGGgQYZCgBSAASGgoHcGVyaW9kcxgDIAEoBUIJukgGGgQYeCgBQgwKA29mZhIFukgCCAEicQoJUGxhblByaWNlEg8KB3ZlcnNpb24YASABKAUSDgoGYW1vdW50GAIgASgFEhMKC2Zyb21fcGVyaW9kGAMgASgJEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIroECgRQbGFuEg8KB3BsYW5faWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZhbW91bnQYAyABKAUSMAoNaW50ZXJ2YWxfdW5pdBgEIAEoDjIZLnBheW1lbnRzLnYxLkludGVydmFsVW5pdBIWCg5pbnRlcnZhbF9jb3VudBgFIAEoBRIRCglkZWJpdF9kYXkYBiABKAUSGQoRZGViaXRfb25fbGFzdF9kYXkYByABKAgSMgoMZmlyc3RfcGVyaW9kGAggASgOMhwucGF5bWVudHMudjEuRmlyc3RQZXJpb2RSdWxlEisKCGRpc2NvdW50GAkgASgLMhkucGF5bWVudHMudjEuUGxhbkRpc2NvdW50EiYKBnByaWNlcxgKIAMoCzIWLnBheW1lbnRzLnYxLlBsYW5QcmljZRIxCghtZXRhZGF0YRgLIAMoCzIfLnBheW1lbnRzLnYxLlBsYW4uTWV0YWRhdGFFbnRyeRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgdkdW5uaW5nGA4gASgLMhgucGF5bWVudHMudjEuUGxhbkR1bm5pbmcSEwoLbm90aWNlX2RheXMYDyABKAUaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIuIBChJTdWJzY3JpcHRpb25QZXJpb2QSDgoGcGVyaW9kGAEgASgJEg4KBm51bWJlchgCIAEoBRISCgpkZWJpdF9kYXRlGAMgASgJEhYKDmluaXRpYWxfYW1vdW50GAQgASgFEhAKCGRpc2NvdW50GAUgASgFEhQKDGZpbmFsX2Ftb3VudBgGIAEoBRIRCgljaGFyZ2VfaWQYByABKAkSFQoNcHJpY2VfdmVyc2lvbhgIIAEoBRIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKUBgoMU3Vic2NyaXB0aW9uEhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRITCgtjdXN0b21lcl9pZBgCIAEoCRITCgtjb250cmFjdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEi8KBnN0YXR1cxgFIAEoDjIfLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvblN0YXR1cxIOCgZhbW91bnQYBiABKAUSFAoMc3RhcnRfcGVyaW9kGAcgASgJEhIKCmVuZF9wZXJpb2QYCCABKAkSHAoUY2FuY2VsX2F0X3BlcmlvZF9lbmQYCSABKAgSNgoKZW5kX3JlYXNvbhgKIAEoDjIiLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvbkVuZFJlYXNvbhITCgtuZXh0X3BlcmlvZBgLIAEoCRIXCg9uZXh0X2RlYml0X2RhdGUYDCABKAkSEwoLZGVzY3JpcHRpb24YDSABKAkSOQoIbWV0YWRhdGEYDiADKAsyJy5wYXltZW50cy52MS5TdWJzY3JpcHRpb24uTWV0YWRhdGFFbnRyeRIwCgdwZXJpb2RzGA8gAygLMh8ucGF5bWVudHMudjEuU3Vic2NyaXB0aW9uUGVyaW9kEi4KCmNyZWF0ZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9wYXN0X2R1ZV9yZWFzb24YEyABKA4yGi5wYXltZW50cy52MS5QYXN0RHVlUmVhc29uEhcKD3Bhc3RfZHVlX3BlcmlvZBgUIAEoCRIyCghhdHRlbXB0cxgVIAMoCzIgLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvbkF0dGVtcHQaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIt8HChFDcmVhdGVQbGFuUmVxdWVzdBIXCgRuYW1lGAEgASgJQgm6SAZyBBABGGQShwEKBmFtb3VudBgCIAEoBUJ3ukh0ugFxCg5JTlZBTElEX0FNT1VOVBJASU5WQUxJRF9BTU9VTlQ6IG11c3QgYmUgYSB3aG9sZSBudW1iZXIgb2YgeWVuIGZyb20gMSB0byAxMDAwMDAwMBoddGhpcyA+PSAxICYmIHRoaXMgPD0gMTAwMDAwMDASPAoNaW50ZXJ2YWxfdW5pdBgDIAEoDjIZLnBheW1lbnRzLnYxLkludGVydmFsVW5pdEIKukgHggEEEAEgABIhCg5pbnRlcnZhbF9jb3VudBgEIAEoBUIJukgGGgQYDCgBEhwKCWRlYml0X2RheRgFIAEoBUIJukgGGgQYHCgAEhkKEWRlYml0X29uX2xhc3RfZGF5GAYgASgIEjwKDGZpcnN0X3BlcmlvZBgHIAEoDjIcLnBheW1lbnRzLnYxLkZpcnN0UGVyaW9kUnVsZUIIukgFggECEAESKwoIZGlzY291bnQYCCABKAsyGS5wYXltZW50cy52MS5QbGFuRGlzY291bnQSKQoHZHVubmluZxgLIAEoCzIYLnBheW1lbnRzLnYxLlBsYW5EdW5uaW5nEiMKC25vdGljZV9kYXlzGAwgASgFQgm6SAYaBBgOKABIAIgBARJXCghtZXRhZGF0YRgJIAMoCzIsLnBheW1lbnRzLnYxLkNyZWF0ZVBsYW5SZXF1ZXN0Lk1ldGFkYXRhRW50cnlCF7pIFJoBERAyIgZyBBABGCgqBXIDGPQDEiUKD2lkZW1wb3RlbmN5X2tleRgKIAEoCUIMukgFcgMY/wGQtRgBGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ATqQArpIjAIahAEKDnBsYW4uZGViaXRfZGF5EkFkZWJpdF9kYXk6IHNldCBhIGRheSBmcm9tIDEgdG8gMjgsIG9yIGRlYml0X29uX2xhc3RfZGF5LCBub3QgYm90aBovKHRoaXMuZGViaXRfZGF5ID09IDApID09IHRoaXMuZGViaXRfb25fbGFzdF9kYXkaggEKE3BsYW4uaW50ZXJ2YWxfY291bnQSNmludGVydmFsX2NvdW50OiBhIHllYXJseSBwbGFuIGJpbGxzIGV2ZXJ5IDEgdG8gMyB5ZWFycxozdGhpcy5pbnRlcnZhbF91bml0ICE9IDIgfHwgdGhpcy5pbnRlcnZhbF9jb3VudCA8PSAzQg4KDF9ub3RpY2VfZGF5cyI1ChJDcmVhdGVQbGFuUmVzcG9uc2USHwoEcGxhbhgBIAEoCzIRLnBheW1lbnRzLnYxLlBsYW4iLQoOR2V0UGxhblJlcXVlc3QSGwoHcGxhbl9pZBgBIAEoCUIKukgHyAEBcgIYQCIyCg9HZXRQbGFuUmVzcG9uc2USHwoEcGxhbhgBIAEoCzIRLnBheW1lbnRzLnYxLlBsYW4iTgoQTGlzdFBsYW5zUmVxdWVzdBIcCglwYWdlX3NpemUYASABKAVCCbpIBhoEGGQoABIcCgpwYWdlX3Rva2VuGAIgASgJQgi6SAVyAxjIASJOChFMaXN0UGxhbnNSZXNwb25zZRIgCgVwbGFucxgBIAMoCzIRLnBheW1lbnRzLnYxLlBsYW4SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIp4CChZVcGRhdGVQbGFuUHJpY2VSZXF1ZXN0EhsKB3BsYW5faWQYASABKAlCCrpIB8gBAXICGEAShwEKBmFtb3VudBgCIAEoBUJ3ukh0ugFxCg5JTlZBTElEX0FNT1VOVBJASU5WQUxJRF9BTU9VTlQ6IG11c3QgYmUgYSB3aG9sZSBudW1iZXIgb2YgeWVuIGZyb20gMSB0byAxMDAwMDAwMBoddGhpcyA+PSAxICYmIHRoaXMgPD0gMTAwMDAwMDASNgoLZnJvbV9wZXJpb2QYAyABKAlCIbpIHnIcMhpeWzAtOV17NH0tKDBbMS05XXwxWzAtMl0pJBIlCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCDLpIBXIDGP8BkLUYASI6ChdVcGRhdGVQbGFuUHJpY2VSZXNwb25zZRIfCgRwbGFuGAEgASgLMhEucGF5bWVudHMudjEuUGxhbiLeBQoZQ3JlYXRlU3Vic2NyaXB0aW9uUmVxdWVzdBIlCgtjdXN0b21lcl9pZBgBIAEoCUIQukgNyAEBcggYQDoEY3VzLRIbCgdwbGFuX2lkGAIgASgJQgq6SAfIAQFyAhhAEqIBCgZhbW91bnQYAyABKAVCkQG6SI0BugGJAQoOSU5WQUxJRF9BTU9VTlQSWElOVkFMSURfQU1PVU5UOiBtdXN0IGJlIDAgKHRoZSBwbGFuJ3MgcHJpY2UpIG9yIGEgd2hvbGUgbnVtYmVyIG9mIHllbiBmcm9tIDEgdG8gMTAwMDAwMDAaHXRoaXMgPj0gMCAmJiB0aGlzIDw9IDEwMDAwMDAwEjcKDHN0YXJ0X3BlcmlvZBgEIAEoCUIhukgechwyGl5bMC05XXs0fS0oMFsxLTldfDFbMC0yXSkkEjgKCmVuZF9wZXJpb2QYBSABKAlCJLpIIdgBAXIcMhpeWzAtOV17NH0tKDBbMS05XXwxWzAtMl0pJBIdCgtkZXNjcmlwdGlvbhgGIAEoCUIIukgFcgMY/wESXwoIbWV0YWRhdGEYByADKAsyNC5wYXltZW50cy52MS5DcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0Lk1ldGFkYXRhRW50cnlCF7pIFJoBERAwIgZyBBABGCgqBXIDGPQDEiUKD2lkZW1wb3RlbmN5X2tleRgIIAEoCUIMukgFcgMY/wGQtRgBGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ATqMAbpIiAEahQEKF3N1YnNjcmlwdGlvbi5lbmRfcGVyaW9kEitlbmRfcGVyaW9kOiBtdXN0IG5vdCBiZSBiZWZvcmUgc3RhcnRfcGVyaW9kGj10aGlzLmVuZF9wZXJpb2QgPT0gJycgfHwgdGhpcy5lbmRfcGVyaW9kID49IHRoaXMuc3RhcnRfcGVyaW9kIk0KGkNyZWF0ZVN1YnNjcmlwdGlvblJlc3BvbnNlEi8KDHN1YnNjcmlwdGlvbhgBIAEoCzIZLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvbiI9ChZHZXRTdWJzY3JpcHRpb25SZXF1ZXN0EiMKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCUIKukgHyAEBcgIYQCJ6ChdHZXRTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5wYXltZW50cy52MS5TdWJzY3JpcHRpb24SLgoMc3RvcF9yZXF1ZXN0GAIgASgLMhgucGF5bWVudHMudjEuU3RvcFJlcXVlc3QijgEKGExpc3RTdWJzY3JpcHRpb25zUmVxdWVzdBIcCgtjdXN0b21lcl9pZBgBIAEoCUIHukgEcgIYQBIYCgdwbGFuX2lkGAIgASgJQge6SARyAhhAEhwKCXBhZ2Vfc2l6ZRgDIAEoBUIJukgGGgQYZCgAEhwKCnBhZ2VfdG9rZW4YBCABKAlCCLpIBXIDGMgBImYKGUxpc3RTdWJzY3JpcHRpb25zUmVzcG9uc2USMAoNc3Vic2NyaXB0aW9ucxgBIAMoCzIZLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiPwoYUGF1c2VTdWJzY3JpcHRpb25SZXF1ZXN0EiMKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCUIKukgHyAEBcgIYQCJMChlQYXVzZVN1YnNjcmlwdGlvblJlc3BvbnNlEi8KDHN1YnNjcmlwdGlvbhgBIAEoCzIZLnBheW1lbnRzLnYxLlN1YnNjcmlwdGlvbiJAChlSZXN1bWVTdWJzY3JpcHRpb25SZXF1ZXN0EiMKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCUIKukgHyAEBcgIYQCJNChpSZXN1bWVTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5wYXltZW50cy52MS5TdWJzY3JpcHRpb24iVwoZQ2FuY2VsU3Vic2NyaXB0aW9uUmVxdWVzdBIjCg9zdWJzY3JpcHRpb25faWQYASABKAlCCrpIB8gBAXICGEASFQoNYXRfcGVyaW9kX2VuZBgCIAEoCCJNChpDYW5jZWxTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5wYXltZW50cy52MS5TdWJzY3JpcHRpb24qXgoMSW50ZXJ2YWxVbml0Eh0KGUlOVEVSVkFMX1VOSVRfVU5TUEVDSUZJRUQQABIXChNJTlRFUlZBTF9VTklUX01PTlRIEAESFgoSSU5URVJWQUxfVU5JVF9ZRUFSEAIqbAoPRmlyc3RQZXJpb2RSdWxlEiEKHUZJUlNUX1BFUklPRF9SVUxFX1VOU1BFQ0lGSUVEEAASGgoWRklSU1RfUEVSSU9EX1JVTEVfRlVMTBABEhoKFkZJUlNUX1BFUklPRF9SVUxFX05PTkUQAirdAQoSU3Vic2NyaXB0aW9uU3RhdHVzEiMKH1NVQlNDUklQVElPTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIeChpTVUJTQ1JJUFRJT05fU1RBVFVTX0FDVElWRRABEh4KGlNVQlNDUklQVElPTl9TVEFUVVNfUEFVU0VEEAISIAocU1VCU0NSSVBUSU9OX1NUQVRVU19QQVNUX0RVRRADEiEKHVNVQlNDUklQVElPTl9TVEFUVVNfQ0FOQ0VMTEVEEAQSHQoZU1VCU0NSSVBUSU9OX1NUQVRVU19FTkRFRBAFKu4BChVTdWJzY3JpcHRpb25FbmRSZWFzb24SJwojU1VCU0NSSVBUSU9OX0VORF9SRUFTT05fVU5TUEVDSUZJRUQQABIlCiFTVUJTQ1JJUFRJT05fRU5EX1JFQVNPTl9DQU5DRUxMRUQQARImCiJTVUJTQ1JJUFRJT05fRU5EX1JFQVNPTl9FTkRfUEVSSU9EEAISMAosU1VCU0NSSVBUSU9OX0VORF9SRUFTT05fQ09OVFJBQ1RfREVBQ1RJVkFURUQQAxIrCidTVUJTQ1JJUFRJT05fRU5EX1JFQVNPTl9EVU5OSU5HX0dBVkVfVVAQBCpiCg1EdW5uaW5nQWN0aW9uEh4KGkRVTk5JTkdfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFwoTRFVOTklOR19BQ1RJT05fU1RPUBABEhgKFERVTk5JTkdfQUNUSU9OX1JFVFJZEAIq3QEKDVBhc3REdWVSZWFzb24SHwobUEFTVF9EVUVfUkVBU09OX1VOU1BFQ0lGSUVEEAASHAoYUEFTVF9EVUVfUkVBU09OX1JFVFJZSU5HEAESHwobUEFTVF9EVUVfUkVBU09OX05PVF9SRVRSSUVEEAISIQodUEFTVF9EVUVfUkVBU09OX05PVF9SRVRSWUFCTEUQAxImCiJQQVNUX0RVRV9SRUFTT05fQVRURU1QVFNfRVhIQVVTVEVEEAQSIQodUEFTVF9EVUVfUkVBU09OX05PX1JFVFJZX0RBVEUQBTKsCgoTU3Vic2NyaXB0aW9uU2VydmljZRJjCgpDcmVhdGVQbGFuEh4ucGF5bWVudHMudjEuQ3JlYXRlUGxhblJlcXVlc3QaHy5wYXltZW50cy52MS5DcmVhdGVQbGFuUmVzcG9uc2UiFILT5JMCDjoBKiIJL3YxL3BsYW5zEmEKB0dldFBsYW4SGy5wYXltZW50cy52MS5HZXRQbGFuUmVxdWVzdBocLnBheW1lbnRzLnYxLkdldFBsYW5SZXNwb25zZSIbgtPkkwIVEhMvdjEvcGxhbnMve3BsYW5faWR9El0KCUxpc3RQbGFucxIdLnBheW1lbnRzLnYxLkxpc3RQbGFuc1JlcXVlc3QaHi5wYXltZW50cy52MS5MaXN0UGxhbnNSZXNwb25zZSIRgtPkkwILEgkvdjEvcGxhbnMSgwEKD1VwZGF0ZVBsYW5QcmljZRIjLnBheW1lbnRzLnYxLlVwZGF0ZVBsYW5QcmljZVJlcXVlc3QaJC5wYXltZW50cy52MS5VcGRhdGVQbGFuUHJpY2VSZXNwb25zZSIlgtPkkwIfOgEqIhovdjEvcGxhbnMve3BsYW5faWR9L3ByaWNlcxKDAQoSQ3JlYXRlU3Vic2NyaXB0aW9uEiYucGF5bWVudHMudjEuQ3JlYXRlU3Vic2NyaXB0aW9uUmVxdWVzdBonLnBheW1lbnRzLnYxLkNyZWF0ZVN1YnNjcmlwdGlvblJlc3BvbnNlIhyC0+STAhY6ASoiES92MS9zdWJzY3JpcHRpb25zEokBCg9HZXRTdWJzY3JpcHRpb24SIy5wYXltZW50cy52MS5HZXRTdWJzY3JpcHRpb25SZXF1ZXN0GiQucGF5bWVudHMudjEuR2V0U3Vic2NyaXB0aW9uUmVzcG9uc2UiK4LT5JMCJRIjL3YxL3N1YnNjcmlwdGlvbnMve3N1YnNjcmlwdGlvbl9pZH0SfQoRTGlzdFN1YnNjcmlwdGlvbnMSJS5wYXltZW50cy52MS5MaXN0U3Vic2NyaXB0aW9uc1JlcXVlc3QaJi5wYXltZW50cy52MS5MaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlIhmC0+STAhMSES92MS9zdWJzY3JpcHRpb25zEpgBChFQYXVzZVN1YnNjcmlwdGlvbhIlLnBheW1lbnRzLnYxLlBhdXNlU3Vic2NyaXB0aW9uUmVxdWVzdBomLnBheW1lbnRzLnYxLlBhdXNlU3Vic2NyaXB0aW9uUmVzcG9uc2UiNILT5JMCLjoBKiIpL3YxL3N1YnNjcmlwdGlvbnMve3N1YnNjcmlwdGlvbl9pZH0vcGF1c2USnAEKElJlc3VtZVN1YnNjcmlwdGlvbhImLnBheW1lbnRzLnYxLlJlc3VtZVN1YnNjcmlwdGlvblJlcXVlc3QaJy5wYXltZW50cy52MS5SZXN1bWVTdWJzY3JpcHRpb25SZXNwb25zZSI1gtPkkwIvOgEqIiovdjEvc3Vic2NyaXB0aW9ucy97c3Vic2NyaXB0aW9uX2lkfS9yZXN1bWUSnAEKEkNhbmNlbFN1YnNjcmlwdGlvbhImLnBheW1lbnRzLnYxLkNhbmNlbFN1YnNjcmlwdGlvblJlcXVlc3QaJy5wYXltZW50cy52MS5DYW5jZWxTdWJzY3JpcHRpb25SZXNwb25zZSI1gtPkkwIvOgEqIiovdjEvc3Vic2NyaXB0aW9ucy97c3Vic2NyaXB0aW9uX2lkfS9jYW5jZWxiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_payments_v1_errors, file_payments_v1_enums, file_payments_v1_resources]);
+
+/**
+ * A plan's dunning (docs/guide/recurring-billing.md#re-debits-and-dunning).
+ *
+ * @generated from message payments.v1.PlanDunning
+ */
+export type PlanDunning = Message<"payments.v1.PlanDunning"> & {
+  /**
+   * @generated from field: payments.v1.DunningAction action = 1;
+   */
+  action: DunningAction;
+
+  /**
+   * Days after a failed debit date the re-debit is asked for (moved to the next business day), 1–20; default 5.
+   *
+   * @generated from field: int32 retry_after_days = 2;
+   */
+  retryAfterDays: number;
+
+  /**
+   * Attempts of a period at most, its first debit included, 1–4; default 2 with DUNNING_ACTION_RETRY.
+   *
+   * @generated from field: int32 max_attempts = 3;
+   */
+  maxAttempts: number;
+
+  /**
+   * When dunning gives up: true cancels the subscription (SUBSCRIPTION_END_REASON_DUNNING_GAVE_UP), false leaves it past due.
+   *
+   * @generated from field: bool cancel_on_give_up = 4;
+   */
+  cancelOnGiveUp: boolean;
+};
+
+/**
+ * Describes the message payments.v1.PlanDunning.
+ * Use `create(PlanDunningSchema)` to create a new message.
+ */
+export const PlanDunningSchema: GenMessage<PlanDunning> = /*@__PURE__*/
+  messageDesc(file_payments_v1_subscription_service, 0);
+
+/**
+ * One debit of a period: attempt 1 is the period's charge, later ones its re-debits.
+ *
+ * @generated from message payments.v1.SubscriptionAttempt
+ */
+export type SubscriptionAttempt = Message<"payments.v1.SubscriptionAttempt"> & {
+  /**
+   * YYYY-MM of the period.
+   *
+   * @generated from field: string period = 1;
+   */
+  period: string;
+
+  /**
+   * @generated from field: int32 attempt = 2;
+   */
+  attempt: number;
+
+  /**
+   * trx-* of the attempt's charge.
+   *
+   * @generated from field: string charge_id = 3;
+   */
+  chargeId: string;
+
+  /**
+   * YYYY-MM-DD (JST) it is debited on.
+   *
+   * @generated from field: string debit_date = 4;
+   */
+  debitDate: string;
+
+  /**
+   * CHARGE_STATUS_* of the charge.
+   *
+   * @generated from field: payments.v1.ChargeStatus status = 5;
+   */
+  status: ChargeStatus;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payments.v1.SubscriptionAttempt.
+ * Use `create(SubscriptionAttemptSchema)` to create a new message.
+ */
+export const SubscriptionAttemptSchema: GenMessage<SubscriptionAttempt> = /*@__PURE__*/
+  messageDesc(file_payments_v1_subscription_service, 1);
 
 /**
  * A discount on the first periods charged (初月無料, 3か月半額).
@@ -59,7 +153,7 @@ export type PlanDiscount = Message<"payments.v1.PlanDiscount"> & {
  * Use `create(PlanDiscountSchema)` to create a new message.
  */
 export const PlanDiscountSchema: GenMessage<PlanDiscount> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 0);
+  messageDesc(file_payments_v1_subscription_service, 2);
 
 /**
  * A price of a plan, from a period on.
@@ -99,7 +193,7 @@ export type PlanPrice = Message<"payments.v1.PlanPrice"> & {
  * Use `create(PlanPriceSchema)` to create a new message.
  */
 export const PlanPriceSchema: GenMessage<PlanPrice> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 1);
+  messageDesc(file_payments_v1_subscription_service, 3);
 
 /**
  * @generated from message payments.v1.Plan
@@ -179,6 +273,20 @@ export type Plan = Message<"payments.v1.Plan"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 13;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * What a 資金不足 failure leads to (defaults filled in).
+   *
+   * @generated from field: payments.v1.PlanDunning dunning = 14;
+   */
+  dunning?: PlanDunning | undefined;
+
+  /**
+   * Days before each debit date the customer is sent 振替予定のお知らせ; 0: none.
+   *
+   * @generated from field: int32 notice_days = 15;
+   */
+  noticeDays: number;
 };
 
 /**
@@ -186,7 +294,7 @@ export type Plan = Message<"payments.v1.Plan"> & {
  * Use `create(PlanSchema)` to create a new message.
  */
 export const PlanSchema: GenMessage<Plan> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 2);
+  messageDesc(file_payments_v1_subscription_service, 4);
 
 /**
  * A period of a subscription: what it costs and, once charged, its charge.
@@ -255,7 +363,7 @@ export type SubscriptionPeriod = Message<"payments.v1.SubscriptionPeriod"> & {
  * Use `create(SubscriptionPeriodSchema)` to create a new message.
  */
 export const SubscriptionPeriodSchema: GenMessage<SubscriptionPeriod> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 3);
+  messageDesc(file_payments_v1_subscription_service, 5);
 
 /**
  * @generated from message payments.v1.Subscription
@@ -370,6 +478,27 @@ export type Subscription = Message<"payments.v1.Subscription"> & {
    * @generated from field: google.protobuf.Timestamp ended_at = 18;
    */
   endedAt?: Timestamp | undefined;
+
+  /**
+   * Set while SUBSCRIPTION_STATUS_PAST_DUE (and kept on a subscription cancelled by dunning).
+   *
+   * @generated from field: payments.v1.PastDueReason past_due_reason = 19;
+   */
+  pastDueReason: PastDueReason;
+
+  /**
+   * YYYY-MM of the unpaid period (empty when none).
+   *
+   * @generated from field: string past_due_period = 20;
+   */
+  pastDuePeriod: string;
+
+  /**
+   * The attempts of the unpaid period, oldest first (GetSubscription; empty when none is unpaid).
+   *
+   * @generated from field: repeated payments.v1.SubscriptionAttempt attempts = 21;
+   */
+  attempts: SubscriptionAttempt[];
 };
 
 /**
@@ -377,7 +506,7 @@ export type Subscription = Message<"payments.v1.Subscription"> & {
  * Use `create(SubscriptionSchema)` to create a new message.
  */
 export const SubscriptionSchema: GenMessage<Subscription> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 4);
+  messageDesc(file_payments_v1_subscription_service, 6);
 
 /**
  * @generated from message payments.v1.CreatePlanRequest
@@ -430,6 +559,20 @@ export type CreatePlanRequest = Message<"payments.v1.CreatePlanRequest"> & {
   discount?: PlanDiscount | undefined;
 
   /**
+   * What a 資金不足 failure leads to; absent: DUNNING_ACTION_STOP.
+   *
+   * @generated from field: payments.v1.PlanDunning dunning = 11;
+   */
+  dunning?: PlanDunning | undefined;
+
+  /**
+   * Days before each debit date the customer is sent 振替予定のお知らせ, 1–14; 0 turns it off; absent: 3.
+   *
+   * @generated from field: optional int32 notice_days = 12;
+   */
+  noticeDays?: number | undefined;
+
+  /**
    * @generated from field: map<string, string> metadata = 9;
    */
   metadata: { [key: string]: string };
@@ -447,7 +590,7 @@ export type CreatePlanRequest = Message<"payments.v1.CreatePlanRequest"> & {
  * Use `create(CreatePlanRequestSchema)` to create a new message.
  */
 export const CreatePlanRequestSchema: GenMessage<CreatePlanRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 5);
+  messageDesc(file_payments_v1_subscription_service, 7);
 
 /**
  * @generated from message payments.v1.CreatePlanResponse
@@ -464,7 +607,7 @@ export type CreatePlanResponse = Message<"payments.v1.CreatePlanResponse"> & {
  * Use `create(CreatePlanResponseSchema)` to create a new message.
  */
 export const CreatePlanResponseSchema: GenMessage<CreatePlanResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 6);
+  messageDesc(file_payments_v1_subscription_service, 8);
 
 /**
  * @generated from message payments.v1.GetPlanRequest
@@ -483,7 +626,7 @@ export type GetPlanRequest = Message<"payments.v1.GetPlanRequest"> & {
  * Use `create(GetPlanRequestSchema)` to create a new message.
  */
 export const GetPlanRequestSchema: GenMessage<GetPlanRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 7);
+  messageDesc(file_payments_v1_subscription_service, 9);
 
 /**
  * @generated from message payments.v1.GetPlanResponse
@@ -500,7 +643,7 @@ export type GetPlanResponse = Message<"payments.v1.GetPlanResponse"> & {
  * Use `create(GetPlanResponseSchema)` to create a new message.
  */
 export const GetPlanResponseSchema: GenMessage<GetPlanResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 8);
+  messageDesc(file_payments_v1_subscription_service, 10);
 
 /**
  * @generated from message payments.v1.ListPlansRequest
@@ -522,7 +665,7 @@ export type ListPlansRequest = Message<"payments.v1.ListPlansRequest"> & {
  * Use `create(ListPlansRequestSchema)` to create a new message.
  */
 export const ListPlansRequestSchema: GenMessage<ListPlansRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 9);
+  messageDesc(file_payments_v1_subscription_service, 11);
 
 /**
  * @generated from message payments.v1.ListPlansResponse
@@ -544,7 +687,7 @@ export type ListPlansResponse = Message<"payments.v1.ListPlansResponse"> & {
  * Use `create(ListPlansResponseSchema)` to create a new message.
  */
 export const ListPlansResponseSchema: GenMessage<ListPlansResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 10);
+  messageDesc(file_payments_v1_subscription_service, 12);
 
 /**
  * @generated from message payments.v1.UpdatePlanPriceRequest
@@ -584,7 +727,7 @@ export type UpdatePlanPriceRequest = Message<"payments.v1.UpdatePlanPriceRequest
  * Use `create(UpdatePlanPriceRequestSchema)` to create a new message.
  */
 export const UpdatePlanPriceRequestSchema: GenMessage<UpdatePlanPriceRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 11);
+  messageDesc(file_payments_v1_subscription_service, 13);
 
 /**
  * @generated from message payments.v1.UpdatePlanPriceResponse
@@ -601,7 +744,7 @@ export type UpdatePlanPriceResponse = Message<"payments.v1.UpdatePlanPriceRespon
  * Use `create(UpdatePlanPriceResponseSchema)` to create a new message.
  */
 export const UpdatePlanPriceResponseSchema: GenMessage<UpdatePlanPriceResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 12);
+  messageDesc(file_payments_v1_subscription_service, 14);
 
 /**
  * @generated from message payments.v1.CreateSubscriptionRequest
@@ -669,7 +812,7 @@ export type CreateSubscriptionRequest = Message<"payments.v1.CreateSubscriptionR
  * Use `create(CreateSubscriptionRequestSchema)` to create a new message.
  */
 export const CreateSubscriptionRequestSchema: GenMessage<CreateSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 13);
+  messageDesc(file_payments_v1_subscription_service, 15);
 
 /**
  * @generated from message payments.v1.CreateSubscriptionResponse
@@ -686,7 +829,7 @@ export type CreateSubscriptionResponse = Message<"payments.v1.CreateSubscription
  * Use `create(CreateSubscriptionResponseSchema)` to create a new message.
  */
 export const CreateSubscriptionResponseSchema: GenMessage<CreateSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 14);
+  messageDesc(file_payments_v1_subscription_service, 16);
 
 /**
  * @generated from message payments.v1.GetSubscriptionRequest
@@ -705,7 +848,7 @@ export type GetSubscriptionRequest = Message<"payments.v1.GetSubscriptionRequest
  * Use `create(GetSubscriptionRequestSchema)` to create a new message.
  */
 export const GetSubscriptionRequestSchema: GenMessage<GetSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 15);
+  messageDesc(file_payments_v1_subscription_service, 17);
 
 /**
  * @generated from message payments.v1.GetSubscriptionResponse
@@ -730,7 +873,7 @@ export type GetSubscriptionResponse = Message<"payments.v1.GetSubscriptionRespon
  * Use `create(GetSubscriptionResponseSchema)` to create a new message.
  */
 export const GetSubscriptionResponseSchema: GenMessage<GetSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 16);
+  messageDesc(file_payments_v1_subscription_service, 18);
 
 /**
  * @generated from message payments.v1.ListSubscriptionsRequest
@@ -766,7 +909,7 @@ export type ListSubscriptionsRequest = Message<"payments.v1.ListSubscriptionsReq
  * Use `create(ListSubscriptionsRequestSchema)` to create a new message.
  */
 export const ListSubscriptionsRequestSchema: GenMessage<ListSubscriptionsRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 17);
+  messageDesc(file_payments_v1_subscription_service, 19);
 
 /**
  * @generated from message payments.v1.ListSubscriptionsResponse
@@ -788,7 +931,7 @@ export type ListSubscriptionsResponse = Message<"payments.v1.ListSubscriptionsRe
  * Use `create(ListSubscriptionsResponseSchema)` to create a new message.
  */
 export const ListSubscriptionsResponseSchema: GenMessage<ListSubscriptionsResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 18);
+  messageDesc(file_payments_v1_subscription_service, 20);
 
 /**
  * @generated from message payments.v1.PauseSubscriptionRequest
@@ -807,7 +950,7 @@ export type PauseSubscriptionRequest = Message<"payments.v1.PauseSubscriptionReq
  * Use `create(PauseSubscriptionRequestSchema)` to create a new message.
  */
 export const PauseSubscriptionRequestSchema: GenMessage<PauseSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 19);
+  messageDesc(file_payments_v1_subscription_service, 21);
 
 /**
  * @generated from message payments.v1.PauseSubscriptionResponse
@@ -824,7 +967,7 @@ export type PauseSubscriptionResponse = Message<"payments.v1.PauseSubscriptionRe
  * Use `create(PauseSubscriptionResponseSchema)` to create a new message.
  */
 export const PauseSubscriptionResponseSchema: GenMessage<PauseSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 20);
+  messageDesc(file_payments_v1_subscription_service, 22);
 
 /**
  * @generated from message payments.v1.ResumeSubscriptionRequest
@@ -843,7 +986,7 @@ export type ResumeSubscriptionRequest = Message<"payments.v1.ResumeSubscriptionR
  * Use `create(ResumeSubscriptionRequestSchema)` to create a new message.
  */
 export const ResumeSubscriptionRequestSchema: GenMessage<ResumeSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 21);
+  messageDesc(file_payments_v1_subscription_service, 23);
 
 /**
  * @generated from message payments.v1.ResumeSubscriptionResponse
@@ -860,7 +1003,7 @@ export type ResumeSubscriptionResponse = Message<"payments.v1.ResumeSubscription
  * Use `create(ResumeSubscriptionResponseSchema)` to create a new message.
  */
 export const ResumeSubscriptionResponseSchema: GenMessage<ResumeSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 22);
+  messageDesc(file_payments_v1_subscription_service, 24);
 
 /**
  * @generated from message payments.v1.CancelSubscriptionRequest
@@ -887,7 +1030,7 @@ export type CancelSubscriptionRequest = Message<"payments.v1.CancelSubscriptionR
  * Use `create(CancelSubscriptionRequestSchema)` to create a new message.
  */
 export const CancelSubscriptionRequestSchema: GenMessage<CancelSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 23);
+  messageDesc(file_payments_v1_subscription_service, 25);
 
 /**
  * @generated from message payments.v1.CancelSubscriptionResponse
@@ -904,7 +1047,7 @@ export type CancelSubscriptionResponse = Message<"payments.v1.CancelSubscription
  * Use `create(CancelSubscriptionResponseSchema)` to create a new message.
  */
 export const CancelSubscriptionResponseSchema: GenMessage<CancelSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_payments_v1_subscription_service, 24);
+  messageDesc(file_payments_v1_subscription_service, 26);
 
 /**
  * How often a plan bills.
@@ -998,7 +1141,7 @@ export enum SubscriptionStatus {
   PAUSED = 2,
 
   /**
-   * A period's debit failed and is being retried (re-debits; not yet emitted).
+   * A period's debit failed: it is being retried, or dunning gave up (past_due_reason says which).
    *
    * @generated from enum value: SUBSCRIPTION_STATUS_PAST_DUE = 3;
    */
@@ -1056,6 +1199,13 @@ export enum SubscriptionEndReason {
    * @generated from enum value: SUBSCRIPTION_END_REASON_CONTRACT_DEACTIVATED = 3;
    */
   CONTRACT_DEACTIVATED = 3,
+
+  /**
+   * A period stayed unpaid after the plan's re-debits and the plan cancels then (PlanDunning.cancel_on_give_up).
+   *
+   * @generated from enum value: SUBSCRIPTION_END_REASON_DUNNING_GAVE_UP = 4;
+   */
+  DUNNING_GAVE_UP = 4,
 }
 
 /**
@@ -1063,6 +1213,93 @@ export enum SubscriptionEndReason {
  */
 export const SubscriptionEndReasonSchema: GenEnum<SubscriptionEndReason> = /*@__PURE__*/
   enumDesc(file_payments_v1_subscription_service, 3);
+
+/**
+ * What a plan does when a period's debit fails for 資金不足 (ERROR_TYPE_PAYMENT_CHARGE_INSUFFICIENT_FUNDS).
+ *
+ * @generated from enum payments.v1.DunningAction
+ */
+export enum DunningAction {
+  /**
+   * As DUNNING_ACTION_STOP.
+   *
+   * @generated from enum value: DUNNING_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * No re-debit: the subscription is past due until a later period's debit succeeds.
+   *
+   * @generated from enum value: DUNNING_ACTION_STOP = 1;
+   */
+  STOP = 1,
+
+  /**
+   * Re-debit (再振替) retry_after_days later, on a business day of the same month.
+   *
+   * @generated from enum value: DUNNING_ACTION_RETRY = 2;
+   */
+  RETRY = 2,
+}
+
+/**
+ * Describes the enum payments.v1.DunningAction.
+ */
+export const DunningActionSchema: GenEnum<DunningAction> = /*@__PURE__*/
+  enumDesc(file_payments_v1_subscription_service, 4);
+
+/**
+ * Why a subscription is SUBSCRIPTION_STATUS_PAST_DUE.
+ *
+ * @generated from enum payments.v1.PastDueReason
+ */
+export enum PastDueReason {
+  /**
+   * @generated from enum value: PAST_DUE_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A re-debit is scheduled (the attempts say when).
+   *
+   * @generated from enum value: PAST_DUE_REASON_RETRYING = 1;
+   */
+  RETRYING = 1,
+
+  /**
+   * The plan does not re-debit (DUNNING_ACTION_STOP).
+   *
+   * @generated from enum value: PAST_DUE_REASON_NOT_RETRIED = 2;
+   */
+  NOT_RETRIED = 2,
+
+  /**
+   * The failure was not 資金不足: never re-debited automatically.
+   *
+   * @generated from enum value: PAST_DUE_REASON_NOT_RETRYABLE = 3;
+   */
+  NOT_RETRYABLE = 3,
+
+  /**
+   * The plan's max_attempts were all used.
+   *
+   * @generated from enum value: PAST_DUE_REASON_ATTEMPTS_EXHAUSTED = 4;
+   */
+  ATTEMPTS_EXHAUSTED = 4,
+
+  /**
+   * No business day left in the month after the failed debit for a re-debit.
+   *
+   * @generated from enum value: PAST_DUE_REASON_NO_RETRY_DATE = 5;
+   */
+  NO_RETRY_DATE = 5,
+}
+
+/**
+ * Describes the enum payments.v1.PastDueReason.
+ */
+export const PastDueReasonSchema: GenEnum<PastDueReason> = /*@__PURE__*/
+  enumDesc(file_payments_v1_subscription_service, 5);
 
 /**
  * Recurring billing (定期課金, docs/guide/recurring-billing.md): plans, and subscriptions of customers

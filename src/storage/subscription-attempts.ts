@@ -1,0 +1,73 @@
+import type { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import type { SubscriptionAttemptRecord } from "../domain/subscription.js";
+import type { Tx } from "./transactor.js";
+
+/** The attempt a charge is (attempt 1: a period's charge; later: its re-debits), if it is one. */
+export async function findAttemptOfCharge(
+  db: Tx,
+  chargeId: string,
+): Promise<Omit<SubscriptionAttemptRecord, "chargeStatus"> | undefined> {
+  const row = await db
+    .selectFrom("subscription_attempts")
+    .selectAll()
+    .where("charge_id", "=", chargeId)
+    .executeTakeFirst();
+  return (
+    row && {
+      subscriptionId: row.subscription_id,
+      period: row.period,
+      attempt: row.attempt,
+      chargeId: row.charge_id,
+      debitDate: row.debit_date,
+      createdAt: new Date(row.created_at),
+    }
+  );
+}
+
+/** A re-debit: attempt n ≥ 2 of a period (the primary key keeps one per attempt number). */
+export async function insertAttempt(trx: Tx, attempt: Omit<SubscriptionAttemptRecord, "chargeStatus">): Promise<void> {
+  await trx
+    .insertInto("subscription_attempts")
+    .values({
+      subscription_id: attempt.subscriptionId,
+      period: attempt.period,
+      attempt: attempt.attempt,
+      charge_id: attempt.chargeId,
+      debit_date: attempt.debitDate,
+      created_at: attempt.createdAt.toISOString(),
+    })
+    .execute();
+}
+
+/** A period's attempts, oldest first, with their charges' statuses. */
+export async function attemptsOfPeriod(
+  db: Tx,
+  subscriptionId: string,
+  period: string,
+): Promise<SubscriptionAttemptRecord[]> {
+  const rows = await db
+    .selectFrom("subscription_attempts")
+    .innerJoin("charges", "charges.id", "subscription_attempts.charge_id")
+    .select([
+      "subscription_attempts.subscription_id",
+      "subscription_attempts.period",
+      "subscription_attempts.attempt",
+      "subscription_attempts.charge_id",
+      "subscription_attempts.debit_date",
+      "subscription_attempts.created_at",
+      "charges.status",
+    ])
+    .where("subscription_attempts.subscription_id", "=", subscriptionId)
+    .where("subscription_attempts.period", "=", period)
+    .orderBy("subscription_attempts.attempt")
+    .execute();
+  return rows.map((row) => ({
+    subscriptionId: row.subscription_id,
+    period: row.period,
+    attempt: row.attempt,
+    chargeId: row.charge_id,
+    debitDate: row.debit_date,
+    chargeStatus: row.status as ChargeStatus,
+    createdAt: new Date(row.created_at),
+  }));
+}
