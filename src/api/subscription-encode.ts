@@ -13,7 +13,8 @@ import {
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
 import { latestPriceOf, type PlanDiscount, type PlanRecord } from "../domain/plan.js";
-import { dunningOf, type PastDueReason } from "../domain/dunning.js";
+import { dunningOf } from "../domain/dunning.js";
+import type { PastDueReason } from "../domain/subscription.js";
 import { defaultNoticeDays } from "../domain/subscription-mail.js";
 import type {
   SubscriptionAttemptRecord,

@@ -1,20 +1,14 @@
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { type BillingPeriod, periodOfDate } from "./billing-period.js";
 import { addDays, type JstDate } from "./jst.js";
-import { type BillingRules, endSubscription, isFinal, type SubscriptionRecord } from "./subscription.js";
-
-/**
- * A plan's dunning (docs/guide/recurring-billing.md#re-debits-and-dunning): on 資金不足 either a
- * re-debit (再振替) `retryAfterDays` after the failed debit, on a business day of the same month, at
- * most `maxAttempts` debits of a period in all; or none ("stop"). `cancelOnGiveUp`: a period left
- * unpaid cancels the subscription instead of leaving it past due.
- */
-export interface PlanDunning {
-  action: "stop" | "retry";
-  retryAfterDays: number;
-  maxAttempts: number;
-  cancelOnGiveUp: boolean;
-}
+import {
+  type BillingRules,
+  endSubscription,
+  isFinal,
+  type PastDueReason,
+  type SubscriptionRecord,
+} from "./subscription.js";
+import type { PlanDunning } from "./plan.js";
 
 export const defaultDunning: PlanDunning = Object.freeze({
   action: "stop",
@@ -22,9 +16,6 @@ export const defaultDunning: PlanDunning = Object.freeze({
   maxAttempts: 1,
   cancelOnGiveUp: false,
 });
-
-/** Why a subscription is past due (PAST_DUE_REASON_*). */
-export type PastDueReason = "retrying" | "not_retried" | "not_retryable" | "attempts_exhausted" | "no_retry_date";
 
 /** What a failed attempt of a period leads to. */
 export type FailureDecision =

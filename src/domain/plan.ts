@@ -1,5 +1,4 @@
 import type { BillingPeriod, DebitDay } from "./billing-period.js";
-import type { PlanDunning } from "./dunning.js";
 import type { Metadata } from "./records.js";
 
 /** How often a plan bills: every `count` months or years. */
@@ -12,6 +11,19 @@ export type FirstPeriodRule = "full" | "none";
 export type PlanDiscount =
   | { kind: "amount"; amount: number; periods: number }
   | { kind: "percent"; percent: number; periods: number };
+
+/**
+ * A plan's dunning (docs/guide/recurring-billing.md#re-debits-and-dunning): on 資金不足 either a
+ * re-debit (再振替) `retryAfterDays` after the failed debit, on a business day of the same month, at
+ * most `maxAttempts` debits of a period in all; or none ("stop"). `cancelOnGiveUp`: a period left
+ * unpaid cancels the subscription instead of leaving it past due.
+ */
+export interface PlanDunning {
+  action: "stop" | "retry";
+  retryAfterDays: number;
+  maxAttempts: number;
+  cancelOnGiveUp: boolean;
+}
 
 /**
  * A price version: `amount` yen per period from `fromPeriod` on (null for the first version, which

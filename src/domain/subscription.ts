@@ -1,7 +1,6 @@
 import type { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { BankCalendar } from "./bank-calendar.js";
 import { addMonths, type BillingPeriod, debitDateOfPeriod, monthsBetween } from "./billing-period.js";
-import type { PastDueReason } from "./dunning.js";
 import type { JstDate } from "./jst.js";
 import { intervalMonthsOf, type PeriodAmounts, periodAmounts, type PlanRecord, priceOf } from "./plan.js";
 import type { Metadata } from "./records.js";
@@ -13,6 +12,9 @@ import { RequestRefusal } from "./request-refusal.js";
  * ENDED are final. PAST_DUE: a period is unpaid (domain/dunning.ts); it is still charged each period.
  */
 export type SubscriptionStatus = "active" | "paused" | "past_due" | "cancelled" | "ended";
+
+/** Why a subscription is past due (PAST_DUE_REASON_*; the decisions are domain/dunning.ts's). */
+export type PastDueReason = "retrying" | "not_retried" | "not_retryable" | "attempts_exhausted" | "no_retry_date";
 
 /** Why a subscription stopped: CancelSubscription, its end period passed, or its contract was deactivated. */
 export type SubscriptionEndReason = "cancelled" | "end_period" | "contract_deactivated" | "dunning_gave_up";

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { PastDueReason } from "../domain/dunning.js";
+import type { PastDueReason } from "../domain/subscription.js";
 import type { JstDate } from "../domain/jst.js";
 import type { Cursor } from "../domain/page-token.js";
 import type {
