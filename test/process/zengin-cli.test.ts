@@ -186,5 +186,5 @@ describe("zengin from the command line", () => {
     ).toEqual({ merchant_id: merchant, code: "3934567890", removed: true });
     const after = await runCli<Listed>(["zengin", "contracts", "list", "--merchant", merchant], env);
     expect(after.map((contract) => contract.code)).toEqual(["3234567890"]);
-  });
+  }, 120_000);
 });
