@@ -23,6 +23,7 @@ import { chargeDueSubscriptions } from "../src/flows/subscription-cycle.js";
 import { zenginExchangeOf } from "../src/flows/zengin-exchange.js";
 import { ManualClock } from "../src/ports/clock.js";
 import { seedActiveCustomer } from "../test/helpers/fixtures.js";
+import { peakRssMiB, timed } from "./phase-timing.js";
 
 const subscriptions = Number(process.env.BENCH_SUBSCRIPTIONS ?? 100_000);
 const customers = Math.min(1000, subscriptions);
@@ -141,22 +142,4 @@ try {
 } finally {
   await service.close();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** Wall and CPU (user + system) seconds of one phase. */
-async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpuSeconds: number }> {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const result = await work();
-  const used = process.cpuUsage(cpu);
-  return {
-    result,
-    seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
-    cpuSeconds: Number(((used.user + used.system) / 1e6).toFixed(2)),
-  };
-}
-
-/** The process's peak resident size so far. */
-function peakRssMiB(): number {
-  return Math.round(process.resourceUsage().maxRSS / 1024);
 }

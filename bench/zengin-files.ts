@@ -23,6 +23,7 @@ import { ManualClock } from "../src/ports/clock.js";
 import { startService } from "../src/composition-root.js";
 import { chargeToRow } from "../src/storage/records.js";
 import { sealedItemAccount } from "../src/storage/zengin.js";
+import { peakRssMiB, timed } from "./phase-timing.js";
 
 const debits = Number(process.env.BENCH_ZENGIN_DEBITS ?? 100_000);
 const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-zengin-"));
@@ -143,24 +144,6 @@ try {
 } finally {
   await service.close();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** Wall and CPU (user + system) seconds of one phase. */
-async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpuSeconds: number }> {
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  const result = await work();
-  const used = process.cpuUsage(cpu);
-  return {
-    result,
-    seconds: Number(((performance.now() - started) / 1000).toFixed(2)),
-    cpuSeconds: Number(((used.user + used.system) / 1e6).toFixed(2)),
-  };
-}
-
-/** The process's peak resident size so far. */
-function peakRssMiB(): number {
-  return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
 /** Writes the bank's answer to a request file; returns the request's size. */
