@@ -5,7 +5,7 @@ import { enqueueJobs, type JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
 import { findPlan } from "../storage/plans.js";
 import { findCustomer } from "../storage/status-queries.js";
-import { insertNotices, noticeCandidates } from "../storage/subscription-notices.js";
+import { insertNotices, type NoticeCursor, noticeCandidates } from "../storage/subscription-notices.js";
 import { findSubscription } from "../storage/subscriptions.js";
 import { billingRulesOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
@@ -23,10 +23,11 @@ const pageRows = 500;
 export async function queueDueNotices(ctx: FlowContext, now: Date): Promise<number> {
   const today = jstDateOf(now);
   let queued = 0;
-  for (let afterId = ""; ; ) {
-    const page = await noticeCandidates(ctx.tx.db, addDays(today, noticeHorizonDays), afterId, pageRows);
+  for (let after: NoticeCursor = { debitDate: "", subscriptionId: "" }; ; ) {
+    const page = await noticeCandidates(ctx.tx.db, addDays(today, noticeHorizonDays), after, pageRows);
     if (page.length === 0) return queued;
-    afterId = page[page.length - 1].subscriptionId;
+    const last = page[page.length - 1];
+    after = { debitDate: last.debitDate, subscriptionId: last.subscriptionId };
     const due = page.filter((candidate) => noticeDue(candidate.debitDate, candidate.noticeDays, today));
     const merchants = new Map(due.map((candidate) => [candidate.subscriptionId, candidate.merchantId]));
     queued += await ctx.tx.write(async (trx) => {

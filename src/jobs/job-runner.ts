@@ -43,11 +43,14 @@ export class JobRunner {
 
   /** Runs every due job now (tests call this after moving the clock). */
   async drain(): Promise<void> {
-    // Until a pass finds nothing: a job may queue more due work as it finishes (a CSV row its charge).
-    for (let found = true; found; ) {
-      found = false;
+    // Until a pass finds nothing and nothing runs: a job may queue more due work as it finishes (a CSV
+    // row its charge), the background loop's as well as ours.
+    for (;;) {
+      let found = false;
       while (await this.#tick()) found = true;
-      await Promise.all(this.#inFlight);
+      const running = [...this.#inFlight];
+      if (!found && running.length === 0) return;
+      await Promise.all(running);
     }
   }
 

@@ -43,6 +43,7 @@ import * as consignorNameCharacters from "./migrations/0025-consignor-name-chara
 import * as subscriptions from "./migrations/0028-subscriptions.js";
 import * as accessEpochs from "./migrations/0029-access-epochs.js";
 import * as subscriptionDunning from "./migrations/0030-subscription-dunning.js";
+import * as subscriptionDebitDates from "./migrations/0031-subscription-debit-dates.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   "0028-subscriptions": subscriptions,
   "0029-access-epochs": accessEpochs,
   "0030-subscription-dunning": subscriptionDunning,
+  "0031-subscription-debit-dates": subscriptionDebitDates,
 };
 
 /**

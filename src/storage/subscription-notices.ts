@@ -10,14 +10,21 @@ export interface NoticeCandidate {
   noticeDays: number;
 }
 
+/** Where a page of notice candidates ends: the next page starts after this debit date and id. */
+export interface NoticeCursor {
+  debitDate: JstDate | "";
+  subscriptionId: string;
+}
+
 /**
- * A page (by id, after `afterId`) of charged subscriptions (active or past due: never paused or
- * final) debited by `horizon` whose plan sends notices and whose next period has none queued.
+ * A page (in debit date and id order, after `after`) of charged subscriptions (active or past due:
+ * never paused or final) debited by `horizon` whose plan sends notices and whose next period has
+ * none queued. The order is that of the subscriptions_by_debit_date index (migration 0031).
  */
 export async function noticeCandidates(
   db: Tx,
   horizon: JstDate,
-  afterId: string,
+  after: NoticeCursor,
   limit: number,
 ): Promise<NoticeCandidate[]> {
   const rows = await db
@@ -37,9 +44,16 @@ export async function noticeCandidates(
     ])
     .where("subscriptions.status", "in", ["active", "past_due"])
     .where("subscriptions.next_debit_date", "<=", horizon)
-    .where("subscriptions.id", ">", afterId)
+    .where(({ eb, refTuple, tuple }) =>
+      eb(
+        refTuple("subscriptions.next_debit_date", "subscriptions.id"),
+        ">",
+        tuple(after.debitDate, after.subscriptionId),
+      ),
+    )
     .where("plans.notice_days", ">", 0)
     .where("subscription_notices.subscription_id", "is", null)
+    .orderBy("subscriptions.next_debit_date")
     .orderBy("subscriptions.id")
     .limit(limit)
     .execute();
