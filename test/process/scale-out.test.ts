@@ -18,7 +18,7 @@ import { expectReconciled } from "../helpers/reconcile.js";
 // PostgreSQL pass only): requests spread over them, duplicates sent to different instances, one
 // instance killed with -9, and the database alone keeps every money rule.
 
-const requestCount = 1000;
+const requestCount = 400;
 /** Every fifth request is sent twice at once, under its key, to two different instances. */
 const duplicateEvery = 5;
 const customerCount = 50;
