@@ -6,7 +6,24 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connections, load, root, rounds, seconds, startFurikomi, startProcess } from "./process.js";
-import { scenarios, type Scenario } from "./scenarios.js";
+import { type BenchRequest, scenarios, type Scenario } from "./scenarios.js";
+
+/**
+ * Sends the request to furikomi once and has the echo answer its method with the same message, so
+ * the ratio compares the same bytes on the wire (a write's extra one is before the timed rounds).
+ */
+async function answerAlike(echoUrl: string, furikomiUrl: string, request: BenchRequest, echoRequest: BenchRequest) {
+  const get = request.method === "GET";
+  const res = await fetch(furikomiUrl + request.path, {
+    method: get ? "GET" : "POST",
+    body: get ? undefined : request.body,
+    headers: { "content-type": "application/json", ...request.headers },
+  });
+  if (!res.ok) throw new Error(`${request.path}: ${res.status} ${await res.text()}`);
+  const method = echoRequest.path.split("/").pop();
+  const put = await fetch(`${echoUrl}/answers/${method}`, { method: "PUT", body: await res.text() });
+  if (put.status !== 204) throw new Error(`echo refused the answer of ${method}: ${put.status}`);
+}
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-"));
@@ -18,6 +35,7 @@ async function main() {
   try {
     for (const scenario of scenarios.filter((s) => !only || only.includes(s.name))) {
       const request = await scenario.prepare({ url: furikomi.url, databaseUrl });
+      await answerAlike(echo.url, furikomi.url, request, scenario.echoRequest ?? request);
       // Echo and furikomi alternate round by round, so the shared machine's load falls on both alike.
       const echoRounds: Measured[] = [];
       const furikomiRounds: Measured[] = [];
