@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import type { Database } from "./schema.js";
 import { chargeFromRow, contractFromRow, customerFromRow, refundFromRow } from "./records.js";
@@ -31,9 +31,11 @@ export async function refundsOfCharge(
   const afterId = options.afterId;
   if (afterId)
     query = query.where("seq", ">", (eb) => eb.selectFrom("refunds").select("seq").where("id", "=", afterId));
+  // A literal limit: better-sqlite3 runs this statement about five times faster than with `limit ?`
+  // (docs/operations/benchmark.md#per-request-work); a limit is a whole number, never text.
   const rows = await query
     .orderBy("seq", options.newest ? "desc" : "asc")
-    .limit(options.limit)
+    .limit(sql.lit(Math.trunc(options.limit)))
     .execute();
   return rows.map(refundFromRow);
 }
