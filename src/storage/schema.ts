@@ -133,7 +133,6 @@ export interface MerchantTable {
   webhook_url: string;
   /** whsec_… signing secret (needed in clear to sign). */
   webhook_secret: string;
-  onboarding_complete: number;
   webhook_failing: number;
   webhook_failing_reason: string;
   created_at: string;
@@ -143,6 +142,8 @@ export interface MerchantTable {
   support_email: Generated<string>;
   support_phone: Generated<string>;
   support_url: Generated<string>;
+  /** src/domain/onboarding.ts's OnboardingState. */
+  onboarding_state: Generated<string>;
 }
 
 export interface ApiKeyTable {
