@@ -19,6 +19,8 @@ const leastRole: Record<string, RoleName | "signing in"> = {
   CompleteSignIn: "signing in",
   GetInvitation: "signing in",
   AcceptInvitation: "signing in",
+  StartSignUp: "signing in",
+  CompleteSignUp: "signing in",
   SignOut: "viewer",
   GetSession: "viewer",
   BeginTotpEnrollment: "viewer",
