@@ -15,6 +15,7 @@ import { settingsView } from "./views/settings.js";
 import { signInView } from "./views/sign-in.js";
 import { auditView } from "./views/audit.js";
 import { invitationView } from "./views/invitation.js";
+import { signUpView, startView } from "./views/sign-up.js";
 import { teamView } from "./views/team.js";
 import { tt } from "./i18n-team.js";
 import { DashboardRole, may } from "./roles.js";
@@ -73,6 +74,8 @@ async function view(route: Route): Promise<HTMLElement> {
       return teamView(app);
     case "audit":
       return auditView(app);
+    case "start":
+      return startView();
     default:
       return customersView(route.query);
   }
@@ -169,6 +172,12 @@ async function render(): Promise<void> {
     root.replaceChildren(header(undefined), status, main);
     main.append(await invitationView(invitation.id, signedIn));
     main.querySelector<HTMLElement>("input:not([readonly])")?.focus();
+    return;
+  }
+  if (!user && invitation.name === "sign-up") {
+    root.replaceChildren(header(undefined), status, main);
+    main.append(signUpView(signedIn));
+    main.querySelector("input")?.focus();
     return;
   }
   if (!user) {
