@@ -42,5 +42,6 @@ export const chargingRefusals = Object.freeze({
     }),
   offSession: (why: string) =>
     new PaymentFailure(PaymentErrorCode.INTERNAL, why, { code: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" }),
-  csvBatch: (why: string) => new RequestRefusal("precondition", why, { reason: "MERCHANT_NOT_LIVE" }),
+  /** A dashboard call that charges or makes a key (CSV batches, CreateApiKey). */
+  dashboard: (why: string) => new RequestRefusal("precondition", why, { reason: "MERCHANT_NOT_LIVE" }),
 });

@@ -34,6 +34,7 @@ export interface Database {
   sign_in_attempts: SignInAttemptTable;
   sign_in_challenges: SignInChallengeTable;
   sign_in_code_mail: SignInCodeMailTable;
+  onboarding_checklists: OnboardingChecklistTable;
   recovery_codes: RecoveryCodeTable;
   dashboard_invitations: DashboardInvitationTable;
   audit_log: AuditLogTable;
@@ -764,4 +765,16 @@ export interface SubscriptionAttemptTable {
   charge_id: string;
   debit_date: string;
   created_at: string;
+}
+
+/** What a merchant saved of its going-live checklist (migration 0032). */
+export interface OnboardingChecklistTable {
+  merchant_id: string;
+  business_json: Generated<string>;
+  webhook_test_event_id: Generated<string>;
+  terms_version: Generated<string>;
+  terms_accepted_at: string | null;
+  terms_accepted_by: Generated<string>;
+  sent_back_reason: Generated<string>;
+  updated_at: string;
 }
