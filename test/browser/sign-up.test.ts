@@ -5,6 +5,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { setWebhookUrl } from "../../src/flows/merchants.js";
+import { addContract } from "../../src/flows/zengin-contracts.js";
+import { runCli } from "../helpers/process-server.js";
 import { readOperatorMailbox } from "../../src/flows/sandbox.js";
 import { axeViolations, launchBrowser, newPhonePage } from "../helpers/browser.js";
 import { totpCodeAt } from "../helpers/dashboard.js";
@@ -104,5 +106,60 @@ describe("signing up on the dashboard", () => {
     await server.webhooks.drain();
     await receiver.waitFor((r) => r.delivered.some((w) => w.event_type === "EVENT_TYPE_CHARGE_SUCCESS"));
     expect(receiver.rejected).toEqual([]);
+  });
+
+  it("fills the going-live checklist, each item saved as it is done, and submits it; the operator approves it with the CLI", async () => {
+    const merchantId = (
+      await server.ctx.tx.db
+        .selectFrom("merchants")
+        .select("id")
+        .where("name", "=", "珈琲豆の店")
+        .executeTakeFirstOrThrow()
+    ).id;
+    await page.goto(`${server.url}/dashboard/#/start`);
+    await page.getByRole("link", { name: "本番利用の申請へ" }).click();
+    await page.getByRole("heading", { name: "本番利用の申請" }).waitFor();
+    await checkView("5-checklist");
+    await page.getByLabel("法人番号(13桁)").fill("5011001098993");
+    await page.getByLabel("商号", { exact: true }).fill("株式会社珈琲豆");
+    await page.getByLabel("商号(フリガナ・全角カタカナ)").fill("カブシキガイシャコーヒーマメ");
+    await page.getByLabel("所在地").fill("東京都渋谷区渋谷1-2-3");
+    await page.getByLabel("代表者").fill("山田 太郎");
+    await page.getByLabel("電話番号").fill("03-1234-5678");
+    await page.getByRole("button", { name: "事業者情報を保存" }).click();
+    await page.getByText("法人番号が正しくありません").waitFor();
+    await page.getByLabel("法人番号(13桁)").fill("4011001098993");
+    await page.getByRole("button", { name: "事業者情報を保存" }).click();
+    await page.getByTestId("item-business").getByText("完了").waitFor();
+
+    await page.getByRole("button", { name: "テストイベントを送る" }).click();
+    await page.getByText("テストイベントを送りました").waitFor();
+    await server.webhooks.drain();
+    await page.getByRole("button", { name: /^利用規約\(.*版\)に同意する$/ }).click();
+    await page.getByTestId("item-terms").getByText("完了").waitFor();
+    // The webhook item, delivered meanwhile, shows done after the terms' answer.
+    await page.getByTestId("item-webhook").getByText("完了").waitFor();
+
+    await addContract(server.ctx, merchantId, {
+      name: "ｺｰﾋｰﾏﾒ",
+      branchCode: "001",
+      accountType: "1",
+      accountNumber: "1234567",
+      scope: "agent",
+      code: "7000000002",
+      bankCode: "0001",
+    });
+    await page.reload();
+    await page.getByRole("button", { name: "審査を申請する" }).click();
+    await page.getByText("運営者が審査中です。").waitFor();
+    await checkView("6-in-review");
+
+    const approved = await runCli<{ state: string }>(["merchants", "review", "approve", "--id", merchantId], {
+      DATABASE_URL: server.databaseUrl,
+    });
+    expect(approved.state).toBe("complete");
+    await page.reload();
+    await page.getByText("承認済みです。").waitFor();
+    await checkView("7-approved");
   });
 });

@@ -16,6 +16,8 @@ import { signInView } from "./views/sign-in.js";
 import { auditView } from "./views/audit.js";
 import { invitationView } from "./views/invitation.js";
 import { signUpView, startView } from "./views/sign-up.js";
+import { onboardingView } from "./views/onboarding.js";
+import { ot } from "./i18n-onboarding.js";
 import { teamView } from "./views/team.js";
 import { tt } from "./i18n-team.js";
 import { DashboardRole, may } from "./roles.js";
@@ -76,6 +78,8 @@ async function view(route: Route): Promise<HTMLElement> {
       return auditView(app);
     case "start":
       return startView();
+    case "onboarding":
+      return onboardingView();
     default:
       return customersView(route.query);
   }
@@ -94,6 +98,7 @@ function navigation(route: Route): HTMLElement {
     ["security", t().navSecurity],
     ...(mode === "sandbox" ? [["sandbox", t().navSandbox, DashboardRole.OPERATOR] as Page] : []),
     ["team", tt().navTeam, DashboardRole.OWNER],
+    ["onboarding", ot().checklistTitle, DashboardRole.OWNER],
     ["audit", tt().navAudit, DashboardRole.ADMIN],
   ];
   const links = pages.filter(([, , least]) => least === undefined || may(user!, least));

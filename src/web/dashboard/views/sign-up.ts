@@ -121,6 +121,7 @@ export function startView(): HTMLElement {
       { class: "card" },
       ot().startSteps.map((step) => h("li", {}, step)),
     ),
+    h("p", {}, h("a", { href: "#/onboarding" }, ot().checklistLink)),
     // The documentation ships with the server's source, not from this origin.
     h("p", {}, `${ot().docsLink}: `, h("code", {}, "docs/guide/getting-started.md")),
   );
