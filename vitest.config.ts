@@ -26,6 +26,8 @@ const sqliteOnly = [
   "test/process/python-client.test.ts",
   "test/process/webhook-recipe.test.ts",
   "test/process/alert-rules.test.ts",
+  // The CLI's review decisions: their flows run on both databases in test/api/onboarding-checklist.test.ts.
+  "test/process/merchants-review-cli.test.ts",
   // The pages: what they show comes over the API, whose tiers run on both databases.
   "test/browser/**",
 ];

@@ -1,3 +1,4 @@
+import { runSignUpCodeMailJob } from "./flows/sign-up.js";
 import { create, createFileRegistry, type DescFile, type DescService, type FileRegistry } from "@bufbuild/protobuf";
 import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
@@ -232,6 +233,7 @@ async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): 
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
   jobs.register("debit-notice", (linkId) => runDebitNoticeJob(ctx, linkId));
   jobs.register("sign-in-code-mail", (codeId) => runSignInCodeMailJob(ctx, codeId));
+  jobs.register("sign-up-code-mail", (codeId) => runSignUpCodeMailJob(ctx, codeId));
   jobs.register("subscription-failure-mail", (ref) => runDebitFailureMailJob(ctx, ref));
   jobs.register("subscription-notice", (ref) => runSubscriptionNoticeJob(ctx, ref));
   if (config.bankConnector === "zengin") {

@@ -5,6 +5,7 @@ import type { FlowContext } from "../flows/flow-context.js";
 import { createBillingHandlers } from "./dashboard-billing.js";
 import { createChargeHandlers } from "./dashboard-charges.js";
 import { createCsvBatchHandlers } from "./dashboard-csv-batches.js";
+import { createOnboardingHandlers } from "./dashboard-onboarding.js";
 import { createSandboxHandlers } from "./dashboard-sandbox.js";
 import { createDashboardSessionInterceptor, dashboardCookies, type DashboardCookies } from "./dashboard-session.js";
 import { createSettingsHandlers } from "./dashboard-settings.js";
@@ -42,5 +43,6 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     ...createSandboxHandlers(ctx),
     ...createCsvBatchHandlers(ctx),
     ...createBillingHandlers(ctx),
+    ...createOnboardingHandlers(ctx),
   };
 }

@@ -20,6 +20,7 @@ import {
 } from "../flows/dashboard-auth.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import { beginTotpEnrollment, confirmTotpEnrollment } from "../flows/totp-enrollment.js";
+import { completeSignUp, startSignUp } from "../flows/sign-up.js";
 import { dashboardPrincipalOf, sessionCookieHeaders, type DashboardCookies } from "./dashboard-session.js";
 import { auditedContext, callOrigin } from "./dashboard-team.js";
 
@@ -31,7 +32,9 @@ type SignInMethods =
   | "beginTotpEnrollment"
   | "confirmTotpEnrollment"
   | "verifyStepUp"
-  | "setTotpRequirement";
+  | "setTotpRequirement"
+  | "startSignUp"
+  | "completeSignUp";
 
 /** What a started session answers: the user and the CSRF token (its cookies set on the way). */
 export type SessionStarted = (
@@ -66,6 +69,27 @@ export function createSignInHandlers(
       const outcome = await signIn(ctx, { email: req.email, password: req.password }, callOrigin(context));
       if (outcome.totpRequired) return { totpRequired: true, signInToken: outcome.signInToken };
       return sessionStarted(outcome.session, context);
+    },
+    async startSignUp(req) {
+      const sent = await startSignUp(ctx, req.email);
+      return {
+        expiresAt: timestampFromDate(sent.expiresAt),
+        resendAvailableAt: timestampFromDate(sent.resendAvailableAt),
+      };
+    },
+    async completeSignUp(req, context) {
+      const outcome = await completeSignUp(
+        ctx,
+        { email: req.email, code: req.code, password: req.password, businessName: req.businessName },
+        callOrigin(context),
+      );
+      if (!outcome.verified) return { verified: false, attemptsLeft: outcome.attemptsLeft };
+      return {
+        ...sessionStarted(outcome.session, context),
+        verified: true,
+        apiKey: outcome.apiKey ?? "",
+        webhookSecret: outcome.webhookSecret,
+      };
     },
     async completeSignIn(req, context) {
       return sessionStarted(

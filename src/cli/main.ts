@@ -32,6 +32,7 @@ import { basename } from "node:path";
 import { consignorView, listZenginFiles, showZenginFile } from "../flows/zengin-cli-views.js";
 import { runZenginCycle } from "../flows/zengin-cycle.js";
 import { zenginContractsCommand } from "./zengin-contracts-command.js";
+import { merchantsReviewCommand } from "./merchants-review-command.js";
 import { zenginExchangeOf } from "../flows/zengin-exchange.js";
 import { importResultFile } from "../flows/zengin-result-import.js";
 import { notifierForMode } from "../ports/notifier-for-mode.js";
@@ -49,6 +50,13 @@ const usage = `usage: furikomi <command>
   merchants set-contact --merchant MERCHANT_ID [--email E] [--phone P] [--url https://…]
       Sets the support contact customers see on the direct-debit consent screen (a field not
       given is cleared).
+  merchants review [list]
+      Lists the merchants whose going-live checklist waits for review, with their checklists.
+  merchants review show|approve|reinstate --id MERCHANT_ID
+  merchants review send-back|suspend --id MERCHANT_ID --reason TEXT
+      Shows one checklist; approves it (live payments and live keys from then on); sends it back
+      (the reason is e-mailed to the owners and shown on the dashboard); suspends the merchant (no
+      payments anywhere) or lifts a suspension. Each decision is in the merchant's audit log.
   mandates export --merchant MERCHANT_ID [--contract CONTRACT_ID]
       Prints the merchant's direct-debit mandates (consent evidence: terms version and text,
       time, client address, user agent, account hash, masked account) as JSON, oldest first.
@@ -231,6 +239,7 @@ const commands: Record<string, (args: string[]) => Promise<unknown>> = {
     }));
   },
   "zengin contracts": async (args) => zenginContractsCommand(args, withContext, (message) => new UsageError(message)),
+  "merchants review": async (args) => merchantsReviewCommand(args, withContext, (message) => new UsageError(message)),
   "zengin files": async (args) => {
     const [verb, file] = args;
     if (verb === "list") return withContext((ctx) => listZenginFiles(ctx));

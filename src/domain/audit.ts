@@ -35,7 +35,14 @@ export type AuditAction =
   | "user.password_set"
   | "user.totp_reset"
   | "sandbox.bank_account"
-  | "sandbox.bank_maintenance";
+  | "sandbox.bank_maintenance"
+  | "merchant.sign_up"
+  | "onboarding.update"
+  | "onboarding.submit"
+  | "onboarding.approve"
+  | "onboarding.send_back"
+  | "onboarding.suspend"
+  | "onboarding.reinstate";
 
 /** The actor of `furikomi users …` (docs/reference/cli.md): the operator, not a dashboard user. */
 export const commandLine = Object.freeze({

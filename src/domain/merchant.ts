@@ -1,3 +1,5 @@
+import type { OnboardingState } from "./onboarding.js";
+
 /** A merchant as the flows see it (storage maps its row to this, its webhook secret unsealed). */
 export interface MerchantRecord {
   id: string;
@@ -7,7 +9,7 @@ export interface MerchantRecord {
   webhookUrl: string;
   /** whsec_… signing secret, in clear (sealed at rest). */
   webhookSecret: string;
-  onboardingComplete: boolean;
+  onboardingState: OnboardingState;
   webhookFailing: boolean;
   webhookFailingReason: string;
   /** Every dashboard user of the merchant must enrol TOTP before doing anything else. */
@@ -22,5 +24,5 @@ export interface MerchantRecord {
 /** What provisioning writes: the rest starts empty. */
 export type NewMerchant = Pick<
   MerchantRecord,
-  "id" | "name" | "logoUrl" | "webhookUrl" | "webhookSecret" | "createdAt"
+  "id" | "name" | "logoUrl" | "webhookUrl" | "webhookSecret" | "onboardingState" | "createdAt"
 >;

@@ -16,6 +16,8 @@ export interface ModeRules {
   readonly sandboxTools: boolean;
   /** Redirect and webhook URLs must be https to public addresses (production). */
   readonly publicUrlsOnly: boolean;
+  /** Real money moves: only a merchant the operator approved may charge (src/domain/onboarding.ts). */
+  readonly liveMoney: boolean;
   /** The bank directory lists the simulated banks (99xx) beside the real ones. */
   readonly simulatedBanks: boolean;
 }
@@ -26,6 +28,7 @@ const rules: Readonly<Record<Mode, ModeRules>> = Object.freeze({
     apiKeyPrefix: "sk_test_",
     sandboxTools: true,
     publicUrlsOnly: false,
+    liveMoney: false,
     simulatedBanks: true,
   }),
   production: Object.freeze({
@@ -33,6 +36,7 @@ const rules: Readonly<Record<Mode, ModeRules>> = Object.freeze({
     apiKeyPrefix: "sk_live_",
     sandboxTools: false,
     publicUrlsOnly: true,
+    liveMoney: true,
     simulatedBanks: false,
   }),
 });

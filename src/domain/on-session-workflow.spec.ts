@@ -8,7 +8,6 @@ const facts = (overrides: Partial<OnSessionFacts>): OnSessionFacts => ({
   price: 1000,
   oneOff: false,
   customer: undefined,
-  merchantOnboardingComplete: true,
   ...overrides,
 });
 
@@ -46,12 +45,6 @@ describe("chooseOnSessionWorkflow", () => {
     expect(rejection({ byCustomerId: true })).toBe("ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND");
     expect(rejection({ byCustomerId: true, customer: { activeContract: false } })).toBe(
       "ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_INACTIVE",
-    );
-    expect(rejection({ merchantOnboardingComplete: false })).toBe(
-      "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
-    );
-    expect(rejection({ byCustomerId: true, merchantOnboardingComplete: false })).toBe(
-      "ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND",
     );
   });
 });

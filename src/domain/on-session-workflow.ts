@@ -15,7 +15,6 @@ export interface OnSessionFacts {
   oneOff: boolean;
   /** The customer found by id (or by e-mail when no id was given), if any. */
   customer: { activeContract: boolean } | undefined;
-  merchantOnboardingComplete: boolean;
 }
 
 function rejection(
@@ -62,13 +61,6 @@ export function chooseOnSessionWorkflow(facts: OnSessionFacts): PaymentWorkflow 
       "ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_INACTIVE",
       PaymentErrorCode.CUSTOMER_INACTIVE,
       errorTypeMessages[ErrorType.PAYMENT_CUSTOMER_INACTIVE],
-    );
-  }
-  if (!facts.merchantOnboardingComplete) {
-    throw rejection(
-      "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
-      PaymentErrorCode.INTERNAL,
-      "merchant onboarding is incomplete: payments cannot be prepared until it is finished (not a temporary error)",
     );
   }
   if (facts.oneOff) return PaymentWorkflow.ONE_TIME_CHARGE;

@@ -1,10 +1,4 @@
-import {
-  codesOfLastDay,
-  customerSignInRules,
-  signInCodeMessage,
-  signInCodeOwner,
-  tooManySignInCodes,
-} from "../domain/customer-app-sign-in.js";
+import { signInCodeMessage, signInCodeOwner } from "../domain/customer-app-sign-in.js";
 import { normalizeEmail } from "../domain/customer.js";
 import {
   hashCsrfToken,
@@ -14,15 +8,6 @@ import {
   newSessionToken,
 } from "../domain/dashboard-session.js";
 import {
-  codeMatches,
-  codeUnusableReason,
-  storedOneTimeCode,
-  newOneTimeCode,
-  oneTimeCodeRules,
-  resendAvailableAt,
-} from "../domain/one-time-code.js";
-import { RequestRefusal } from "../domain/request-refusal.js";
-import {
   deleteCustomerAppSession,
   deleteEndedCustomerAppSessions,
   findCustomerAppSession,
@@ -30,16 +15,9 @@ import {
   setCustomerAppSessionIdleExpiry,
 } from "../storage/customer-app-sessions.js";
 import { customersOfEmail } from "../storage/customer-records.js";
-import { enqueueJob, type JobOutcome } from "../storage/jobs.js";
-import { deleteSignInCodeMail, findSignInCodeMail, insertSignInCodeMail } from "../storage/sign-in-code-mail.js";
-import { operatorMailbox } from "../domain/mailbox-message.js";
-import {
-  deleteOneTimeCodesBefore,
-  insertOneTimeCode,
-  lockCodesOfLink,
-  saveCodeAttempt,
-} from "../storage/one-time-codes.js";
+import type { JobOutcome } from "../storage/jobs.js";
 import { checkCookieSession } from "./cookie-session.js";
+import { checkEmailedCode, mailEmailedCode, sendEmailedCode } from "./emailed-code.js";
 import type { FlowContext } from "./flow-context.js";
 
 /** The signed-in customer of a CustomerAppService call: the e-mail their code proved. */
@@ -61,66 +39,19 @@ export interface NewCustomerSession {
  * job, in one transaction), and nothing here asks whether a merchant knows the address, nor waits
  * for the mail server (docs/reference/security.md#customer-app-sign-in). One send per 30 seconds, 10 a day.
  */
-export async function sendSignInCode(
-  ctx: FlowContext,
-  email: string,
-): Promise<{ expiresAt: Date; resendAvailableAt: Date }> {
-  const owner = signInCodeOwner(email);
-  const code = newOneTimeCode();
-  const stored = await ctx.tx.write(async (trx) => {
-    // Two first sends for one e-mail find no row to lock: the key makes the second wait and see the first's code.
-    await ctx.tx.lockKey(trx, owner);
-    const now = ctx.clock.now();
-    const codes = codesOfLastDay(await lockCodesOfLink(ctx.tx, trx, owner), now);
-    const availableAt = resendAvailableAt(codes[0]?.createdAt, now);
-    if (availableAt > now)
-      throw new RequestRefusal(
-        "rate_limited",
-        `a code was just sent; ask for a new one after ${availableAt.toISOString()}`,
-        {
-          reason: "SIGN_IN_CODE_TOO_SOON",
-          retryAfterSeconds: Math.ceil((availableAt.getTime() - now.getTime()) / 1000),
-        },
-      );
-    if (codes.length >= customerSignInRules.maxCodesPerDay) throw tooManySignInCodes();
-    await deleteOneTimeCodesBefore(trx, owner, new Date(now.getTime() - customerSignInRules.dayMs).toISOString());
-    const record = storedOneTimeCode(code, now);
-    await insertOneTimeCode(trx, owner, record);
-    await insertSignInCodeMail(trx, {
-      codeId: record.id,
-      email: normalizeEmail(email),
-      code,
-      expiresAt: record.expiresAt,
-      createdAt: now,
-    });
-    await enqueueJob(trx, { kind: "sign-in-code-mail", refId: record.id, runAt: now, now });
-    return record;
-  });
-  ctx.wake("jobs");
-  return { expiresAt: stored.expiresAt, resendAvailableAt: resendAvailableAt(stored.createdAt, stored.createdAt) };
+export function sendSignInCode(ctx: FlowContext, email: string): Promise<{ expiresAt: Date; resendAvailableAt: Date }> {
+  return sendEmailedCode(ctx, { owner: signInCodeOwner(email), email, mailJob: "sign-in-code-mail" });
 }
 
 /**
- * The job behind SendSignInCode: mails the code when a merchant knows the e-mail (so the page
- * cannot be used to mail strangers), then forgets it. The message belongs to no merchant: in the
- * sandbox it lands in the operator's mailbox, which no merchant's key reads
- * (docs/guide/sandbox.md#the-mailbox). A mail server that fails is tried again (the job's backoff)
- * until the code expires.
+ * The job behind SendSignInCode: mails the code only when a merchant knows the e-mail (so the page
+ * cannot be used to mail strangers), then forgets it (flows/emailed-code.ts).
  */
-export async function runSignInCodeMailJob(ctx: FlowContext, codeId: string): Promise<JobOutcome> {
-  const mail = await findSignInCodeMail(ctx.tx.db, codeId);
-  if (!mail) return { done: true };
-  if (ctx.clock.now() < mail.expiresAt && (await customersOfEmail(ctx.tx.db, mail.email)).length > 0) {
-    await ctx.notifier.send({
-      merchantId: operatorMailbox,
-      to: mail.email,
-      ...signInCodeMessage(mail.code),
-      code: mail.code,
-      sentAt: mail.createdAt,
-    });
-  }
-  await ctx.tx.write((trx) => deleteSignInCodeMail(trx, codeId));
-  return { done: true };
+export function runSignInCodeMailJob(ctx: FlowContext, codeId: string): Promise<JobOutcome> {
+  return mailEmailedCode(ctx, codeId, {
+    worthSending: async (email) => (await customersOfEmail(ctx.tx.db, email)).length > 0,
+    message: signInCodeMessage,
+  });
 }
 
 /**
@@ -134,14 +65,7 @@ export async function verifySignInCode(
 ): Promise<{ verified: boolean; attemptsLeft: number; session?: NewCustomerSession }> {
   return ctx.tx.write(async (trx) => {
     const now = ctx.clock.now();
-    const [latest] = await lockCodesOfLink(ctx.tx, trx, signInCodeOwner(email));
-    if (!latest) throw new RequestRefusal("precondition", "no code has been sent yet; ask for one");
-    const unusable = codeUnusableReason(latest, now);
-    if (unusable) throw new RequestRefusal("precondition", unusable);
-    const verified = codeMatches(latest, code);
-    const attempt = { ...latest, attempts: latest.attempts + 1, usedAt: verified ? now : null };
-    await saveCodeAttempt(trx, attempt);
-    const attemptsLeft = Math.max(0, oneTimeCodeRules.maxAttempts - attempt.attempts);
+    const { verified, attemptsLeft } = await checkEmailedCode(ctx, trx, signInCodeOwner(email), code);
     if (!verified) return { verified, attemptsLeft };
     const sessionToken = newSessionToken();
     const csrfToken = newCsrfToken();

@@ -1,3 +1,5 @@
+import { chargingRefusals } from "../domain/onboarding.js";
+import { refuseBlockedMerchant } from "./charging-allowed.js";
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import {
   csvBatchProgress,
@@ -68,6 +70,7 @@ export async function uploadCsvBatch(
   file: { fileName: string; content: Uint8Array },
 ): Promise<UploadedCsvBatch> {
   if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
   const upload = readCsvUpload(file.content);
   const checks = checkCsvRows(upload.rows, upload.header.length);
   const now = ctx.clock.now();
@@ -169,6 +172,7 @@ export async function confirmCsvBatch(
   principal: DashboardPrincipal,
   input: { batchId: string; challengeId: string; code: string },
 ): Promise<CsvBatchView> {
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
   const now = ctx.clock.now();
   const refusal = await ctx.tx.write(async (trx): Promise<RequestRefusal | undefined> => {
     const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, input.batchId);

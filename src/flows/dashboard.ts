@@ -1,3 +1,5 @@
+import { chargingRefusals } from "../domain/onboarding.js";
+import { refuseBlockedMerchant } from "./charging-allowed.js";
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { hashApiKey, newApiKey, newWebhookSecret } from "../domain/api-key.js";
 import { newId } from "../domain/ids.js";
@@ -203,6 +205,8 @@ export async function createApiKey(
   ctx: FlowContext,
   principal: DashboardPrincipal,
 ): Promise<{ key: ApiKeyView; secret: string }> {
+  // A live key only once the operator approved the going-live checklist (docs/guide/getting-started.md#going-live).
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
   const now = ctx.clock.now();
   const secret = newApiKey(ctx.mode.apiKeyPrefix);
   const key = { id: newId("key"), prefix: secret.slice(0, 12), createdAt: now, revokedAt: null };

@@ -38,6 +38,8 @@ import { settleCharges } from "./charge-settlement.js";
 import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
 import { recordEvent } from "../storage/events.js";
 import { limits } from "../domain/limits.js";
+import { chargingRefusals } from "../domain/onboarding.js";
+import { refuseBlockedMerchant } from "./charging-allowed.js";
 
 /** An off-session request as the flows take it (docs/reference/contract.md#off-session). */
 export interface OffSessionInput {
@@ -66,6 +68,7 @@ export async function createOffSessionPaymentAsync(
   input: OffSessionInput,
   idempotency?: IdempotencyScope,
 ): Promise<AsyncRequestRecord> {
+  await refuseBlockedMerchant(ctx, merchant.id, chargingRefusals.offSession);
   const triggered = offSessionTrigger(ctx, input);
   const resumed = await resumedCharge(ctx, merchant, idempotency);
   const resumedRequest = resumed?.requestId
@@ -115,6 +118,7 @@ export async function createOffSessionPayment(
   input: OffSessionInput,
   idempotency?: IdempotencyScope,
 ): Promise<ChargeRecord> {
+  await refuseBlockedMerchant(ctx, merchant.id, chargingRefusals.offSession);
   const triggered = offSessionTrigger(ctx, input);
   let charge = await resumedCharge(ctx, merchant, idempotency);
   if (!charge) {

@@ -8,6 +8,7 @@ import {
 import { newPendingCharge } from "../domain/charge.js";
 import { withSuppliedFields, type CustomerProfile } from "../domain/customer.js";
 import { newId, randomToken } from "../domain/ids.js";
+import { chargingBlock, chargingRefusals } from "../domain/onboarding.js";
 import { chooseOnSessionWorkflow, onSessionInternalError } from "../domain/on-session-workflow.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import {
@@ -71,13 +72,13 @@ export async function createOnSessionPayment(
   try {
     const merchant = await findMerchant(ctx.tx.db, principal.id);
     if (!merchant) throw new RequestRefusal("unauthenticated", "unknown merchant");
-    const onboardingComplete = merchant.onboardingComplete;
+    const blocked = chargingBlock(merchant.onboardingState, ctx.mode.liveMoney);
+    if (blocked) throw chargingRefusals.onSession(blocked);
     try {
-      return await createInOneTransaction(ctx, principal, request, onboardingComplete, idempotency);
+      return await createInOneTransaction(ctx, principal, request, idempotency);
     } catch (error) {
       // Two first requests for one e-mail raced to create the customer: this one reuses it.
-      if (isUniqueViolation(error))
-        return await createInOneTransaction(ctx, principal, request, onboardingComplete, idempotency);
+      if (isUniqueViolation(error)) return await createInOneTransaction(ctx, principal, request, idempotency);
       throw error;
     }
   } catch (error) {
@@ -90,7 +91,6 @@ async function createInOneTransaction(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   request: OnSessionRequest,
-  merchantOnboardingComplete: boolean,
   idempotency: IdempotencyScope | undefined,
 ): Promise<OnSessionPaymentCreated> {
   const token = randomToken(tokenLength);
@@ -106,7 +106,6 @@ async function createInOneTransaction(
       price: request.charge.price,
       oneOff: request.charge.oneOff,
       customer: existing && { activeContract: activeContract !== undefined },
-      merchantOnboardingComplete,
     });
 
     // customer_id names the customer: its e-mail on file is kept. By e-mail, the supplied fields update it.

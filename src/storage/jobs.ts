@@ -13,6 +13,7 @@ export type JobKind =
   | "zengin-cycle"
   | "subscription-cycle"
   | "sign-in-code-mail"
+  | "sign-up-code-mail"
   | "subscription-failure-mail"
   | "subscription-notice";
 

@@ -1,11 +1,12 @@
 import type { Kysely, Selectable } from "kysely";
 import type { MerchantRecord, NewMerchant } from "../domain/merchant.js";
+import { isOnboardingState, type OnboardingState } from "../domain/onboarding.js";
 import type { Database, MerchantTable } from "./schema.js";
 import { seal, unseal } from "./sealed.js";
 
 type MerchantRow = Selectable<MerchantTable>;
 
-/** A provisioned merchant: onboarded, its webhook healthy, its secret sealed. */
+/** A provisioned merchant: its webhook healthy, its secret sealed. */
 export async function insertMerchant(db: Kysely<Database>, merchant: NewMerchant): Promise<void> {
   await db
     .insertInto("merchants")
@@ -15,7 +16,7 @@ export async function insertMerchant(db: Kysely<Database>, merchant: NewMerchant
       logo_url: merchant.logoUrl,
       webhook_url: merchant.webhookUrl,
       webhook_secret: seal(merchant.webhookSecret),
-      onboarding_complete: 1,
+      onboarding_state: merchant.onboardingState,
       webhook_failing: 0,
       webhook_failing_reason: "",
       created_at: merchant.createdAt.toISOString(),
@@ -34,7 +35,7 @@ function merchantFromRow(row: MerchantRow | undefined): MerchantRecord | undefin
       logoUrl: row.logo_url,
       webhookUrl: row.webhook_url,
       webhookSecret: unseal(row.webhook_secret),
-      onboardingComplete: row.onboarding_complete === 1,
+      onboardingState: onboardingStateOf(row.onboarding_state),
       webhookFailing: row.webhook_failing === 1,
       webhookFailingReason: row.webhook_failing_reason,
       dashboardTotpRequired: row.dashboard_totp_required === 1,
@@ -126,6 +127,25 @@ export async function updateSupportContact(
   const result = await db
     .updateTable("merchants")
     .set({ support_email: contact.email, support_phone: contact.phone, support_url: contact.url })
+    .where("id", "=", merchantId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+function onboardingStateOf(value: string): OnboardingState {
+  if (!isOnboardingState(value)) throw new Error(`merchants.onboarding_state holds an unknown state: ${value}`);
+  return value;
+}
+
+/** Moves the merchant's onboarding state; true when the merchant exists. */
+export async function setOnboardingState(
+  db: Kysely<Database>,
+  merchantId: string,
+  state: OnboardingState,
+): Promise<boolean> {
+  const result = await db
+    .updateTable("merchants")
+    .set({ onboarding_state: state })
     .where("id", "=", merchantId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;

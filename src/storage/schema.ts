@@ -34,6 +34,7 @@ export interface Database {
   sign_in_attempts: SignInAttemptTable;
   sign_in_challenges: SignInChallengeTable;
   sign_in_code_mail: SignInCodeMailTable;
+  onboarding_checklists: OnboardingChecklistTable;
   recovery_codes: RecoveryCodeTable;
   dashboard_invitations: DashboardInvitationTable;
   audit_log: AuditLogTable;
@@ -133,7 +134,6 @@ export interface MerchantTable {
   webhook_url: string;
   /** whsec_… signing secret (needed in clear to sign). */
   webhook_secret: string;
-  onboarding_complete: number;
   webhook_failing: number;
   webhook_failing_reason: string;
   created_at: string;
@@ -143,6 +143,8 @@ export interface MerchantTable {
   support_email: Generated<string>;
   support_phone: Generated<string>;
   support_url: Generated<string>;
+  /** src/domain/onboarding.ts's OnboardingState. */
+  onboarding_state: Generated<string>;
 }
 
 export interface ApiKeyTable {
@@ -763,4 +765,16 @@ export interface SubscriptionAttemptTable {
   charge_id: string;
   debit_date: string;
   created_at: string;
+}
+
+/** What a merchant saved of its going-live checklist (migration 0032). */
+export interface OnboardingChecklistTable {
+  merchant_id: string;
+  business_json: Generated<string>;
+  webhook_test_event_id: Generated<string>;
+  terms_version: Generated<string>;
+  terms_accepted_at: string | null;
+  terms_accepted_by: Generated<string>;
+  sent_back_reason: Generated<string>;
+  updated_at: string;
 }

@@ -417,7 +417,9 @@ describe("DashboardService: the session cookie", () => {
     const before = await victimView();
     const client = user.client as unknown as Record<string, (req: unknown) => Promise<unknown>>;
     let aimedCalls = 0;
-    for (const method of unary(DashboardService).filter((m) => m.name !== "SignOut" && m.name !== "SignIn")) {
+    // StartSignUp answers every address alike (a code to whoever asks; no existence oracle).
+    const skipped = ["SignOut", "SignIn", "StartSignUp"];
+    for (const method of unary(DashboardService).filter((m) => !skipped.includes(m.name))) {
       const { message, aimed } = requestAimedAtVictim(method);
       const answer = await answerOf(client[method.localName](create(method.input, message as never)), method);
       const where = `DashboardService.${method.name} ${JSON.stringify(message)}`;

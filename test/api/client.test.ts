@@ -109,10 +109,10 @@ describe("typed errors", () => {
   });
 
   it("conditional: STRATEGY_EXECUTION_FAILED is left to the caller, not retried", async () => {
-    const merchant = await server.newMerchant("Not Onboarded");
+    const merchant = await server.newMerchant("Suspended");
     await server.ctx.tx.db
       .updateTable("merchants")
-      .set({ onboarding_complete: 0 })
+      .set({ onboarding_state: "suspended" })
       .where("id", "=", merchant.merchant_id)
       .execute();
     const { client, attempts } = recordingClient({ apiKey: merchant.api_key });

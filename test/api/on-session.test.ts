@@ -289,10 +289,10 @@ describe("rejections", () => {
     expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("ON_SESSION_PAYMENT_ERROR_CODE_CUSTOMER_NOT_FOUND");
   });
 
-  it("STRATEGY_EXECUTION_FAILED while the merchant's onboarding is incomplete, over HTTP and Connect", async () => {
-    const other = await server.newMerchant("Onboarding Shop");
+  it("STRATEGY_EXECUTION_FAILED while the merchant is suspended, over HTTP and Connect", async () => {
+    const other = await server.newMerchant("Suspended Shop");
     await server.ctx.tx.write((trx) =>
-      trx.updateTable("merchants").set({ onboarding_complete: 0 }).where("id", "=", other.merchant_id).execute(),
+      trx.updateTable("merchants").set({ onboarding_state: "suspended" }).where("id", "=", other.merchant_id).execute(),
     );
     const res = await api(server, "/v1/payments/on-session", {
       method: "POST",
@@ -305,7 +305,7 @@ describe("rejections", () => {
     expect(body.details.find((d: { type: string }) => d.type === "google.rpc.ErrorInfo").debug.reason).toBe(
       "ON_SESSION_PAYMENT_ERROR_CODE_STRATEGY_EXECUTION_FAILED",
     );
-    expect(body.message).toContain("onboarding");
+    expect(body.message).toContain("suspended");
     const error = await createPayment(server, {}, other.api_key).then(
       () => undefined,
       (e) => ConnectError.from(e),

@@ -26,7 +26,6 @@ describe.each(dialects)("storage on %s", (dialect) => {
           logo_url: "",
           webhook_url: "",
           webhook_secret: "whsec_x",
-          onboarding_complete: 1,
           webhook_failing: 0,
           webhook_failing_reason: "",
           created_at: "2026-01-01T00:00:00.000Z",

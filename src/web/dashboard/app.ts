@@ -15,6 +15,9 @@ import { settingsView } from "./views/settings.js";
 import { signInView } from "./views/sign-in.js";
 import { auditView } from "./views/audit.js";
 import { invitationView } from "./views/invitation.js";
+import { signUpView, startView } from "./views/sign-up.js";
+import { onboardingView } from "./views/onboarding.js";
+import { ot } from "./i18n-onboarding.js";
 import { teamView } from "./views/team.js";
 import { tt } from "./i18n-team.js";
 import { DashboardRole, may } from "./roles.js";
@@ -73,6 +76,10 @@ async function view(route: Route): Promise<HTMLElement> {
       return teamView(app);
     case "audit":
       return auditView(app);
+    case "start":
+      return startView();
+    case "onboarding":
+      return onboardingView();
     default:
       return customersView(route.query);
   }
@@ -91,6 +98,7 @@ function navigation(route: Route): HTMLElement {
     ["security", t().navSecurity],
     ...(mode === "sandbox" ? [["sandbox", t().navSandbox, DashboardRole.OPERATOR] as Page] : []),
     ["team", tt().navTeam, DashboardRole.OWNER],
+    ["onboarding", ot().checklistTitle, DashboardRole.OWNER],
     ["audit", tt().navAudit, DashboardRole.ADMIN],
   ];
   const links = pages.filter(([, , least]) => least === undefined || may(user!, least));
@@ -169,6 +177,12 @@ async function render(): Promise<void> {
     root.replaceChildren(header(undefined), status, main);
     main.append(await invitationView(invitation.id, signedIn));
     main.querySelector<HTMLElement>("input:not([readonly])")?.focus();
+    return;
+  }
+  if (!user && invitation.name === "sign-up") {
+    root.replaceChildren(header(undefined), status, main);
+    main.append(signUpView(signedIn));
+    main.querySelector("input")?.focus();
     return;
   }
   if (!user) {

@@ -1,3 +1,4 @@
+import { ot } from "./i18n-onboarding.js";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
@@ -42,6 +43,7 @@ export function errorMessage(error: unknown): string {
   const text =
     t().reasons[reason] ??
     tt().reasons[reason] ??
+    ot().reasons[reason] ??
     (errorType !== undefined ? label("errorType", errorType) : undefined) ??
     (lang() === "en" && connectError.rawMessage) ??
     t().codes[Code[connectError.code]] ??

@@ -268,6 +268,8 @@ const en = {
     TOTP_CHALLENGE_EXPIRED: "The confirmation expired. Ask for a new one.",
     TOTP_CHALLENGE_NOT_FOUND: "This confirmation does not exist.",
     TOTP_NOT_ENABLED: "Turn on two-step verification first.",
+    MERCHANT_NOT_LIVE:
+      "Live payments start once the operator has approved your going-live checklist (or lifted a suspension).",
     TOTP_LOCKED: "Too many wrong codes. Try again in 15 minutes.",
     SIGN_IN_EXPIRED: "The sign-in expired. Enter your e-mail and password again.",
     STEP_UP_REQUIRED: "This action needs a code from your authenticator app.",
@@ -541,6 +543,7 @@ const ja: typeof en = {
     TOTP_CHALLENGE_EXPIRED: "確認の有効期限が切れました。やり直してください。",
     TOTP_CHALLENGE_NOT_FOUND: "この確認は存在しません。",
     TOTP_NOT_ENABLED: "先に2段階認証を有効にしてください。",
+    MERCHANT_NOT_LIVE: "本番の決済は、運営者が本番利用の審査項目を承認した後（または利用停止の解除後）に使えます。",
     TOTP_LOCKED: "コードの誤りが多すぎます。15分後にお試しください。",
     SIGN_IN_EXPIRED: "ログインの有効期限が切れました。メールアドレスとパスワードをもう一度入力してください。",
     STEP_UP_REQUIRED: "この操作には認証アプリのコードが必要です。",

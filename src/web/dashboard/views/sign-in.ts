@@ -1,5 +1,6 @@
 import { busy, errorBox, field, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { ot } from "../i18n-onboarding.js";
 import { rpc } from "../rpc.js";
 import { secondFactorForm } from "./second-factor.js";
 
@@ -18,7 +19,7 @@ export function signInView(onSignedIn: () => Promise<void>): HTMLElement {
     submit,
   );
   const heading = h("h1", { tabindex: -1 }, t().signInTitle);
-  const section = h("section", {}, heading, form);
+  const section = h("section", {}, heading, form, h("p", {}, h("a", { href: "#/sign-up" }, ot().signUpLink)));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void busy(submit, problem, async () => {
