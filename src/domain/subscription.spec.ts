@@ -65,6 +65,7 @@ function subscription(of: PlanRecord, startPeriod: string, changes: Partial<Subs
     endedAt: null,
     pastDueReason: null,
     pastDuePeriod: null,
+    carry: [],
     ...changes,
   };
   return record;

@@ -95,6 +95,7 @@ export async function createSubscription(
       endedAt: null,
       pastDueReason: null,
       pastDuePeriod: null,
+      carry: [],
     };
     await insertSubscription(trx, created);
     await recordSubscriptionEvent(trx, EventType.SUBSCRIPTION_CREATED, created, merchant.name, now);

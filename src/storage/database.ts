@@ -44,6 +44,7 @@ import * as subscriptions from "./migrations/0028-subscriptions.js";
 import * as accessEpochs from "./migrations/0029-access-epochs.js";
 import * as subscriptionDunning from "./migrations/0030-subscription-dunning.js";
 import * as subscriptionDebitDates from "./migrations/0031-subscription-debit-dates.js";
+import * as subscriptionCarryOver from "./migrations/0032-subscription-carry-over.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   "0029-access-epochs": accessEpochs,
   "0030-subscription-dunning": subscriptionDunning,
   "0031-subscription-debit-dates": subscriptionDebitDates,
+  "0032-subscription-carry-over": subscriptionCarryOver,
 };
 
 /**
