@@ -34,6 +34,12 @@ export type AuditAction =
   | "user.password_reset"
   | "user.password_set"
   | "user.totp_reset"
+  | "plan.create"
+  | "plan.price_update"
+  | "subscription.create"
+  | "subscription.pause"
+  | "subscription.resume"
+  | "subscription.cancel"
   | "sandbox.bank_account"
   | "sandbox.bank_maintenance";
 
