@@ -10,6 +10,7 @@ import {
   SubscriptionService,
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
+import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { advanceTo } from "../helpers/sandbox-clock.js";
 import { expectReconciled } from "../helpers/reconcile.js";
@@ -122,6 +123,10 @@ describe("合算: the unpaid amount added to the next period's debit", () => {
         [[1, ChargeStatus.FAILURE]],
       ]);
     }
+    // The dashboard's next debit amount is the next period's own plus the carried one.
+    const viewer = await signedInUser(server, { role: "viewer" });
+    const view = await viewer.client.getBillingSubscription({ query: { subscriptionId: paid.subscriptionId } });
+    expect(view.subscription?.nextDebitAmount).toBe(16000);
     const [pastDue] = await eventsOf("EVENT_TYPE_SUBSCRIPTION_PAST_DUE", paid.subscriptionId, 1);
     expect(pastDue).toMatchObject({
       period: "2026-02",
