@@ -23,8 +23,8 @@ import { failureMailRef } from "./subscription-mail.js";
  * Re-debits and dunning (docs/guide/recurring-billing.md#re-debits-and-dunning), decided in the
  * settlement's transaction (flows/charge-settlement.ts, the one settlement path): a subscription
  * charge that failed makes its subscription past due, with a re-debit when the plan asks for one
- * and the failure is 資金不足 (or, 合算, the unpaid amount carried to the next period's debit), the PAST_DUE event and the customer's e-mail (a job); one that
- * succeeded may return it to active.
+ * and the failure is 資金不足 (or, 合算, the unpaid amount carried to the next period's debit), the
+ * PAST_DUE event and the customer's e-mail (a job); one that succeeded may return it to active.
  */
 export async function followSubscriptionCharges(
   ctx: FlowContext,
