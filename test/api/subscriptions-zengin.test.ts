@@ -99,7 +99,7 @@ describe("subscriptions on the Zengin file exchange", () => {
     ]);
   });
 
-  it("refuses a price change from the period whose file is written", async () => {
+  it("refuses a price change from the period whose file is written, takes one from the next", async () => {
     const error = await subscriptions()
       .updatePlanPrice({ planId: ids.plan, amount: 9000, fromPeriod: "2026-11" })
       .then(
@@ -108,6 +108,12 @@ describe("subscriptions on the Zengin file exchange", () => {
       );
     expect(error?.code).toBe(Code.FailedPrecondition);
     expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("PLAN_PERIOD_ALREADY_CHARGED");
+    // The next period's file is not written yet: a change from it is taken.
+    const { plan } = await subscriptions().updatePlanPrice({ planId: ids.plan, amount: 9000, fromPeriod: "2026-12" });
+    expect(plan?.prices.map((p) => [p.amount, p.fromPeriod])).toEqual([
+      [8000, ""],
+      [9000, "2026-12"],
+    ]);
   });
 
   it("settles by the result file; result 3 deactivates the contract and ends its subscription", async () => {
