@@ -7,7 +7,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 // need no database: SQLite pass only.
 const tests = "test/**/*.test.ts";
 const pureTests = ["src/**/*.spec.ts", "test/unit/**/*.test.ts"];
-const postgresOnly = ["test/process/scale-out.test.ts"];
+const postgresOnly = ["test/process/scale-out.test.ts", "test/process/subscription-cycle-scale-out.test.ts"];
 // SQLite-specific (integrity_check after kill -9). The model-based test runs on both (fewer
 // sequences on PostgreSQL: the model is about the domain; PostgreSQL's pass is for reconcile).
 // The suite has to stay under 10 minutes on 2 cores (CONTRIBUTING.md#test-tiers).

@@ -101,6 +101,7 @@ try {
           created_at: now,
           updated_at: now,
           ended_at: null,
+          carry_json: "[]",
         });
       }
       for (let at = 0; at < rows.length; at += 100)

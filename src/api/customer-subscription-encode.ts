@@ -4,6 +4,7 @@ import {
   CustomerSubscriptionSchema,
 } from "../../gen/payments/v1/customer_app_service_pb.js";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { debitAmountOf } from "../domain/subscription.js";
 import type { CustomerSubscriptionView } from "../flows/customer-subscriptions.js";
 import { encodeSubscription } from "./subscription-encode.js";
 
@@ -23,7 +24,8 @@ export function encodeCustomerSubscription(view: CustomerSubscriptionView): Cust
     periods: view.periods.map(({ period, outcome }) => ({
       period: period.period,
       debitDate: period.debitDate,
-      amount: period.amounts.finalAmount,
+      // What was debited: its own amount and any carried into it (合算).
+      amount: debitAmountOf(period),
       outcome: outcome ?? ChargeStatus.UNSPECIFIED,
     })),
   });

@@ -12,9 +12,9 @@ import {
   SubscriptionSchema,
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
-import { latestPriceOf, type PlanDiscount, type PlanRecord } from "../domain/plan.js";
+import { latestPriceOf, type PlanDiscount, type PlanDunning, type PlanRecord } from "../domain/plan.js";
 import { dunningOf } from "../domain/dunning.js";
-import type { PastDueReason } from "../domain/subscription.js";
+import { carriedAmountOf, type PastDueReason } from "../domain/subscription.js";
 import { defaultNoticeDays } from "../domain/subscription-mail.js";
 import type {
   SubscriptionAttemptRecord,
@@ -46,7 +46,7 @@ export function decodePlanInput(req: CreatePlanRequest): PlanInput {
     discount,
     dunning: dunningOf(
       req.dunning && {
-        action: req.dunning.action === DunningAction.RETRY ? "retry" : "stop",
+        action: dunningActionsOf.get(req.dunning.action) ?? "stop",
         retryAfterDays: req.dunning.retryAfterDays,
         maxAttempts: req.dunning.maxAttempts,
         cancelOnGiveUp: req.dunning.cancelOnGiveUp,
@@ -85,7 +85,7 @@ export function encodePlan(plan: PlanRecord): Plan {
     })),
     metadata: plan.metadata,
     dunning: {
-      action: plan.dunning.action === "retry" ? DunningAction.RETRY : DunningAction.STOP,
+      action: dunningActions[plan.dunning.action],
       retryAfterDays: plan.dunning.retryAfterDays,
       maxAttempts: plan.dunning.maxAttempts,
       cancelOnGiveUp: plan.dunning.cancelOnGiveUp,
@@ -95,6 +95,15 @@ export function encodePlan(plan: PlanRecord): Plan {
     updatedAt: timestampFromDate(plan.updatedAt),
   });
 }
+
+const dunningActions: Readonly<Record<PlanDunning["action"], DunningAction>> = {
+  stop: DunningAction.STOP,
+  retry: DunningAction.RETRY,
+  carry_over: DunningAction.CARRY_OVER,
+};
+const dunningActionsOf = new Map(
+  Object.entries(dunningActions).map(([name, value]) => [value, name as PlanDunning["action"]]),
+);
 
 const statuses: Readonly<Record<Status, SubscriptionStatus>> = {
   active: SubscriptionStatus.ACTIVE,
@@ -117,6 +126,7 @@ const pastDueReasons: Readonly<Record<PastDueReason, PastDueReasonProto>> = {
   not_retryable: PastDueReasonProto.NOT_RETRYABLE,
   attempts_exhausted: PastDueReasonProto.ATTEMPTS_EXHAUSTED,
   no_retry_date: PastDueReasonProto.NO_RETRY_DATE,
+  carried_over: PastDueReasonProto.CARRIED_OVER,
 };
 
 export function encodeSubscription(
@@ -153,6 +163,8 @@ export function encodeSubscription(
       chargeId: period.chargeId ?? "",
       priceVersion: period.priceVersion,
       createdAt: timestampFromDate(period.createdAt),
+      carriedAmount: carriedAmountOf(period.carried),
+      carriedPeriods: period.carried.map((debt) => debt.period),
     })),
     createdAt: timestampFromDate(subscription.createdAt),
     updatedAt: timestampFromDate(subscription.updatedAt),
@@ -161,6 +173,7 @@ export function encodeSubscription(
       ? pastDueReasons[subscription.pastDueReason]
       : PastDueReasonProto.UNSPECIFIED,
     pastDuePeriod: subscription.pastDuePeriod ?? "",
+    carriedAmount: carriedAmountOf(subscription.carry),
     attempts: attempts.map((attempt) => ({
       period: attempt.period,
       attempt: attempt.attempt,

@@ -14,12 +14,13 @@ export type PlanDiscount =
 
 /**
  * A plan's dunning (docs/guide/recurring-billing.md#re-debits-and-dunning): on 資金不足 either a
- * re-debit (再振替) `retryAfterDays` after the failed debit, on a business day of the same month, at
- * most `maxAttempts` debits of a period in all; or none ("stop"). `cancelOnGiveUp`: a period left
+ * re-debit (再振替) `retryAfterDays` after the failed debit, on a business day of the same month;
+ * or the unpaid amount added to the next period's debit (合算, "carry_over"); at most
+ * `maxAttempts` debits of a period in all either way; or none ("stop"). `cancelOnGiveUp`: a period left
  * unpaid cancels the subscription instead of leaving it past due.
  */
 export interface PlanDunning {
-  action: "stop" | "retry";
+  action: "stop" | "retry" | "carry_over";
   retryAfterDays: number;
   maxAttempts: number;
   cancelOnGiveUp: boolean;

@@ -99,6 +99,7 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     createdAt: now,
     updatedAt: now,
     endedAt: null,
+    carry: [],
   };
   const period: SubscriptionPeriodRecord = {
     subscriptionId: subscription.id,
@@ -109,6 +110,7 @@ export function sampleEventContent(type: EventType, merchantId: string, merchant
     priceVersion: 1,
     amounts: { initialAmount: charge.amount, discount: 0, finalAmount: charge.amount },
     chargeId: charge.id,
+    carried: [],
     createdAt: now,
   };
   switch (type) {

@@ -19,7 +19,8 @@ function japaneseDate(date: JstDate): string {
 /**
  * The e-mail to the customer after a subscription's debit failed
  * (docs/guide/recurring-billing.md#re-debits-and-dunning): the amount, the reason, and the
- * re-debit's date when one is scheduled, else that the merchant will be in touch.
+ * re-debit's date when one is scheduled, that it is added to the next debit (合算), else that the
+ * merchant will be in touch.
  */
 export function debitFailureMessage(input: {
   merchantName: string;
@@ -29,11 +30,14 @@ export function debitFailureMessage(input: {
   debitDate: JstDate;
   errorType: ErrorType;
   retryDebitDate?: JstDate;
+  carriedOver?: boolean;
 }): { subject: string; body: string } {
   const { merchantName } = input;
   const next = input.retryDebitDate
     ? `${japaneseDate(input.retryDebitDate)}に同じ金額を再度振り替えます（再振替）。前日までに口座の残高をご用意ください。`
-    : `再振替の予定はありません。お支払い方法について ${merchantName} からご連絡します。`;
+    : input.carriedOver
+      ? "この金額は次回の振替に合算して振り替えます。次回の振替日の前日までに口座の残高をご用意ください。"
+      : `再振替の予定はありません。お支払い方法について ${merchantName} からご連絡します。`;
   return {
     subject: `【${merchantName}】口座振替ができませんでした`,
     body: [

@@ -7,13 +7,15 @@ import { RequestRefusal } from "./request-refusal.js";
 import {
   type BillingRules,
   cancelSubscription,
+  debitAmountOf,
   decideDuePeriod,
   firstScheduleOf,
   pauseSubscription,
   resumeSubscription,
   type SubscriptionRecord,
 } from "./subscription.js";
-import { defaultDunning } from "./dunning.js";
+import { afterFailedAttempt, afterPaidAttempt, decideAfterFailure, defaultDunning } from "./dunning.js";
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 
 const rules: BillingRules = {
   calendar: bankCalendar(japaneseNationalHolidays),
@@ -65,6 +67,7 @@ function subscription(of: PlanRecord, startPeriod: string, changes: Partial<Subs
     endedAt: null,
     pastDueReason: null,
     pastDuePeriod: null,
+    carry: [],
     ...changes,
   };
   return record;
@@ -179,5 +182,53 @@ describe("subscriptions", () => {
     expect(atEnd).toMatchObject({ status: "active", endPeriod: "2026-02", cancelAtPeriodEnd: true });
     expect(decideDuePeriod(atEnd, monthly, rules, created)).toEqual({ kind: "end", reason: "end_period" });
     expect(cancelSubscription(charged, false, created)).toMatchObject({ status: "cancelled", nextPeriod: null });
+  });
+});
+
+describe("合算 (carry-over)", () => {
+  const carrying = plan({
+    debitDay: 5,
+    dunning: { action: "carry_over", retryAfterDays: 5, maxAttempts: 2, cancelOnGiveUp: false },
+  });
+  const decide = (attempt: number, errorType = ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS) =>
+    decideAfterFailure({
+      dunning: carrying.dunning,
+      errorType,
+      attempt,
+      failedDebitDate: "2026-02-05",
+      rules,
+      now: created,
+    });
+
+  /** February's 1,000円 failed for 資金不足 and is carried. */
+  const owingFebruary = () =>
+    afterFailedAttempt(subscription(carrying, "2026-02"), "2026-02", 1000, decide(1), carrying.dunning, created);
+
+  it("carries a 資金不足 failure as the next attempt, within max_attempts, never another failure", () => {
+    expect(decide(1)).toEqual({ kind: "carry", attempt: 2 });
+    expect(decide(2)).toEqual({ kind: "give_up", reason: "attempts_exhausted" });
+    expect(decide(1, ErrorType.PAYMENT_CHARGE_REJECTED)).toEqual({ kind: "give_up", reason: "not_retryable" });
+  });
+
+  it("adds the carried amount to the next period's debit, and a free period still debits it", () => {
+    const owing = owingFebruary();
+    expect([owing.status, owing.pastDueReason, owing.carry]).toEqual([
+      "past_due",
+      "carried_over",
+      [{ period: "2026-02", attempt: 2, amount: 1000 }],
+    ]);
+    const due = decideDuePeriod(owing, carrying, rules, created);
+    if (due.kind !== "charge") throw new Error("not charged");
+    expect([due.debit, debitAmountOf(due.period)]).toEqual([true, 2000]);
+    const free = plan({ ...carrying, discount: { kind: "percent", percent: 100, periods: 1 } });
+    const freeDue = decideDuePeriod(owing, free, rules, created);
+    if (freeDue.kind !== "charge") throw new Error("not charged");
+    expect([freeDue.debit, debitAmountOf(freeDue.period)]).toEqual([true, 1000]);
+  });
+
+  it("stays past due when a later period is paid while an amount is still carried", () => {
+    const owing = owingFebruary();
+    expect(afterPaidAttempt(owing, "2026-03", created)).toBe(owing);
+    expect(afterPaidAttempt({ ...owing, carry: [] }, "2026-03", created).status).toBe("active");
   });
 });

@@ -14,7 +14,23 @@ import { RequestRefusal } from "./request-refusal.js";
 export type SubscriptionStatus = "active" | "paused" | "past_due" | "cancelled" | "ended";
 
 /** Why a subscription is past due (PAST_DUE_REASON_*; the decisions are domain/dunning.ts's). */
-export type PastDueReason = "retrying" | "not_retried" | "not_retryable" | "attempts_exhausted" | "no_retry_date";
+export type PastDueReason =
+  | "retrying"
+  | "not_retried"
+  | "not_retryable"
+  | "attempts_exhausted"
+  | "no_retry_date"
+  | "carried_over";
+
+/**
+ * 合算 (DUNNING_ACTION_CARRY_OVER): an unpaid period's amount added to a later period's debit, as
+ * attempt `attempt` of that unpaid period (domain/dunning.ts counts it against max_attempts).
+ */
+export interface CarriedDebt {
+  period: BillingPeriod;
+  attempt: number;
+  amount: number;
+}
 
 /** Why a subscription stopped: CancelSubscription, its end period passed, or its contract was deactivated. */
 export type SubscriptionEndReason = "cancelled" | "end_period" | "contract_deactivated" | "dunning_gave_up";
@@ -45,6 +61,8 @@ export interface SubscriptionRecord {
   /** While past due: why, and the unpaid period (kept when dunning cancels it). */
   pastDueReason: PastDueReason | null;
   pastDuePeriod: BillingPeriod | null;
+  /** 合算: the unpaid amounts the next charged period's debit adds to its own, oldest first. */
+  carry: CarriedDebt[];
 }
 
 /** A recorded period: its amounts are fixed when it is charged, whatever the plan later becomes. */
@@ -56,9 +74,20 @@ export interface SubscriptionPeriodRecord {
   debitDate: JstDate;
   priceVersion: number;
   amounts: PeriodAmounts;
-  /** Its first attempt's charge; null when nothing is charged (a final amount of 0). */
+  /** Its first attempt's charge; null when nothing is charged (a final amount of 0 and nothing carried). */
   chargeId: string | null;
+  /** 合算: earlier periods' unpaid amounts its charge adds to its own final amount. */
+  carried: CarriedDebt[];
   createdAt: Date;
+}
+
+/** What a period's charge debits: its own final amount and whatever was carried into it (合算). */
+export function debitAmountOf(period: Pick<SubscriptionPeriodRecord, "amounts" | "carried">): number {
+  return period.amounts.finalAmount + carriedAmountOf(period.carried);
+}
+
+export function carriedAmountOf(carried: readonly CarriedDebt[]): number {
+  return carried.reduce((sum, debt) => sum + debt.amount, 0);
 }
 
 /** One debit of a period (attempt 1: its charge; later: re-debits), with its charge's status. */
@@ -152,14 +181,15 @@ export type DuePeriodDecision =
   | {
       kind: "charge";
       period: SubscriptionPeriodRecord;
-      /** False for a period whose final amount is 0 (recorded, nothing debited). */
+      /** False for a period whose final amount is 0 with nothing carried (recorded, nothing debited). */
       debit: boolean;
       next: { period: BillingPeriod; debitDate: JstDate };
     };
 
 /**
  * The due period of an ACTIVE subscription: its amounts (its own price, or the plan's version for
- * the period; the discount by charged-period number), or its end when the period is past its end.
+ * the period; the discount by charged-period number) and the subscription's carried debts (合算),
+ * or its end when the period is past its end.
  */
 export function decideDuePeriod(
   subscription: SubscriptionRecord,
@@ -185,9 +215,10 @@ export function decideDuePeriod(
       priceVersion: subscription.amount === null ? price.version : 0,
       amounts,
       chargeId: null,
+      carried: subscription.carry,
       createdAt: now,
     },
-    debit: amounts.finalAmount > 0,
+    debit: amounts.finalAmount + carriedAmountOf(subscription.carry) > 0,
     next: scheduled(addMonths(period, intervalMonthsOf(plan)), plan, rules),
   };
 }
@@ -205,6 +236,8 @@ export function endSubscription(
     endReason: reason,
     nextPeriod: null,
     nextDebitDate: null,
+    // Nothing will be charged again: a carried amount stays unpaid (past_due_period says which).
+    carry: [],
     updatedAt: now,
     endedAt: now,
   };

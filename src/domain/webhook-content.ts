@@ -13,7 +13,7 @@ import { errorTypeMessages } from "./payment-failure.js";
 import { refundableRemainder, refundedIncludingPending } from "./refund.js";
 import type { ChargeRecord, ContractRecord, RefundRecord } from "./records.js";
 import type { StopRequestRecord } from "./stop-request.js";
-import type { SubscriptionPeriodRecord, SubscriptionRecord } from "./subscription.js";
+import { carriedAmountOf, type SubscriptionPeriodRecord, type SubscriptionRecord } from "./subscription.js";
 
 // Webhook bodies use the proto field names (snake_case), as docs/reference/contract.md#webhooks shows them.
 const asWebhookJson = { useProtoFieldName: true, alwaysEmitImplicit: true } as const;
@@ -146,7 +146,7 @@ export function subscriptionEventContent(
   merchantName: string,
   now: Date,
   period?: SubscriptionPeriodRecord,
-  dunning?: { attempt: number; retryDebitDate?: string; retryChargeId?: string },
+  dunning?: { attempt: number; retryDebitDate?: string; retryChargeId?: string; carriedAmount?: number },
 ): object {
   return toJson(
     SubscriptionEventContentSchema,
@@ -172,6 +172,8 @@ export function subscriptionEventContent(
       attempt: dunning?.attempt ?? 0,
       retryDebitDate: dunning?.retryDebitDate ?? "",
       retryChargeId: dunning?.retryChargeId ?? "",
+      // 合算: what this period's charge carried in, or (PAST_DUE) what the next period's will.
+      carriedAmount: dunning ? (dunning.carriedAmount ?? 0) : carriedAmountOf(period?.carried ?? []),
     }),
     asWebhookJson,
   ) as object;

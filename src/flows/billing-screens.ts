@@ -2,7 +2,7 @@ import { debitCalendarOf, type DebitCalendarDay, expectedNextDebit } from "../do
 import { addDays, jstDateOf } from "../domain/jst.js";
 import type { PlanRecord } from "../domain/plan.js";
 import type { StopRequestRecord } from "../domain/stop-request.js";
-import type { SubscriptionPeriodRecord, SubscriptionRecord } from "../domain/subscription.js";
+import { carriedAmountOf, type SubscriptionPeriodRecord, type SubscriptionRecord } from "../domain/subscription.js";
 import { debitCalendarGroups } from "../storage/debit-calendar.js";
 import { plansByIds } from "../storage/plans.js";
 import { stopRequestsOfContracts } from "../storage/stop-requests.js";
@@ -49,11 +49,13 @@ function viewOf(
   periods: readonly SubscriptionPeriodRecord[],
   stopRequests: ReadonlyMap<string, StopRequestRecord>,
 ): BillingSubscriptionView {
+  const expected = plan && expectedNextDebit(subscription, plan);
   return {
     subscription,
     periods,
     planName: plan?.name ?? "",
-    nextDebitAmount: (plan && expectedNextDebit(subscription, plan)?.finalAmount) ?? 0,
+    // 合算: a carried amount is debited with the next period.
+    nextDebitAmount: expected ? expected.finalAmount + carriedAmountOf(subscription.carry) : 0,
     stopRequest: stopRequests.get(subscription.contractId),
   };
 }

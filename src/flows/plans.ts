@@ -36,6 +36,7 @@ export async function createPlan(
   };
   await ctx.tx.write(async (trx) => {
     await insertPlan(trx, plan);
+    await ctx.audit?.(trx, { action: "plan.create", target: plan.id, details: { name: plan.name, price: amount } });
     await bindIdempotentResource(trx, idempotency, plan.id);
   });
   return plan;
@@ -92,6 +93,11 @@ export async function updatePlanPrice(
       createdAt: now,
     });
     await touchPlan(trx, plan.id, now);
+    await ctx.audit?.(trx, {
+      action: "plan.price_update",
+      target: plan.id,
+      details: { version, price: input.amount, from_period: input.fromPeriod },
+    });
     await bindIdempotentResource(trx, idempotency, plan.id);
   });
   return requirePlan(ctx.tx.db, merchant.id, input.planId);

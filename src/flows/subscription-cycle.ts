@@ -6,6 +6,7 @@ import type { PlanRecord } from "../domain/plan.js";
 import type { ChargeRecord, ContractRecord } from "../domain/records.js";
 import {
   type BillingRules,
+  debitAmountOf,
   decideDuePeriod,
   endSubscription,
   type SubscriptionPeriodRecord,
@@ -150,13 +151,14 @@ function outcomeOf(
   if (decision.kind === "end") return ended(subscription.cancelAtPeriodEnd ? "cancelled" : "ended", decision.reason);
   const next = {
     ...subscription,
+    // A carried amount (合算) is in this period's charge now.
+    carry: [],
     lastPeriod: decision.period.period,
     nextPeriod: decision.next.period,
     nextDebitDate: decision.next.debitDate,
     updatedAt: now,
   };
   if (!decision.debit) return { subscription: next, period: decision.period, event: EventType.UNSPECIFIED };
-  const { amounts } = decision.period;
   const charge = newOffSessionCharge(
     {
       id: newId("trx"),
@@ -166,8 +168,8 @@ function outcomeOf(
       bankAccountId: contract.bankAccountId,
       requestId: null,
       apiSource: ApiSource.OFF_SESSION_ASYNC,
-      amount: amounts.finalAmount,
-      discount: amounts.discount,
+      amount: debitAmountOf(decision.period),
+      discount: decision.period.amounts.discount,
       description: subscription.description,
       metadata: {
         ...subscription.metadata,

@@ -4,7 +4,7 @@ import { afterFailedAttempt, afterPaidAttempt, decideAfterFailure, type FailureD
 import { newId } from "../domain/ids.js";
 import { newOffSessionCharge } from "../domain/off-session-charge.js";
 import type { ChargeRecord } from "../domain/records.js";
-import type { SubscriptionRecord } from "../domain/subscription.js";
+import { type CarriedDebt, carriedAmountOf, type SubscriptionRecord } from "../domain/subscription.js";
 import { subscriptionEventContent } from "../domain/webhook-content.js";
 import { insertCharges } from "../storage/charges.js";
 import { recordEvents } from "../storage/events.js";
@@ -12,7 +12,7 @@ import { enqueueJob } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
 import { lockPlans } from "../storage/plans.js";
 import { findAttemptOfCharge, insertAttempt } from "../storage/subscription-attempts.js";
-import { lockSubscription, saveSubscription } from "../storage/subscriptions.js";
+import { findPeriod, lockSubscription, saveSubscription } from "../storage/subscriptions.js";
 import type { Tx } from "../storage/transactor.js";
 import { billingRulesOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
@@ -23,8 +23,8 @@ import { failureMailRef } from "./subscription-mail.js";
  * Re-debits and dunning (docs/guide/recurring-billing.md#re-debits-and-dunning), decided in the
  * settlement's transaction (flows/charge-settlement.ts, the one settlement path): a subscription
  * charge that failed makes its subscription past due, with a re-debit when the plan asks for one
- * and the failure is 資金不足, the PAST_DUE event and the customer's e-mail (a job); one that
- * succeeded may return it to active.
+ * and the failure is 資金不足 (or, 合算, the unpaid amount carried to the next period's debit), the
+ * PAST_DUE event and the customer's e-mail (a job); one that succeeded may return it to active.
  */
 export async function followSubscriptionCharges(
   ctx: FlowContext,
@@ -57,24 +57,39 @@ async function followFailure(
 ): Promise<void> {
   if (subscription.status === "cancelled" || subscription.status === "ended") return;
   const plan = (await lockPlans(ctx.tx, trx, [subscription.planId])).get(subscription.planId);
-  if (!plan) return;
+  const period = await findPeriod(trx, subscription.id, attempt.period);
+  if (!plan || !period) return;
   const rules = billingRulesOf(ctx.config);
-  const decision = decideAfterFailure({
-    dunning: plan.dunning,
-    errorType: charge.errorType,
-    attempt: attempt.attempt,
-    failedDebitDate: attempt.debitDate,
-    rules,
-    now,
-  });
-  const next = afterFailedAttempt(subscription, attempt.period, decision, plan.dunning, now);
+  // The unpaid debts of the charge, oldest first: those carried into a period's charge (合算), then its own.
+  const debts: CarriedDebt[] = [
+    ...(attempt.attempt === 1 ? period.carried : []),
+    { period: attempt.period, attempt: attempt.attempt, amount: period.amounts.finalAmount },
+  ];
+  let next = subscription;
+  let decision: FailureDecision | undefined;
+  for (const debt of debts) {
+    decision = decideAfterFailure({
+      dunning: plan.dunning,
+      errorType: charge.errorType,
+      attempt: debt.attempt,
+      failedDebitDate: attempt.debitDate,
+      rules,
+      now,
+    });
+    next = afterFailedAttempt(next, debt.period, debt.amount, decision, plan.dunning, now);
+  }
   await saveSubscription(trx, next);
   const retry =
-    decision.kind === "retry"
+    decision?.kind === "retry"
       ? await scheduleRedebit(ctx, trx, next, charge, attempt.period, decision, now)
       : undefined;
   const merchantName = (await findMerchant(trx, subscription.merchantId))?.name ?? "";
-  const dunning = { attempt: attempt.attempt, retryDebitDate: retry?.debitDate, retryChargeId: retry?.chargeId };
+  const dunning = {
+    attempt: attempt.attempt,
+    retryDebitDate: retry?.debitDate,
+    retryChargeId: retry?.chargeId,
+    carriedAmount: carriedAmountOf(next.carry),
+  };
   const content = subscriptionEventContent(next, merchantName, now, undefined, dunning);
   await recordEvents(trx, [
     {

@@ -1,4 +1,8 @@
+import { decideAfterFailure } from "../domain/dunning.js";
 import { debitFailureMessage } from "../domain/subscription-mail.js";
+import { findPlan } from "../storage/plans.js";
+import { findSubscription } from "../storage/subscriptions.js";
+import { billingRulesOf } from "./bank-rules.js";
 import type { JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
 import { attemptsOfPeriod, findAttemptOfCharge } from "../storage/subscription-attempts.js";
@@ -24,6 +28,19 @@ export async function runDebitFailureMailJob(ctx: FlowContext, ref: string): Pro
   if (!charge || !attempt || !customer?.email) return { done: true };
   const retry = await nextAttemptDate(ctx, attempt.subscriptionId, attempt.period, attempt.attempt);
   const merchant = await findMerchant(ctx.tx.db, merchantId);
+  const subscription = await findSubscription(ctx.tx.db, merchantId, attempt.subscriptionId);
+  const plan = subscription && (await findPlan(ctx.tx.db, merchantId, subscription.planId));
+  // The settlement's decision again, from the same plan (a plan's dunning never changes).
+  const decision =
+    plan &&
+    decideAfterFailure({
+      dunning: plan.dunning,
+      errorType: charge.errorType,
+      attempt: attempt.attempt,
+      failedDebitDate: attempt.debitDate,
+      rules: billingRulesOf(ctx.config),
+      now: ctx.clock.now(),
+    });
   await ctx.notifier.send({
     merchantId,
     to: customer.email,
@@ -35,6 +52,7 @@ export async function runDebitFailureMailJob(ctx: FlowContext, ref: string): Pro
       debitDate: attempt.debitDate,
       errorType: charge.errorType,
       retryDebitDate: retry,
+      carriedOver: decision?.kind === "carry",
     }),
     sentAt: ctx.clock.now(),
   });

@@ -1,5 +1,5 @@
 import { jstDateOf, addDays } from "../domain/jst.js";
-import { decideDuePeriod } from "../domain/subscription.js";
+import { debitAmountOf, decideDuePeriod } from "../domain/subscription.js";
 import { debitScheduleMessage, noticeDue } from "../domain/subscription-mail.js";
 import { enqueueJobs, type JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
@@ -68,7 +68,7 @@ export async function runSubscriptionNoticeJob(ctx: FlowContext, ref: string): P
       merchantName: merchant?.name ?? "",
       description: subscription.description,
       period,
-      amount: decision.period.amounts.finalAmount,
+      amount: debitAmountOf(decision.period),
       debitDate: decision.period.debitDate,
     }),
     sentAt: ctx.clock.now(),

@@ -95,9 +95,15 @@ export async function createSubscription(
       endedAt: null,
       pastDueReason: null,
       pastDuePeriod: null,
+      carry: [],
     };
     await insertSubscription(trx, created);
     await recordSubscriptionEvent(trx, EventType.SUBSCRIPTION_CREATED, created, merchant.name, now);
+    await ctx.audit?.(trx, {
+      action: "subscription.create",
+      target: created.id,
+      details: { customer_id: created.customerId, plan_id: created.planId, start_period: created.startPeriod },
+    });
     await bindIdempotentResource(trx, idempotency, created.id);
     return created;
   });
@@ -137,11 +143,13 @@ export async function listMerchantSubscriptions(
 }
 
 export function pause(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<SubscriptionRecord> {
-  return change(ctx, merchant, id, async (subscription, now) => pauseSubscription(subscription, now));
+  return change(ctx, merchant, id, "subscription.pause", async (subscription, now) =>
+    pauseSubscription(subscription, now),
+  );
 }
 
 export function resume(ctx: FlowContext, merchant: MerchantPrincipal, id: string): Promise<SubscriptionRecord> {
-  return change(ctx, merchant, id, async (subscription, now, trx) => {
+  return change(ctx, merchant, id, "subscription.resume", async (subscription, now, trx) => {
     const plan = await requirePlan(trx, merchant.id, subscription.planId);
     return resumeSubscription(subscription, plan, billingRulesOf(ctx.config), now);
   });
@@ -154,7 +162,7 @@ export async function cancel(
   id: string,
   atPeriodEnd: boolean,
 ): Promise<SubscriptionRecord> {
-  const cancelled = await change(ctx, merchant, id, async (subscription, now, trx) => {
+  const cancelled = await change(ctx, merchant, id, "subscription.cancel", async (subscription, now, trx) => {
     const next = cancelSubscription(subscription, atPeriodEnd, now);
     if (next.status === "cancelled" && subscription.status !== "cancelled")
       await recordSubscriptionEvent(trx, EventType.SUBSCRIPTION_CANCELLED, next, merchant.name, now);
@@ -164,11 +172,12 @@ export async function cancel(
   return cancelled;
 }
 
-/** One transaction: lock, let the domain decide, save what changed. */
+/** One transaction: lock, let the domain decide, save what changed (audited from the dashboard). */
 async function change(
   ctx: FlowContext,
   merchant: MerchantPrincipal,
   id: string,
+  action: "subscription.pause" | "subscription.resume" | "subscription.cancel",
   decide: (subscription: SubscriptionRecord, now: Date, trx: Tx) => Promise<SubscriptionRecord>,
 ): Promise<SubscriptionRecord> {
   const now = ctx.clock.now();
@@ -176,7 +185,13 @@ async function change(
     const subscription = await lockSubscription(ctx.tx, trx, merchant.id, id);
     if (!subscription) throw notFound(id);
     const changed = await decide(subscription, now, trx);
-    if (changed !== subscription) await saveSubscription(trx, changed);
+    if (changed === subscription) return changed;
+    await saveSubscription(trx, changed);
+    await ctx.audit?.(trx, {
+      action,
+      target: id,
+      details: { status: changed.status, cancel_at_period_end: changed.cancelAtPeriodEnd },
+    });
     return changed;
   });
 }

@@ -45,6 +45,7 @@ import * as accessEpochs from "./migrations/0029-access-epochs.js";
 import * as subscriptionDunning from "./migrations/0030-subscription-dunning.js";
 import * as subscriptionDebitDates from "./migrations/0031-subscription-debit-dates.js";
 import * as merchantOnboarding from "./migrations/0032-merchant-onboarding.js";
+import * as subscriptionCarryOver from "./migrations/0033-subscription-carry-over.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   "0030-subscription-dunning": subscriptionDunning,
   "0031-subscription-debit-dates": subscriptionDebitDates,
   "0032-merchant-onboarding": merchantOnboarding,
+  "0033-subscription-carry-over": subscriptionCarryOver,
 };
 
 /**

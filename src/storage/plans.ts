@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
 import type { Cursor } from "../domain/page-token.js";
-import type { PlanDiscount, PlanPrice, PlanRecord } from "../domain/plan.js";
+import type { PlanDiscount, PlanDunning, PlanPrice, PlanRecord } from "../domain/plan.js";
 import { olderThanCursor } from "./keyset-cursor.js";
 import type { PlanPriceTable, PlanTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
@@ -113,7 +113,7 @@ function planFromRow(row: Selectable<PlanTable>, prices: PlanPrice[]): PlanRecor
     firstPeriod: row.first_period as PlanRecord["firstPeriod"],
     discount: discountFromRow(row),
     dunning: {
-      action: row.dunning_action === "retry" ? "retry" : "stop",
+      action: row.dunning_action as PlanDunning["action"],
       retryAfterDays: row.dunning_retry_after_days,
       maxAttempts: row.dunning_max_attempts,
       cancelOnGiveUp: row.dunning_cancel_on_give_up === 1,

@@ -732,6 +732,8 @@ export interface SubscriptionTable {
   /** While past due (migration 0030): why, and the unpaid period. */
   past_due_reason: string | null;
   past_due_period: string | null;
+  /** 合算 (migration 0033): the debts the next charged period adds, JSON [{period, attempt, amount}]. */
+  carry_json: string;
 }
 
 /** One row per subscription and period (the primary key): what the period was charged. */
@@ -748,6 +750,8 @@ export interface SubscriptionPeriodTable {
   final_amount: number;
   charge_id: string | null;
   created_at: string;
+  /** 合算 (migration 0033): the debts its charge carried in, JSON [{period, attempt, amount}]. */
+  carried_json: string;
 }
 
 /** A 振替予定のお知らせ queued for a subscription's period (once: the primary key). */

@@ -110,10 +110,10 @@ export async function saveSubscriptionSchedules(trx: Tx, subscriptions: readonly
   await updateGrouped(
     subscriptions.map((subscription) => {
       const row = subscriptionToRow(subscription);
-      const { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at } = row;
+      const { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at, carry_json } = row;
       return {
         id: row.id,
-        set: { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at },
+        set: { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at, carry_json },
       };
     }),
     (set, ids) => trx.updateTable("subscriptions").set(set).where("id", "in", ids).execute(),
@@ -189,6 +189,20 @@ export async function periodsOf(db: Tx, subscriptionId: string, limit: number): 
   return rows.map(periodFromRow);
 }
 
+export async function findPeriod(
+  db: Tx,
+  subscriptionId: string,
+  period: string,
+): Promise<SubscriptionPeriodRecord | undefined> {
+  const row = await db
+    .selectFrom("subscription_periods")
+    .selectAll()
+    .where("subscription_id", "=", subscriptionId)
+    .where("period", "=", period)
+    .executeTakeFirst();
+  return row && periodFromRow(row);
+}
+
 /** The latest period of the plan already recorded from `fromPeriod` on, if any (a price change may not reach it). */
 export async function chargedPeriodFrom(db: Tx, planId: string, fromPeriod: string): Promise<string | undefined> {
   const row = await db
@@ -261,6 +275,7 @@ function subscriptionFromRow(row: Selectable<SubscriptionTable>): SubscriptionRe
     endedAt: row.ended_at ? new Date(row.ended_at) : null,
     pastDueReason: row.past_due_reason as PastDueReason | null,
     pastDuePeriod: row.past_due_period,
+    carry: JSON.parse(row.carry_json),
   };
 }
 
@@ -287,6 +302,7 @@ function subscriptionToRow(record: SubscriptionRecord): SubscriptionTable {
     ended_at: record.endedAt?.toISOString() ?? null,
     past_due_reason: record.pastDueReason,
     past_due_period: record.pastDuePeriod,
+    carry_json: JSON.stringify(record.carry),
   };
 }
 
@@ -300,6 +316,7 @@ function periodFromRow(row: SubscriptionPeriodTable): SubscriptionPeriodRecord {
     priceVersion: row.price_version,
     amounts: { initialAmount: row.initial_amount, discount: row.discount, finalAmount: row.final_amount },
     chargeId: row.charge_id,
+    carried: JSON.parse(row.carried_json),
     createdAt: new Date(row.created_at),
   };
 }
@@ -318,5 +335,6 @@ function periodToRow(period: SubscriptionPeriodRecord, planId: string): Subscrip
     final_amount: period.amounts.finalAmount,
     charge_id: period.chargeId,
     created_at: period.createdAt.toISOString(),
+    carried_json: JSON.stringify(period.carried),
   };
 }

@@ -20,7 +20,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.js";
  */
 
 let server: TestServer;
-let operator: DashboardBrowser;
+let operator: Awaited<ReturnType<typeof signedInUser>>;
 let viewer: DashboardBrowser;
 
 beforeAll(async () => {
@@ -167,5 +167,35 @@ describe("recurring billing in the dashboard", () => {
     });
     expect(plain.status).toBe(200);
     expect((await plain.json()).subscriptions[0].subscriptionId).toBe(ids[0]);
+  });
+
+  it("writes an audit entry for each change made in the dashboard, none for the API key's", async () => {
+    const { plan } = await server.client(SubscriptionService).createPlan(planRequest);
+    const admin = await signedInUser(server, { role: "admin" });
+    const entriesOf = async (action: string) =>
+      (await admin.client.listAuditLog({ filter: { action }, pageSize: 100 })).entries
+        .reverse()
+        .map((e) => [e.action, e.target, e.email, JSON.parse(e.detailsJson)]);
+    expect(await entriesOf("plan")).toEqual([
+      ["plan.create", planId, operator.email, { name: "月額会費", price: 3300 }],
+      ["plan.price_update", planId, operator.email, { version: 2, price: 4000, from_period: "2026-06" }],
+    ]);
+    expect((await entriesOf("plan")).some(([, target]) => target === plan?.planId)).toBe(false);
+    const subscriptionEntries = await entriesOf("subscription");
+    expect(subscriptionEntries.map(([action, target]) => [action, target])).toEqual([
+      ["subscription.create", ids[0]],
+      ["subscription.create", ids[1]],
+      ["subscription.create", ids[2]],
+      ["subscription.pause", ids[0]],
+      ["subscription.resume", ids[0]],
+      ["subscription.cancel", ids[1]],
+      ["subscription.cancel", ids[2]],
+    ]);
+    expect(subscriptionEntries[0][3]).toEqual({
+      customer_id: customers[0].customerId,
+      plan_id: planId,
+      start_period: "2026-01",
+    });
+    expect(subscriptionEntries[5][3]).toEqual({ status: "cancelled", cancel_at_period_end: false });
   });
 });

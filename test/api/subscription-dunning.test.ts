@@ -9,8 +9,8 @@ import {
   SubscriptionService,
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
-import { jstInstant } from "../../src/domain/jst.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { advanceTo } from "../helpers/sandbox-clock.js";
 import { expectReconciled } from "../helpers/reconcile.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -39,14 +39,6 @@ afterAll(async () => {
 
 const subscriptions = () => server.client(SubscriptionService);
 const sandbox = () => server.client(SandboxService);
-
-async function advanceTo(date: string) {
-  const seconds = Math.round((jstInstant(date, "01:00").getTime() - server.clock.now().getTime()) / 1000);
-  if (seconds > 0) await sandbox().advanceClock({ seconds: BigInt(seconds) });
-  await server.jobs.drain();
-  await server.webhooks.drain();
-  await server.jobs.drain();
-}
 
 function eventsOf(type: string, subscriptionId: string) {
   const unique = new Map(
@@ -104,7 +96,7 @@ describe("re-debits (再振替) and dunning", () => {
     paid = await subscribe({ maxAttempts: 2, cancelOnGiveUp: false });
     gaveUp = await subscribe({ maxAttempts: 2, cancelOnGiveUp: true });
     stopped = await subscribe({ maxAttempts: 1, cancelOnGiveUp: false, action: DunningAction.STOP });
-    await advanceTo("2026-02-05");
+    await advanceTo(server, "2026-02-05");
     const { subscription } = await subscriptions().getSubscription({ subscriptionId: paid.subscriptionId });
     expect([subscription?.status, subscription?.pastDueReason, subscription?.pastDuePeriod]).toEqual([
       SubscriptionStatus.PAST_DUE,
@@ -148,7 +140,7 @@ describe("re-debits (再振替) and dunning", () => {
 
   it("a re-debit that succeeds returns the subscription to ACTIVE", async () => {
     await sandbox().configureBankAccount({ customerId: paid.customerId, balance: 100_000n });
-    await advanceTo("2026-02-10");
+    await advanceTo(server, "2026-02-10");
     const { subscription } = await subscriptions().getSubscription({ subscriptionId: paid.subscriptionId });
     expect([subscription?.status, subscription?.pastDueReason, subscription?.attempts]).toEqual([
       SubscriptionStatus.ACTIVE,
@@ -182,7 +174,7 @@ describe("re-debits (再振替) and dunning", () => {
 
   it("a past-due subscription is still charged the next period, and a success there ends the dunning it gave up", async () => {
     await sandbox().configureBankAccount({ customerId: stopped.customerId, balance: 100_000n });
-    await advanceTo("2026-03-05");
+    await advanceTo(server, "2026-03-05");
     const { subscription } = await subscriptions().getSubscription({ subscriptionId: stopped.subscriptionId });
     expect([subscription?.status, subscription?.periods.map((p) => p.period)]).toEqual([
       SubscriptionStatus.ACTIVE,
@@ -219,10 +211,10 @@ describe("振替予定のお知らせ (notices)", () => {
     const silent = await subscribeTo(0);
     const paused = await subscribeTo(5);
     await subscriptions().pauseSubscription({ subscriptionId: paused.subscriptionId });
-    await advanceTo("2026-04-16");
+    await advanceTo(server, "2026-04-16");
     expect(await mailsOf(noticed.customerId)).toHaveLength(0);
-    await advanceTo("2026-04-17");
-    await advanceTo("2026-04-18");
+    await advanceTo(server, "2026-04-17");
+    await advanceTo(server, "2026-04-18");
     const [notice, ...again] = await mailsOf(noticed.customerId);
     expect(again).toHaveLength(0);
     expect(notice.body).toContain("振替日: 2026年4月20日");

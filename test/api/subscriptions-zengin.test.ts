@@ -12,12 +12,10 @@ import {
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
 import { decodeDebitFile } from "../../src/domain/zengin-debit-file.js";
-import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
-import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { expectReconciled } from "../helpers/reconcile.js";
 import type { TestServer } from "../helpers/test-server.js";
-import { startZenginServer } from "../helpers/zengin-server.js";
+import { liveHourly, startZenginServer } from "../helpers/zengin-server.js";
 
 /**
  * Issue 29 under BANK_CONNECTOR=zengin: a debit date's subscription charges are created at its
@@ -43,20 +41,7 @@ afterAll(async () => {
 });
 
 const subscriptions = () => server.client(SubscriptionService);
-const cycle = () =>
-  runZenginCycle(
-    server.ctx,
-    zenginExchangeOf(server.ctx, (file) => quarantined.push(file.name)),
-  );
-
-/** Moves the clock to `iso` an hour at a time, running due jobs and the file cycle at each step. */
-async function liveUntil(iso: string) {
-  while (server.clock.now() < new Date(iso)) {
-    server.clock.advance(3_600_000);
-    await server.jobs.drain();
-    await cycle();
-  }
-}
+const liveUntil = (iso: string) => liveHourly(server, iso, quarantined);
 
 describe("subscriptions on the Zengin file exchange", () => {
   const ids = { plan: "", good: "", stopped: "", stoppedContract: "" };
@@ -114,7 +99,7 @@ describe("subscriptions on the Zengin file exchange", () => {
     ]);
   });
 
-  it("refuses a price change from the period whose file is written", async () => {
+  it("refuses a price change from the period whose file is written, takes one from the next", async () => {
     const error = await subscriptions()
       .updatePlanPrice({ planId: ids.plan, amount: 9000, fromPeriod: "2026-11" })
       .then(
@@ -123,6 +108,12 @@ describe("subscriptions on the Zengin file exchange", () => {
       );
     expect(error?.code).toBe(Code.FailedPrecondition);
     expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("PLAN_PERIOD_ALREADY_CHARGED");
+    // The next period's file is not written yet: a change from it is taken.
+    const { plan } = await subscriptions().updatePlanPrice({ planId: ids.plan, amount: 9000, fromPeriod: "2026-12" });
+    expect(plan?.prices.map((p) => [p.amount, p.fromPeriod])).toEqual([
+      [8000, ""],
+      [9000, "2026-12"],
+    ]);
   });
 
   it("settles by the result file; result 3 deactivates the contract and ends its subscription", async () => {

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
-import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import {
   FirstPeriodRule,
   IntervalUnit,
@@ -15,6 +14,7 @@ import { addMonths, periodOfDate } from "../../src/domain/billing-period.js";
 import { jstDateOf, jstInstant } from "../../src/domain/jst.js";
 import { chargeDueSubscriptions } from "../../src/flows/subscription-cycle.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { advanceTo } from "../helpers/sandbox-clock.js";
 import { expectReconciled } from "../helpers/reconcile.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
 import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -50,14 +50,6 @@ async function refusal(call: Promise<unknown>): Promise<{ code: Code; reason: st
   );
   if (!error) throw new Error("the call was not refused");
   return { code: error.code, reason: error.findDetails(ErrorInfoSchema)[0]?.reason ?? "" };
-}
-
-/** Moves the clock (AdvanceClock, as a merchant's test would) to 01:00 JST of `date`, and lets the workers run. */
-async function advanceTo(date: string) {
-  const seconds = Math.round((jstInstant(date, "01:00").getTime() - server.clock.now().getTime()) / 1000);
-  if (seconds > 0) await server.client(SandboxService).advanceClock({ seconds: BigInt(seconds) });
-  await server.jobs.drain();
-  await server.webhooks.drain();
 }
 
 /** The events about a subscription (its own, and its charges'), once each: delivery is at least once, deduplicated on the id. */
@@ -171,7 +163,7 @@ describe("a year of a plan in seconds (the sandbox recipe)", () => {
   it("charges twelve periods, one each, on their debit dates, with the discount, webhooks received", async () => {
     for (let month = 0; month < 12; month++) {
       const { subscription } = await subscriptions().getSubscription({ subscriptionId });
-      await advanceTo(subscription!.nextDebitDate);
+      await advanceTo(server, subscription!.nextDebitDate);
     }
     const { subscription } = await subscriptions().getSubscription({ subscriptionId });
     const periods = [...subscription!.periods].reverse();
@@ -218,7 +210,7 @@ describe("a year of a plan in seconds (the sandbox recipe)", () => {
       [1, 1000, ""],
       [2, 1500, "2027-01"],
     ]);
-    await advanceTo("2027-02-01");
+    await advanceTo(server, "2027-02-01");
     const { subscription } = await subscriptions().getSubscription({ subscriptionId });
     expect([
       subscription?.periods[0].period,
@@ -235,7 +227,7 @@ describe("a year of a plan in seconds (the sandbox recipe)", () => {
       subscription?.cancelAtPeriodEnd,
       subscription?.nextDebitDate,
     ]).toEqual([SubscriptionStatus.ACTIVE, "2027-01", true, ""]);
-    await advanceTo("2027-03-02");
+    await advanceTo(server, "2027-03-02");
     const after = (await subscriptions().getSubscription({ subscriptionId })).subscription!;
     expect([after.status, after.endReason, after.periods.length]).toEqual([
       SubscriptionStatus.CANCELLED,
@@ -264,7 +256,7 @@ describe("pause, resume, cancel now", () => {
     });
     const id = subscription!.subscriptionId;
     await subscriptions().pauseSubscription({ subscriptionId: id });
-    await advanceTo(`${startPeriod}-15`);
+    await advanceTo(server, `${startPeriod}-15`);
     expect((await subscriptions().getSubscription({ subscriptionId: id })).subscription?.periods).toHaveLength(0);
     const resumed = (await subscriptions().resumeSubscription({ subscriptionId: id })).subscription!;
     // Every second month from the start: the paused start period passed, the next one is two months on.

@@ -1,4 +1,6 @@
 import { type ConsignorInput, updateConsignor } from "../../src/flows/zengin-contracts.js";
+import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
+import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { seedActiveCustomer, seedConsignor } from "./fixtures.js";
 import { api, startTestServer, type TestServer } from "./test-server.js";
 
@@ -27,6 +29,20 @@ export async function startZenginServer(options: {
 export async function advanceAndDrain(server: TestServer, iso: string): Promise<void> {
   server.clock.advance(Date.parse(iso) - server.clock.now().getTime());
   await server.jobs.drain();
+}
+
+/**
+ * Lives to `iso` an hour at a time: the clock moves, the due jobs run, then the file cycle (each
+ * cutoff met on time, each result file read when the simulated bank writes it). A quarantined
+ * file's name goes to `quarantined`.
+ */
+export async function liveHourly(server: TestServer, iso: string, quarantined: string[]): Promise<void> {
+  const exchange = zenginExchangeOf(server.ctx, (file) => quarantined.push(file.name));
+  while (server.clock.now() < new Date(iso)) {
+    server.clock.advance(3_600_000);
+    await server.jobs.drain();
+    await runZenginCycle(server.ctx, exchange);
+  }
 }
 
 /** The event types written for a charge, oldest first. */

@@ -931,6 +931,8 @@ export type CustomerSubscriptionPeriod = Message<"payments.v1.CustomerSubscripti
   debitDate: string;
 
   /**
+   * Yen debited: the period's own amount and any unpaid amount carried into it (合算).
+   *
    * @generated from field: int32 amount = 3;
    */
   amount: number;
