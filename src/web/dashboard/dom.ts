@@ -3,6 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import type { ErrorBody } from "../../../gen/payments/v1/errors_pb.js";
 import { ErrorType } from "../../../gen/payments/v1/enums_pb.js";
+import { formatJstDateTime, formatYen } from "../../domain/display-format.js";
 import { label } from "./enum-labels.js";
 import { lang, t } from "./i18n.js";
 import { tt } from "./i18n-team.js";
@@ -11,11 +12,8 @@ import { h, type Child } from "../element.js";
 
 export { append, h, type Child } from "../element.js";
 
-export function yen(amount: number | bigint): string {
-  return new Intl.NumberFormat(lang() === "ja" ? "ja-JP" : "en-US", { style: "currency", currency: "JPY" }).format(
-    Number(amount),
-  );
-}
+/** Yen and Japan time as every screen writes them (domain/display-format.ts). */
+export const yen = formatYen;
 
 /** An amount in a table cell: never broken across lines. */
 export function yenCell(amount: number | bigint): HTMLElement {
@@ -23,8 +21,7 @@ export function yenCell(amount: number | bigint): HTMLElement {
 }
 
 export function when(timestamp: Timestamp | undefined): string {
-  if (!timestamp) return "";
-  return timestampDate(timestamp).toLocaleString(lang() === "ja" ? "ja-JP" : "en-GB", { timeZone: "Asia/Tokyo" });
+  return timestamp ? formatJstDateTime(timestampDate(timestamp)) : "";
 }
 
 /**
