@@ -26,6 +26,7 @@ export async function newScreenPage(
     hasTouch: phone,
     locale: "ja-JP",
     timezoneId: "Asia/Tokyo",
+    acceptDownloads: true,
   });
   return { context, page: await context.newPage() };
 }

@@ -4,6 +4,7 @@ import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import type { ErrorBody } from "../../../gen/payments/v1/errors_pb.js";
 import { ErrorType } from "../../../gen/payments/v1/enums_pb.js";
 import { formatJstDateTime, formatYen } from "../../domain/display-format.js";
+import { zenginResultOfMessage } from "../../domain/zengin-result.js";
 import { label } from "./enum-labels.js";
 import { lang, t } from "./i18n.js";
 import { tt } from "./i18n-team.js";
@@ -47,10 +48,19 @@ export function errorMessage(error: unknown): string {
   return left === undefined ? text : `${text} ${t().attemptsLeft(Number(left))}`;
 }
 
-/** A charge's failure: its ErrorType's words (the server's own message in English) and the ErrorType itself. */
+/**
+ * A charge's failure: the bank's 振替結果コード and its name when a Zengin result file refused it
+ * (each code needs its own follow-up), else its ErrorType's words (the server's own message in
+ * English); and the ErrorType itself.
+ */
 export function failure(error: ErrorBody | undefined): Child {
   if (!error) return "";
-  const words = lang() === "en" && error.message ? error.message : label("errorType", error.code);
+  const zengin = zenginResultOfMessage(error.message);
+  const words = zengin
+    ? t().zenginResult(zengin.code, lang() === "ja" ? zengin.japanese : zengin.meaning)
+    : lang() === "en" && error.message
+      ? error.message
+      : label("errorType", error.code);
   return h(
     "span",
     { class: "failure" },

@@ -1,0 +1,86 @@
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { zenginFailureMessage, zenginResultOfCode } from "../../src/domain/zengin-result.js";
+import { launchBrowser } from "../helpers/browser.js";
+import { seedCharge } from "../helpers/charges.js";
+import { dashboardPassword, enrolTotp, nextTotpCode, signedInUser } from "../helpers/dashboard.js";
+import { seedActiveCustomer } from "../helpers/fixtures.js";
+import { checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+// Issue #31 in the dashboard, at 390×844 and 1280×800 in Japanese and Japan time: what staff read
+// must say what happened (the bank's 振替結果コード, …), with axe-core's 0 violations and a screenshot
+// of every state under test-results/screens/.
+
+let server: TestServer;
+let browser: Browser;
+let email = "";
+let secret = "";
+const ids: Record<string, string> = {};
+
+/** A charge a Zengin result file refused with `code`: the ErrorType and message the settlement writes. */
+function zenginFailure(code: number) {
+  const result = zenginResultOfCode(code)!;
+  return { errorType: result.errorType, message: zenginFailureMessage(result) };
+}
+
+beforeAll(async () => {
+  execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale", "web"], { stdio: "inherit" });
+  [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  const user = await signedInUser(server);
+  email = user.email;
+  secret = await enrolTotp(server, user);
+  const merchantId = server.merchant.merchant_id;
+  ids.customer = (
+    await seedActiveCustomer(server, { email: "taro@example.jp", name: "山田 太郎", kana: ["ヤマダ", "タロウ"] })
+  ).customerId;
+  for (const code of [3, 4])
+    ids[`zengin${code}`] = await seedCharge(server, {
+      merchantId,
+      customerId: ids.customer,
+      amount: 3300,
+      description: "定期便",
+      status: ChargeStatus.FAILURE,
+      failure: zenginFailure(code),
+    });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${server.url}/dashboard/`);
+  await page.getByLabel("メールアドレス", { exact: true }).fill(email);
+  await page.getByLabel("パスワード").fill(dashboardPassword);
+  await page.getByLabel("パスワード").press("Enter");
+  await page.getByLabel("認証アプリのコードまたはリカバリーコード").fill(nextTotpCode(server, secret));
+  await page.getByLabel("認証アプリのコードまたはリカバリーコード").press("Enter");
+  await page.getByRole("navigation").waitFor();
+}
+
+describe.each(screenSizes)("the dashboard for the person reading it (%s)", (screen, viewport) => {
+  let context: BrowserContext;
+  let page: Page;
+  beforeAll(async () => {
+    ({ context, page } = await newScreenPage(browser, viewport));
+    await signIn(page);
+  });
+  afterAll(async () => context?.close());
+
+  it("shows the bank's 振替結果コード and its name, not a gateway's words (finding 3)", async () => {
+    await page.goto(`${server.url}/dashboard/#/charges/${ids.zengin3}`);
+    await page.getByTestId("charge-status").waitFor();
+    await page.getByText("振替結果コード 3: 預金者の都合による振替停止").waitFor();
+    expect(await page.getByText("決済ゲートウェイが依頼を拒否しました").count()).toBe(0);
+    await checkScreen(page, `dashboard-zengin-result-${screen}`);
+
+    await page.goto(`${server.url}/dashboard/#/customers/${ids.customer}`);
+    await page.getByText("振替結果コード 4: 振替依頼書なし").waitFor();
+    expect(await page.getByText("振替結果コード 3: 預金者の都合による振替停止").count()).toBe(1);
+    expect(await page.getByText("顧客が有効ではありません").count()).toBe(0);
+    await checkScreen(page, `dashboard-customer-zengin-${screen}`);
+  });
+});
