@@ -5,7 +5,7 @@ import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { zenginFailureMessage, zenginResultOfCode } from "../../src/domain/zengin-result.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { seedCharge } from "../helpers/charges.js";
-import { dashboardPassword, enrolTotp, nextTotpCode, signedInUser } from "../helpers/dashboard.js";
+import { enrolTotp, signInOnPage, signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -51,22 +51,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${server.url}/dashboard/`);
-  await page.getByLabel("メールアドレス", { exact: true }).fill(email);
-  await page.getByLabel("パスワード").fill(dashboardPassword);
-  await page.getByLabel("パスワード").press("Enter");
-  await page.getByLabel("認証アプリのコードまたはリカバリーコード").fill(nextTotpCode(server, secret));
-  await page.getByLabel("認証アプリのコードまたはリカバリーコード").press("Enter");
-  await page.getByRole("navigation").waitFor();
-}
-
 describe.each(screenSizes)("the dashboard for the person reading it (%s)", (screen, viewport) => {
   let context: BrowserContext;
   let page: Page;
   beforeAll(async () => {
     ({ context, page } = await newScreenPage(browser, viewport));
-    await signIn(page);
+    await signInOnPage(page, server, email, secret);
   });
   afterAll(async () => context?.close());
 

@@ -169,10 +169,14 @@ function convertYucho(event: Event): void {
     if (typed || shown === "converted") for (const id of ["branch_code", "account_number"]) input(id).value = "";
     const finished = event.type === "change" || shown !== "" || bango.value.trim().length >= 8;
     result.dataset.shown = typed && finished ? "problem" : "";
-    if (!typed || !finished) return setRaw(result, "");
+    if (!typed || !finished) {
+      setRaw(result, "");
+      return;
+    }
     (converted.field === "kigo" ? kigo : bango).setAttribute("aria-invalid", "true");
     setText(result, `bank.yucho.${converted.problem}`);
-    return void showChosenBank();
+    void showChosenBank();
+    return;
   }
   result.dataset.shown = "converted";
   const { branchCode, branchName, accountType, accountNumber } = converted.account;
