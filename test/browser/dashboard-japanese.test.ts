@@ -180,7 +180,7 @@ for (const [width, height] of [
       const rows = parse(readFileSync((await download.path())!), { bom: true, columns: true }) as Array<
         Record<string, string>
       >;
-      expect(rows.map((r) => [r.charge_id, r.customer_email, r.customer_name])).toEqual([
+      expect(rows.map((r) => [r.決済ID, r.メールアドレス, r.氏名])).toEqual([
         [ids.failed, "kenta@example.jp", "山田 健太"],
       ]);
 

@@ -1,7 +1,11 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { formatJstDateTime } from "../../src/domain/display-format.js";
+import { jstDateOf } from "../../src/domain/jst.js";
 import { zenginFailureMessage, zenginResultOfCode } from "../../src/domain/zengin-result.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { seedCharge } from "../helpers/charges.js";
@@ -72,5 +76,25 @@ describe.each(screenSizes)("the dashboard for the person reading it (%s)", (scre
     expect(await page.getByText("振替結果コード 3: 預金者の都合による振替停止").count()).toBe(1);
     expect(await page.getByText("顧客が有効ではありません").count()).toBe(0);
     await checkScreen(page, `dashboard-customer-zengin-${screen}`);
+  });
+
+  it("exports the list as that JST day's file, in Japanese with the machine columns kept (finding 4)", async () => {
+    await page.goto(`${server.url}/dashboard/#/charges`);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "この一覧をCSVで書き出す" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`charges-${jstDateOf(server.clock.now())}.csv`);
+    const rows = parse(readFileSync((await download.path())!), { bom: true, columns: true }) as Array<
+      Record<string, string>
+    >;
+    const stopped = rows.find((r) => r.決済ID === ids.zengin3)!;
+    expect(stopped.作成日時).toMatch(/^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect(stopped.作成日時.slice(0, 16)).toBe(formatJstDateTime(new Date(stopped.created_at)));
+    expect(stopped).toMatchObject({
+      ステータス: "失敗",
+      status: "FAILURE",
+      失敗理由: "振替結果コード 3: 預金者の都合による振替停止",
+    });
   });
 });
