@@ -77,12 +77,9 @@ function failureReasonJa(charge: ChargeRecord): string {
   return zengin ? `振替結果コード ${zengin.code}: ${zengin.japanese}` : errorTypeMessagesJa[charge.errorType];
 }
 
-function machineLine({ charge, payer }: ExportLine): string[] {
-  const failed = charge.status === ChargeStatus.FAILURE;
+/** The columns both layouts share, in the same order: the amounts, the description and who paid. */
+function amountAndPayerCells({ charge, payer }: ExportLine): string[] {
   return [
-    charge.id,
-    charge.createdAt.toISOString(),
-    ChargeStatus[charge.status] ?? String(charge.status),
     String(charge.amount),
     String(charge.refundedAmount),
     charge.description,
@@ -91,26 +88,31 @@ function machineLine({ charge, payer }: ExportLine): string[] {
     payer?.name ?? "",
     payer?.kana ?? "",
     payer?.maskedAccount ?? "",
+  ];
+}
+
+function machineLine(line: ExportLine): string[] {
+  const { charge } = line;
+  const failed = charge.status === ChargeStatus.FAILURE;
+  return [
+    charge.id,
+    charge.createdAt.toISOString(),
+    ChargeStatus[charge.status] ?? String(charge.status),
+    ...amountAndPayerCells(line),
     failed ? `ERROR_TYPE_${ErrorType[charge.errorType]}` : "",
     failed ? charge.errorMessage : "",
   ];
 }
 
-function japaneseLine({ charge, payer }: ExportLine): string[] {
+function japaneseLine(line: ExportLine): string[] {
+  const { charge } = line;
   const failed = charge.status === ChargeStatus.FAILURE;
   return [
     charge.id,
     // To the second: two charges of one minute stay apart when sorted.
     `${formatJstDateTime(charge.createdAt)}:${isoJst(charge.createdAt).slice(17, 19)}`,
     chargeStatusWording[charge.status].ja,
-    String(charge.amount),
-    String(charge.refundedAmount),
-    charge.description,
-    charge.customerId ?? "",
-    payer?.email ?? "",
-    payer?.name ?? "",
-    payer?.kana ?? "",
-    payer?.maskedAccount ?? "",
+    ...amountAndPayerCells(line),
     failed ? failureReasonJa(charge) : "",
     isoJst(charge.createdAt),
     ChargeStatus[charge.status] ?? String(charge.status),
