@@ -66,3 +66,32 @@ export const contractStatusWording: Readonly<Record<ContractStatus, Wording>> = 
   [ContractStatus.DEACTIVATED]: { ja: "停止", en: "Stopped" },
   [ContractStatus.CANCELLED]: { ja: "解約済み", en: "Cancelled" },
 });
+
+/** What a screen needs of a charge to say its state in one word. */
+export interface ChargeShown {
+  readonly status: ChargeStatus;
+  /** PENDING on a payment link the customer never finished (domain/charge.ts awaitingCustomer). */
+  readonly awaitingCustomer: boolean;
+  /** Refunded, pending refunds included. */
+  readonly refundedAmount: number;
+  /** Whether one of its refunds is still 返金処理中. */
+  readonly refundPending: boolean;
+}
+
+/** The states a charge's status alone does not tell. */
+export const chargeStateWording = Object.freeze({
+  incomplete: { ja: "未完了", en: "Not completed" },
+  refundPending: { ja: "返金処理中", en: "Refund in progress" },
+  partlyRefunded: { ja: "一部返金", en: "Partly refunded" },
+} satisfies Record<string, Wording>);
+
+/**
+ * A charge's state in one word, the same on every screen: 未完了 for a link the customer never
+ * finished (not 処理中), 返金処理中 while a refund settles (not 成功), 一部返金 once part came back.
+ */
+export function chargeStateOf(charge: ChargeShown): Wording {
+  if (charge.status === ChargeStatus.PENDING && charge.awaitingCustomer) return chargeStateWording.incomplete;
+  if (charge.status === ChargeStatus.SUCCESS && charge.refundPending) return chargeStateWording.refundPending;
+  if (charge.status === ChargeStatus.SUCCESS && charge.refundedAmount > 0) return chargeStateWording.partlyRefunded;
+  return chargeStatusWording[charge.status];
+}

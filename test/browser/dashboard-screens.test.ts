@@ -4,6 +4,8 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { formatJstDateTime } from "../../src/domain/display-format.js";
 import { jstDateOf } from "../../src/domain/jst.js";
 import { zenginFailureMessage, zenginResultOfCode } from "../../src/domain/zengin-result.js";
@@ -40,6 +42,25 @@ beforeAll(async () => {
   ids.customer = (
     await seedActiveCustomer(server, { email: "taro@example.jp", name: "山田 太郎", kana: ["ヤマダ", "タロウ"] })
   ).customerId;
+  // A payment link the customer never opened: PENDING, awaiting the customer.
+  const link = await server.client(PaymentService).createOnSessionPayment({
+    buyer: { email: "never.opened@example.jp" },
+    charge: { price: 2200, description: "コーヒーメーカー" },
+    redirect: { successUrl: "https://shop.example.jp/ok", failureUrl: "https://shop.example.jp/ng" },
+  });
+  ids.abandoned = link.charge!.chargeId;
+  ids.abandonedCustomer = (await server.client(PaymentService).getCharge({ charge: ids.abandoned })).charge!.customerId;
+  // Part refunded and settled; then one refunded in full in two refunds still settling.
+  const pay = server.client(PaymentService);
+  const charge = async () =>
+    (await pay.createOffSessionPayment({ customerId: ids.customer, charge: { price: 3300, description: "定期便" } }))
+      .charge!.chargeId;
+  ids.partly = await charge();
+  const { refund } = await pay.refund({ chargeId: ids.partly, amount: 1000, reason: "欠品" });
+  await server.client(SandboxService).settleRefunds({ refundId: refund!.refundId });
+  ids.refunding = await charge();
+  await pay.refund({ chargeId: ids.refunding, amount: 1000, reason: "欠品" });
+  await pay.refund({ chargeId: ids.refunding, amount: 2300, reason: "欠品" });
   for (const code of [3, 4])
     ids[`zengin${code}`] = await seedCharge(server, {
       merchantId,
@@ -96,5 +117,28 @@ describe.each(screenSizes)("the dashboard for the person reading it (%s)", (scre
       status: "FAILURE",
       失敗理由: "振替結果コード 3: 預金者の都合による振替停止",
     });
+  });
+
+  it("says what happened: 未完了 for a link never finished, 返金処理中 and 一部返金, one contract word (finding 5)", async () => {
+    const status = page.getByTestId("charge-status");
+    await page.goto(`${server.url}/dashboard/#/charges/${ids.abandoned}`);
+    await expect.poll(() => status.textContent()).toBe("未完了");
+    await checkScreen(page, `dashboard-incomplete-${screen}`);
+
+    await page.goto(`${server.url}/dashboard/#/charges/${ids.refunding}`);
+    await expect.poll(() => status.textContent()).toBe("返金処理中");
+    expect(await page.getByRole("cell", { name: "返金処理中" }).count()).toBe(2);
+    expect(await page.getByText("返金済み").count()).toBe(0);
+    await checkScreen(page, `dashboard-refund-pending-${screen}`);
+
+    await page.goto(`${server.url}/dashboard/#/charges/${ids.partly}`);
+    await expect.poll(() => status.textContent()).toBe("一部返金");
+
+    // The contract of the link never finished: the customer app's word for it, 手続き中.
+    await page.goto(`${server.url}/dashboard/#/customers/${ids.abandonedCustomer}`);
+    await page.getByRole("cell", { name: "手続き中" }).first().waitFor();
+    expect(await page.getByText("手続き前").count()).toBe(0);
+    expect(await page.getByRole("cell", { name: "未完了" }).count()).toBe(1);
+    await checkScreen(page, `dashboard-customer-incomplete-${screen}`);
   });
 });

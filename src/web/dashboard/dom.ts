@@ -2,8 +2,9 @@ import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import type { ErrorBody } from "../../../gen/payments/v1/errors_pb.js";
-import { ErrorType } from "../../../gen/payments/v1/enums_pb.js";
-import { formatJstDateTime, formatYen } from "../../domain/display-format.js";
+import { ErrorType, RefundStatus } from "../../../gen/payments/v1/enums_pb.js";
+import type { Charge } from "../../../gen/payments/v1/resources_pb.js";
+import { chargeStateOf, formatJstDateTime, formatYen } from "../../domain/display-format.js";
 import { zenginResultOfMessage } from "../../domain/zengin-result.js";
 import { label } from "./enum-labels.js";
 import { lang, t } from "./i18n.js";
@@ -15,6 +16,16 @@ export { append, h, type Child } from "../element.js";
 
 /** Yen and Japan time as every screen writes them (domain/display-format.ts). */
 export const yen = formatYen;
+
+/** A charge's state in one word, as every screen says it (domain/display-format.ts chargeStateOf). */
+export function chargeState(charge: Charge): string {
+  return chargeStateOf({
+    status: charge.chargeStatus,
+    awaitingCustomer: charge.awaitingCustomer,
+    refundedAmount: charge.refundedAmount,
+    refundPending: charge.refunds.some((refund) => refund.status === RefundStatus.PENDING),
+  })[lang()];
+}
 
 /** An amount in a table cell: never broken across lines. */
 export function yenCell(amount: number | bigint): HTMLElement {

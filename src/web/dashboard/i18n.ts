@@ -131,7 +131,8 @@ const en = {
   refundReason: "Reason",
   refundDone: "Refund accepted.",
   refundable: "Refundable",
-  refunded: "Refunded",
+  // Pending refunds included: the state says whether they settled (返金処理中, 一部返金, 全額返金).
+  refunded: "Refund amount",
   back: "Back",
   more: "More",
   events: "Events",
@@ -412,7 +413,7 @@ const ja: typeof en = {
   refundReason: "理由",
   refundDone: "返金を受け付けました。",
   refundable: "返金可能額",
-  refunded: "返金済み",
+  refunded: "返金額",
   back: "戻る",
   more: "さらに表示",
   events: "イベント",
