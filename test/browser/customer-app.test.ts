@@ -6,6 +6,7 @@ import { ContractStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { setSupportContact } from "../../src/flows/merchants.js";
 import { axeViolations, launchBrowser, newPhonePage } from "../helpers/browser.js";
+import { brokenWords } from "../helpers/screens.js";
 import { appSignInCode, customerWithTwoMerchants, type CustomerWorld } from "../helpers/customer-app.js";
 import { eventsOfType } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -86,6 +87,8 @@ describe("a customer with two shops, on a phone, keyboard only", () => {
       expect(await refunded.textContent()).toContain("¥500（返金処理中）");
       expect(await refunded.textContent()).toContain("¥1,500");
       await checkView(page, "3-history");
+      // No word broken mid-word (issue #31 finding 7): the title, the states, an e-mail.
+      expect(await brokenWords(page, ["ご利用明細", "返金処理中", "定期便 11月分"])).toEqual([]);
 
       // Filter by shop with the keyboard: the second shop only.
       await tabTo(page, page.getByLabel("お店"));

@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, DeliveryStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
+import { recordEvents } from "../../src/storage/events.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import { formatJstDateTime } from "../../src/domain/display-format.js";
@@ -13,7 +14,7 @@ import { launchBrowser } from "../helpers/browser.js";
 import { seedCharge } from "../helpers/charges.js";
 import { enrolTotp, signInOnPage, signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
+import { brokenWords, checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // Issue #31 in the dashboard, at 390×844 and 1280×800 in Japanese and Japan time: what staff read
@@ -61,6 +62,36 @@ beforeAll(async () => {
   ids.refunding = await charge();
   await pay.refund({ chargeId: ids.refunding, amount: 1000, reason: "欠品" });
   await pay.refund({ chargeId: ids.refunding, amount: 2300, reason: "欠品" });
+  // What broke mid-word at 1280 px: a long e-mail, a long katakana word, 配信済み, 返金処理中.
+  const hanako = await seedActiveCustomer(server, {
+    email: "hanako.sato@example.jp",
+    name: "佐藤 花子",
+    kana: ["サトウ", "ハナコ"],
+  });
+  ids.coffee = await seedCharge(server, {
+    merchantId,
+    customerId: hanako.customerId,
+    amount: 12800,
+    description: "コーヒーメーカー",
+  });
+  await server.ctx.tx.write((trx) =>
+    recordEvents(trx, [
+      {
+        merchantId,
+        type: EventType.CHARGE_SUCCESS,
+        chargeId: ids.coffee,
+        content: { event_type: "EVENT_TYPE_CHARGE_SUCCESS", charge_id: ids.coffee },
+        now: server.clock.now(),
+      },
+    ]),
+  );
+  await server.ctx.tx.write((trx) =>
+    trx
+      .updateTable("events")
+      .set({ delivery_status: DeliveryStatus.DELIVERED })
+      .where("charge_id", "=", ids.coffee)
+      .execute(),
+  );
   for (const code of [3, 4])
     ids[`zengin${code}`] = await seedCharge(server, {
       merchantId,
@@ -140,5 +171,21 @@ describe.each(screenSizes)("the dashboard for the person reading it (%s)", (scre
     expect(await page.getByText("手続き前").count()).toBe(0);
     expect(await page.getByRole("cell", { name: "未完了" }).count()).toBe(1);
     await checkScreen(page, `dashboard-customer-incomplete-${screen}`);
+  });
+
+  it("breaks no word in the middle, and keeps the phone's header short (finding 7)", async () => {
+    const words = ["hanako.sato@example.jp", "コーヒーメーカー", "返金処理中", "一部返金", "配信済み", "未完了"];
+    await page.goto(`${server.url}/dashboard/#/charges`);
+    await page.getByRole("link", { name: ids.coffee }).waitFor();
+    expect(await brokenWords(page, words)).toEqual([]);
+    await checkScreen(page, `dashboard-charges-${screen}`);
+    await page.getByRole("navigation").getByRole("link", { name: "Webhookイベント" }).click();
+    await page.locator("td", { hasText: "配信済み" }).first().waitFor();
+    expect(await brokenWords(page, words)).toEqual([]);
+    await checkScreen(page, `dashboard-events-${screen}`);
+    if (screen === "phone") {
+      const header = await page.locator("header").first().boundingBox();
+      expect(header!.height).toBeLessThanOrEqual(160);
+    }
   });
 });

@@ -27,6 +27,11 @@ export function chargeState(charge: Charge): string {
   })[lang()];
 }
 
+/** An e-mail address with a break opportunity after its @ and before each dot: never split at …j/p. */
+export function emailText(email: string): Child[] {
+  return email.split(/(?=\.)|(?<=@)/).flatMap((part, at) => (at === 0 ? [part] : [h("wbr", {}), part]));
+}
+
 /** An amount in a table cell: never broken across lines. */
 export function yenCell(amount: number | bigint): HTMLElement {
   return h("span", { class: "num" }, yen(amount));
