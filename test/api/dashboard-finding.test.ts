@@ -344,12 +344,17 @@ describe("ListCsvBatchRows and the attempts left", () => {
     ].join("\r\n");
     const uploaded = await batcher.client.uploadCsvBatch({ fileName: "rows.csv", content: Buffer.from(csv) });
     const before = await batcher.client.listCsvBatchRows({ batchId: uploaded.batchId });
-    expect(before).toMatchObject({ validCount: 3, invalidCount: 1, validAmount: 5600n });
+    // A row whose e-mail names no customer will fail: shown so now, and not counted in what will be charged.
+    expect(before).toMatchObject({ validCount: 2, invalidCount: 2, validAmount: 4600n });
     expect(before.rows.map((r) => [r.rowNumber, r.status, r.price])).toEqual([
       [1, "valid", "1200"],
       [2, "valid", "3400"],
       [3, "failed", "12.5"],
-      [4, "valid", "1000"],
+      [4, "failed", "1000"],
+    ]);
+    expect([before.rows[3].reason, before.rows[3].reasonJa]).toEqual([
+      "No customer linked to this email",
+      "このメールアドレスに紐づく顧客がいません",
     ]);
     expect(before.rows[2].reason).toBe("customer_email is required; price must be a whole number of yen (digits only)");
     expect(before.rows[2].reasonJa).toBe("customer_email が空です。price は円単位の整数(数字のみ)で書いてください");
