@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
 import {
   CustomerAppService,
   CustomerContractSchema,
@@ -11,13 +11,10 @@ import {
   type CustomerMerchant,
   type CustomerTransaction,
 } from "../../gen/payments/v1/customer_app_service_pb.js";
-import { hasReceipt } from "../domain/charge.js";
-import {
-  chargeStatusWording,
-  debitNoticeWording,
-  failureWording,
-  refundStatusWording,
-} from "../domain/customer-wording.js";
+import { awaitingCustomer, hasReceipt } from "../domain/charge.js";
+import { chargeStateOf } from "../domain/display-format.js";
+import { refundedIncludingPending } from "../domain/refund.js";
+import { debitNoticeWording, failureWording, refundStatusWording } from "../domain/customer-wording.js";
 import { sessionLimits } from "../domain/dashboard-session.js";
 import {
   customerMerchants,
@@ -196,7 +193,12 @@ function encodeCustomerTransaction({
     finalAmount: charge.amount,
     currency: "JPY",
     status: charge.status,
-    statusLabel: chargeStatusWording[charge.status].ja,
+    statusLabel: chargeStateOf({
+      status: charge.status,
+      awaitingCustomer: awaitingCustomer(charge),
+      refundedAmount: refundedIncludingPending(charge),
+      refundPending: refunds.some((refund) => refund.status === RefundStatus.PENDING),
+    }).ja,
     createdAt: timestampFromDate(charge.createdAt),
     failure: failed
       ? {

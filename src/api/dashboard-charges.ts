@@ -8,7 +8,7 @@ import {
   type DashboardService,
   type Payer,
 } from "../../gen/payments/v1/dashboard_service_pb.js";
-import { chargeExportChunk } from "../domain/charge-export.js";
+import { chargeExportChunk, chargeExportFileName } from "../domain/charge-export.js";
 import { emailPrefixKey } from "../domain/customer-search.js";
 import { RefundRefusedFailure, refundRefusalReasons } from "../domain/refund.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
@@ -82,13 +82,16 @@ export function createChargeHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof 
       // A server-streaming call passes the validation interceptor by; its rules are checked here.
       requireValid(ExportChargesRequestSchema, req);
       const merchant = merchantOf(context);
-      const fileName = `charges-${ctx.clock.now().toISOString().slice(0, 10)}.csv`;
+      const fileName = chargeExportFileName(ctx.clock.now());
       let first = true;
       for await (const page of chargesForExport(ctx, merchant, chargeSearchOf(req.customerId, req.filter))) {
-        yield { fileName: first ? fileName : "", chunk: new TextEncoder().encode(chargeExportChunk(page, first)) };
+        yield {
+          fileName: first ? fileName : "",
+          chunk: new TextEncoder().encode(chargeExportChunk(page, first, req.layout)),
+        };
         first = false;
       }
-      if (first) yield { fileName, chunk: new TextEncoder().encode(chargeExportChunk([], true)) };
+      if (first) yield { fileName, chunk: new TextEncoder().encode(chargeExportChunk([], true, req.layout)) };
     },
     async getChargeDetail(req, context) {
       const detail = await chargeDetail(ctx, merchantOf(context), req.chargeId);

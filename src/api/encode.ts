@@ -1,4 +1,4 @@
-import { customerIdShown } from "../domain/charge.js";
+import { awaitingCustomer, customerIdShown } from "../domain/charge.js";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AsyncStatus, ChargeStatus, RefundStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
@@ -77,6 +77,7 @@ export function encodeCharge(
     refundsTruncated,
     requestId: charge.requestId ?? "",
     debitDate,
+    awaitingCustomer: awaitingCustomer(charge),
   });
 }
 

@@ -109,3 +109,12 @@ export function customerIdShown(charge: Pick<ChargeRecord, "apiSource" | "contra
 export function hasReceipt(status: ChargeStatus): boolean {
   return status === ChargeStatus.SUCCESS || status === ChargeStatus.REFUNDED;
 }
+
+/**
+ * Whether an on-session charge still waits for its customer on the payment page: PENDING, and no
+ * account approved on its link yet (the account is fixed as the approval is claimed). Screens call
+ * it 未完了, not 処理中: nothing is being processed until the customer finishes the page.
+ */
+export function awaitingCustomer(charge: Pick<ChargeRecord, "status" | "onSessionId" | "bankAccountId">): boolean {
+  return charge.status === ChargeStatus.PENDING && charge.onSessionId !== null && charge.bankAccountId === null;
+}

@@ -13,23 +13,24 @@ export function neutraliseCell(cell: string): string {
 
 /**
  * The result CSV: the header and every input row as uploaded, plus `status`, `Reason` (the spec's
- * English text) and `理由` (the same in Japanese) (docs/guide/csv-batches.md#the-result-file). Every cell holding a CR, LF, quote or comma is quoted. A row with
+ * English text), `理由` (the same in Japanese) and `charge_id` (the charge the row made, if any) (docs/guide/csv-batches.md#the-result-file). Every cell holding a CR, LF, quote or comma is quoted. A row with
  * too few cells is padded and one with too many is
  * cut to the header's width, so the two columns line up. UTF-8 with a BOM, CRLF: what Excel opens
  * as UTF-8.
  */
 export function resultCsv(
   header: readonly string[],
-  rows: ReadonlyArray<{ cells: readonly string[]; outcome: CsvRowOutcome }>,
+  rows: ReadonlyArray<{ cells: readonly string[]; outcome: CsvRowOutcome; chargeId: string | null }>,
 ): string {
   const width = header.length;
   const records = [
-    [...header, "status", "Reason", "理由"],
-    ...rows.map(({ cells, outcome }) => [
+    [...header, "status", "Reason", "理由", "charge_id"],
+    ...rows.map(({ cells, outcome, chargeId }) => [
       ...Array.from({ length: width }, (_, i) => cells[i] ?? ""),
       outcome.status,
       outcome.reason,
       outcome.reasonJa,
+      chargeId ?? "",
     ]),
   ];
   return (

@@ -1,40 +1,18 @@
-import { ChargeStatus, ContractStatus, ErrorType, RefundStatus } from "../../gen/payments/v1/enums_pb.js";
+import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
+import { formatYen, type Wording } from "./display-format.js";
 import { weekdayOf, type JstDate } from "./jst.js";
 
 /**
- * How the customer app words statuses and failures for the customer (docs/guide/customer-app.md):
- * Japanese first, English for the page's switch. Shared by the API and the page.
+ * How the customer app words failures and debit dates for the customer (docs/guide/customer-app.md):
+ * Japanese first, English for the page's switch. Shared by the API and the page; the statuses, amounts
+ * and times are display-format.ts's, the vocabulary every screen uses.
  */
-export type Wording = Readonly<{ ja: string; en: string }>;
-
-export const chargeStatusWording: Readonly<Record<ChargeStatus, Wording>> = Object.freeze({
-  [ChargeStatus.UNSPECIFIED]: { ja: "不明", en: "Unknown" },
-  [ChargeStatus.PENDING]: { ja: "処理中", en: "Processing" },
-  [ChargeStatus.WAITING_EKYC]: { ja: "本人確認待ち", en: "Waiting for identity check" },
-  [ChargeStatus.SUCCESS]: { ja: "引き落とし済み", en: "Paid" },
-  [ChargeStatus.FAILURE]: { ja: "引き落とし失敗", en: "Failed" },
-  [ChargeStatus.CANCELLED]: { ja: "取消済み", en: "Cancelled" },
-  [ChargeStatus.REFUNDED]: { ja: "全額返金済み", en: "Refunded in full" },
-});
-
-export const refundStatusWording: Readonly<Record<RefundStatus, Wording>> = Object.freeze({
-  [RefundStatus.UNSPECIFIED]: { ja: "不明", en: "Unknown" },
-  [RefundStatus.PENDING]: { ja: "返金処理中", en: "Refund in progress" },
-  [RefundStatus.SUCCEEDED]: { ja: "返金済み", en: "Refunded" },
-  [RefundStatus.FAILED]: { ja: "返金失敗", en: "Refund failed" },
-});
-
-export const contractStatusWording: Readonly<Record<ContractStatus, Wording>> = Object.freeze({
-  [ContractStatus.UNSPECIFIED]: { ja: "不明", en: "Unknown" },
-  [ContractStatus.INITIAL]: { ja: "手続き中", en: "Being set up" },
-  [ContractStatus.PENDING_CHARGE]: { ja: "初回引き落とし待ち", en: "Waiting for the first debit" },
-  [ContractStatus.WAITING_EKYC]: { ja: "本人確認待ち", en: "Waiting for identity check" },
-  [ContractStatus.APPROVED]: { ja: "承認済み", en: "Approved" },
-  [ContractStatus.ACTIVATED]: { ja: "有効（引き落とし可）", en: "Active (may debit)" },
-  [ContractStatus.EXPIRED]: { ja: "期限切れ", en: "Expired" },
-  [ContractStatus.DEACTIVATED]: { ja: "停止済み", en: "Stopped" },
-  [ContractStatus.CANCELLED]: { ja: "解約済み", en: "Cancelled" },
-});
+export {
+  chargeStatusWording,
+  contractStatusWording,
+  refundStatusWording,
+  type Wording,
+} from "./display-format.js";
 
 /** Why a charge failed, as the customer is told (the ErrorType's customer-facing message). */
 export const failureWording: Readonly<Record<ErrorType, Wording>> = Object.freeze({
@@ -111,21 +89,15 @@ export function debitDateWording(date: JstDate): Wording {
   };
 }
 
-/** An amount of yen: 2,200円 in Japanese, ¥2,200 in English. */
-export function yenWording(amount: number): Wording {
-  const digits = amount.toLocaleString("en-US");
-  return { ja: `${digits}円`, en: `¥${digits}` };
-}
-
 /**
  * What the customer is told of a charge debited on its debit date (docs/guide/hosted-page.md#when-the-account-is-debited):
  * the page's bank step, consent and outcome, the outcome e-mail and the customer app say it in these words.
  */
 export function debitNoticeWording(date: JstDate, amount: number): Wording {
   const when = debitDateWording(date);
-  const yen = yenWording(amount);
+  const yen = formatYen(amount);
   return {
-    ja: `${when.ja}に ${yen.ja} を登録口座から引き落とします`,
-    en: `${yen.en} will be debited from your registered account on ${when.en}`,
+    ja: `${when.ja}に ${yen} を登録口座から引き落とします`,
+    en: `${yen} will be debited from your registered account on ${when.en}`,
   };
 }

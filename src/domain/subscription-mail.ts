@@ -1,20 +1,10 @@
 import type { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { errorTypeMessagesJa } from "./payment-failure.js";
+import { formatJstDate, formatYen } from "./display-format.js";
 import { addDays, type JstDate } from "./jst.js";
 
 /** A plan's 振替予定のお知らせ, unless it says otherwise: three days before each debit date. */
 export const defaultNoticeDays = 3;
-
-/** Yen as a customer reads it: 3,300円. */
-function yen(amount: number): string {
-  return `${amount.toLocaleString("ja-JP")}円`;
-}
-
-/** 2026-12-28 → 2026年12月28日. */
-function japaneseDate(date: JstDate): string {
-  const [year, month, day] = date.split("-").map(Number);
-  return `${year}年${month}月${day}日`;
-}
 
 /**
  * The e-mail to the customer after a subscription's debit failed
@@ -34,14 +24,14 @@ export function debitFailureMessage(input: {
 }): { subject: string; body: string } {
   const { merchantName } = input;
   const next = input.retryDebitDate
-    ? `${japaneseDate(input.retryDebitDate)}に同じ金額を再度振り替えます（再振替）。前日までに口座の残高をご用意ください。`
+    ? `${formatJstDate(input.retryDebitDate)}に同じ金額を再度振り替えます（再振替）。前日までに口座の残高をご用意ください。`
     : input.carriedOver
       ? "この金額は次回の振替に合算して振り替えます。次回の振替日の前日までに口座の残高をご用意ください。"
       : `再振替の予定はありません。お支払い方法について ${merchantName} からご連絡します。`;
   return {
     subject: `【${merchantName}】口座振替ができませんでした`,
     body: [
-      `${merchantName}「${input.description}」の${input.period.replace("-", "年")}月分、${japaneseDate(input.debitDate)}の口座振替（${yen(input.amount)}）ができませんでした。`,
+      `${merchantName}「${input.description}」の${input.period.replace("-", "年")}月分、${formatJstDate(input.debitDate)}の口座振替（${formatYen(input.amount)}）ができませんでした。`,
       `理由: ${errorTypeMessagesJa[input.errorType]}`,
       next,
       `お支払いの停止をご希望の場合は ${merchantName} までお申し出ください。`,
@@ -70,8 +60,8 @@ export function debitScheduleMessage(input: {
     subject: `【${merchantName}】振替予定のお知らせ`,
     body: [
       `${merchantName}「${input.description}」の${input.period.replace("-", "年")}月分を、次のとおり口座振替いたします。`,
-      `振替日: ${japaneseDate(input.debitDate)}`,
-      `金額: ${yen(input.amount)}`,
+      `振替日: ${formatJstDate(input.debitDate)}`,
+      `金額: ${formatYen(input.amount)}`,
       "振替日の前日までに口座の残高をご用意ください。",
       `振替の停止をご希望の場合は、振替日より前に ${merchantName} までお申し出ください（お客様アプリからも停止をお申し込みいただけます）。`,
     ].join("\n"),

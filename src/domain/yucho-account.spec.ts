@@ -26,14 +26,14 @@ describe("ゆうちょ 記号・番号 → 店番・口座番号", () => {
   });
 
   it("refuses what no passbook shows, naming the field", () => {
-    expect(yuchoToZengin("2053", "1")).toMatchObject({ ok: false, field: "kigo" });
+    expect(yuchoToZengin("2053", "1")).toMatchObject({ ok: false, field: "kigo", problem: "kigoFormat" });
     expect(yuchoToZengin("20530", "12345671")).toMatchObject({ ok: false, field: "kigo" });
-    expect(yuchoToZengin("10530", "")).toMatchObject({ ok: false, field: "bango" });
+    expect(yuchoToZengin("10530", "")).toMatchObject({ ok: false, field: "bango", problem: "bangoFormat" });
     expect(yuchoToZengin("10530", "123456789")).toMatchObject({ ok: false, field: "bango" });
     // An ordinary account's 番号 ends in 1.
-    expect(yuchoToZengin("10530", "12345672")).toMatchObject({ ok: false, field: "bango" });
+    expect(yuchoToZengin("10530", "12345672")).toMatchObject({ ok: false, field: "bango", problem: "bangoCheckDigit" });
     // A 振替口座 番号 longer than 7 digits has no Zengin form.
-    expect(yuchoToZengin("00530", "12345678")).toMatchObject({ ok: false, field: "bango" });
+    expect(yuchoToZengin("00530", "12345678")).toMatchObject({ ok: false, field: "bango", problem: "bangoTooLong" });
   });
 
   it("names a branch by its digits in kanji numerals", () => {

@@ -22,7 +22,10 @@ export interface YuchoZenginAccount {
 
 export type YuchoConversion =
   | { ok: true; account: YuchoZenginAccount }
-  | { ok: false; field: "kigo" | "bango"; reason: string };
+  | { ok: false; field: "kigo" | "bango"; problem: YuchoProblem; reason: string };
+
+/** Why a 記号・番号 does not convert: the page says it in the customer's words (bank.yucho.* in web/pay/messages.ts). */
+export type YuchoProblem = "kigoFormat" | "bangoFormat" | "bangoCheckDigit" | "bangoTooLong";
 
 const kanjiDigits = "〇一二三四五六七八九";
 
@@ -45,15 +48,31 @@ export function yuchoToZengin(kigoInput: string, bangoInput: string): YuchoConve
   const kigo = asciiDigits(kigoInput);
   const bango = asciiDigits(bangoInput);
   if (!/^[01][0-9]{4}$/.test(kigo))
-    return { ok: false, field: "kigo", reason: "the 記号 is 5 digits starting with 1 (or 0 for a 振替口座)" };
-  if (!/^[0-9]{1,8}$/.test(bango)) return { ok: false, field: "bango", reason: "the 番号 is up to 8 digits" };
+    return {
+      ok: false,
+      field: "kigo",
+      problem: "kigoFormat",
+      reason: "the 記号 is 5 digits starting with 1 (or 0 for a 振替口座)",
+    };
+  if (!/^[0-9]{1,8}$/.test(bango))
+    return { ok: false, field: "bango", problem: "bangoFormat", reason: "the 番号 is up to 8 digits" };
   const ordinary = kigo[0] === "1";
   const branchCode = `${kigo.slice(1, 3)}${ordinary ? "8" : "9"}`;
   if (ordinary && !bango.endsWith("1"))
-    return { ok: false, field: "bango", reason: "the 番号 of an ordinary account ends in 1: check the passbook" };
+    return {
+      ok: false,
+      field: "bango",
+      problem: "bangoCheckDigit",
+      reason: "the 番号 of an ordinary account ends in 1: check the passbook",
+    };
   const number = ordinary ? bango.slice(0, -1) : bango;
   if (number.length > 7 || number.length === 0)
-    return { ok: false, field: "bango", reason: "the 番号 is too long for this 記号: check the passbook" };
+    return {
+      ok: false,
+      field: "bango",
+      problem: "bangoTooLong",
+      reason: "the 番号 is too long for this 記号: check the passbook",
+    };
   return {
     ok: true,
     account: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
-import { zenginFailureMessage, zenginResultOfAccount } from "./zengin-result.js";
+import { zenginFailureMessage, zenginResultOfAccount, zenginResultOfMessage, zenginResults } from "./zengin-result.js";
 
 describe("zenginResultOfAccount", () => {
   it("maps the magic account numbers 999999N to Zengin result N", () => {
@@ -26,5 +26,10 @@ describe("zenginResultOfAccount", () => {
     expect(zenginFailureMessage(zenginResultOfAccount("9999991")!)).toBe(
       "Customer has insufficient funds (Zengin result 1: insufficient funds, 資金不足)",
     );
+  });
+
+  it("reads the code back from the message, for the dashboard's 振替結果コード", () => {
+    for (const result of zenginResults) expect(zenginResultOfMessage(zenginFailureMessage(result))).toBe(result);
+    expect(zenginResultOfMessage("Customer has insufficient funds")).toBeUndefined();
   });
 });

@@ -87,3 +87,14 @@ export function zenginResultOfAccount(accountNumber: string): ZenginResult | und
 export function zenginFailureMessage(result: ZenginResult): string {
   return `${errorTypeMessages[result.errorType]} (Zengin result ${result.code}: ${result.meaning}, ${result.japanese})`;
 }
+
+/**
+ * The Zengin result a charge's or refund's error message names (zenginFailureMessage's words), if any:
+ * staff must see the 振替結果コード itself, because each code needs its own follow-up.
+ *
+ * @example zenginResultOfMessage("Payment gateway rejected request (Zengin result 3: …)")?.japanese // "預金者の都合による振替停止"
+ */
+export function zenginResultOfMessage(message: string): ZenginResult | undefined {
+  const code = /\(Zengin result (\d+):/.exec(message)?.[1];
+  return code === undefined ? undefined : zenginResultOfCode(Number(code));
+}

@@ -228,25 +228,27 @@ export async function confirmCsvBatch(
 }
 
 /**
- * docs/reference/contract.md#csv-batch-reasons, group 2 (customer resolution): a row names its customer by customer_id, or else by the
- * e-mail the customer was created with. Not found, or not chargeable (no activated contract,
- * payment not authorized), fails the row; so do rows that resolve to one customer together (one
- * charge per customer per batch). The rest are queued.
+ * docs/reference/contract.md#csv-batch-reasons, group 2 (customer resolution), without writing: each
+ * row's reason to fail (by its index in `rows`) or its customer. The confirmation queues by it, and
+ * the preview counts by it, so a row that will fail is never counted in what will be charged.
  */
-async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRecord, now: Date): Promise<void> {
-  const rows = (await csvRowsWithCharges(trx, batch.id)).filter((row) => row.state === "ready");
+async function resolveCsvRows(
+  db: Tx,
+  merchantId: string,
+  rows: ReadonlyArray<{ cells: readonly string[] }>,
+): Promise<{ failures: Map<number, CsvReason>; customerOfRow: Map<number, string> }> {
   const wanted = rows
     .map(({ cells }) => cells)
     .map(([email, customerId]) => ({ customerId: customerId.trim(), email: normalizeEmail(email) }));
   const customers = await customersForResolution(
-    trx,
-    batch.merchantId,
+    db,
+    merchantId,
     wanted.filter((w) => w.customerId).map((w) => w.customerId),
     wanted.filter((w) => !w.customerId).map((w) => w.email),
   );
   const byId = new Map(customers.map((c) => [c.id, c]));
   const byEmail = new Map(customers.map((c) => [normalizeEmail(c.email), c]));
-  const activatedContract = new Map((await activatedContractsOf(trx, [...byId.keys()])).map((c) => [c.customerId, c]));
+  const activatedContract = new Map((await activatedContractsOf(db, [...byId.keys()])).map((c) => [c.customerId, c]));
 
   const resolved: Array<{ index: number; customerId: string }> = [];
   const failures = new Map<number, CsvReason>();
@@ -263,7 +265,18 @@ async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRecord, now: Date): P
     else if (customer) resolved.push({ index, customerId: customer.id });
   });
   for (const index of rowsSharingCustomer(resolved)) failures.set(index, csvReason("sameAccount"));
-  const customerOfRow = new Map(resolved.map((r) => [r.index, r.customerId]));
+  return { failures, customerOfRow: new Map(resolved.map((r) => [r.index, r.customerId])) };
+}
+
+/**
+ * docs/reference/contract.md#csv-batch-reasons, group 2 (customer resolution): a row names its customer by customer_id, or else by the
+ * e-mail the customer was created with. Not found, or not chargeable (no activated contract,
+ * payment not authorized), fails the row; so do rows that resolve to one customer together (one
+ * charge per customer per batch). The rest are queued.
+ */
+async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRecord, now: Date): Promise<void> {
+  const rows = (await csvRowsWithCharges(trx, batch.id)).filter((row) => row.state === "ready");
+  const { failures, customerOfRow } = await resolveCsvRows(trx, batch.merchantId, rows);
 
   for (const [index, row] of rows.entries()) {
     const failure = failures.get(index);
@@ -345,14 +358,25 @@ export async function csvBatchRows(
   const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
   if (!batch) throw csvBatchRefusals.batchNotFound();
   const { rows, stored } = await batchWithRows(ctx, batch);
+  // Before confirmation, a valid row whose customer will not resolve is shown failed with its reason
+  // now, and left out of what will be charged (the confirmation resolves the same way).
+  const preview = batch.status === "uploaded";
+  const ready = preview ? stored.flatMap((row, i) => (row.state === "ready" ? [{ row, i }] : [])) : [];
+  const resolution = await resolveCsvRows(
+    ctx.tx.db,
+    batch.merchantId,
+    ready.map(({ row }) => row),
+  );
+  const failures = new Map([...resolution.failures].map(([at, reason]) => [ready[at].i, reason]));
   const views = rows.map(({ cells, outcome }, i): CsvBatchRowView => {
-    const waiting = batch.status === "uploaded" && outcome.status === "processing";
+    const waiting = preview && outcome.status === "processing";
+    const failure = waiting ? failures.get(i) : undefined;
     return {
       rowNumber: stored[i].rowNumber,
       cells,
-      status: waiting ? "valid" : outcome.status,
-      reason: waiting ? "" : outcome.reason,
-      reasonJa: waiting ? "" : outcome.reasonJa,
+      status: failure ? "failed" : waiting ? "valid" : outcome.status,
+      reason: failure?.en ?? (waiting ? "" : outcome.reason),
+      reasonJa: failure?.ja ?? (waiting ? "" : outcome.reasonJa),
       chargeId: stored[i].chargeId ?? "",
     };
   });
@@ -370,12 +394,13 @@ async function batchWithRows(
   batch: CsvBatchRecord,
 ): Promise<{
   view: CsvBatchView;
-  rows: Array<{ cells: string[]; outcome: CsvRowOutcome }>;
+  rows: Array<{ cells: string[]; outcome: CsvRowOutcome; chargeId: string | null }>;
   stored: CsvRowWithCharge[];
 }> {
   const stored = await csvRowsWithCharges(ctx.tx.db, batch.id);
   const rows = stored.map((row) => ({
     cells: row.cells,
+    chargeId: row.chargeId,
     outcome: csvRowOutcome(
       row,
       row.chargeStatus === null

@@ -66,10 +66,12 @@ describe("the result CSV", () => {
       ...hostile.map((cell, i) => [`${cell}@example.jp`, "", "1200", cell, "", `hostile-${i}`]),
     ];
     const text = await resultOf(Buffer.from(stringify([header, ...rows], { quoted: true })));
-    const parsed = expectSafe(text, header.length + 3);
+    const parsed = expectSafe(text, header.length + 4);
     expect(parsed).toHaveLength(rows.length + 1);
-    expect(parsed[0]).toEqual([...header, "status", "Reason", "理由"]);
-    expect(parsed[1].slice(-3)).toEqual(["succeeded", "", ""]);
+    expect(parsed[0]).toEqual([...header, "status", "Reason", "理由", "charge_id"]);
+    // The row's charge, to find it in the dashboard and the API (issue #31 finding 10).
+    expect(parsed[1].slice(-4)).toEqual(["succeeded", "", "", expect.stringMatching(/^trx-/)]);
+    expect(parsed.slice(2).every((row) => row[9] === "")).toBe(true);
     // Each hostile description comes back whole, in its own row, behind an apostrophe when it could run.
     expect(parsed.slice(2).map((row) => row[3])).toEqual(
       hostile.map((cell) => (/^[\t\r]|^\s*[=+\-@＝＋－＠]/.test(cell) ? `'${cell}` : cell)),
@@ -82,7 +84,7 @@ describe("the result CSV", () => {
       const raw = readFileSync(new URL(`../fixtures/csv/${name}`, import.meta.url), "latin1");
       const content = Buffer.from(raw.replace(/\{\{\w+(:\w+)?\}\}/g, `${name}-x`), "latin1");
       const width = (parse(content, { bom: true, to_line: 1 }) as string[][])[0].length;
-      expectSafe(await resultOf(content), width + 3);
+      expectSafe(await resultOf(content), width + 4);
     }
   });
 });

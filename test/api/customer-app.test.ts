@@ -181,7 +181,7 @@ describe("what a signed-in customer sees", () => {
     const [failed, paid, refunded] = transactions;
     expect(failed).toMatchObject({
       status: ChargeStatus.FAILURE,
-      statusLabel: "引き落とし失敗",
+      statusLabel: "失敗",
       merchantName: "Test Shop",
       finalAmount: 3000,
       receiptAvailable: false,

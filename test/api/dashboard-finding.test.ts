@@ -3,6 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { parse } from "csv-parse/sync";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { ChargeExportLayout } from "../../gen/payments/v1/dashboard_service_pb.js";
 import { ChargeStatus, DeliveryStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
@@ -233,7 +234,10 @@ describe("ListCharges and ExportCharges", () => {
   }
 
   it("exports the filtered charges as CSV, with the payer beside each", async () => {
-    const { fileName, text, rows } = await exported(ops, { filter: { customerEmail: "aki@" } });
+    const { fileName, text, rows } = await exported(ops, {
+      filter: { customerEmail: "aki@" },
+      layout: ChargeExportLayout.MACHINE,
+    });
     expect(fileName).toMatch(/^charges-\d{4}-\d{2}-\d{2}\.csv$/);
     expect(text.startsWith("\uFEFFcharge_id,")).toBe(true);
     expect(text).toContain("\r\n");
@@ -244,7 +248,7 @@ describe("ListCharges and ExportCharges", () => {
       [ids.oldAki, "SUCCESS", "500", "aki@charges.example.jp", "アキ イチロウ"],
     ]);
     expect(rows[0].error_type).toMatch(/^ERROR_TYPE_/);
-    const none = await exported(ops, { filter: { customerEmail: "nobody@" } });
+    const none = await exported(ops, { filter: { customerEmail: "nobody@" }, layout: ChargeExportLayout.MACHINE });
     expect(none.rows).toEqual([]);
     expect(none.text).toBe(`\uFEFF${chargeExportColumns.join(",")}\r\n`);
   });
@@ -264,13 +268,16 @@ describe("ListCharges and ExportCharges", () => {
           .values(rows.slice(at, at + 200))
           .execute();
     });
-    const { chunks, rows } = await exported(big, {});
+    const { chunks, rows } = await exported(big, { layout: ChargeExportLayout.MACHINE });
     expect(chunks).toBeGreaterThanOrEqual(3);
     expect(rows).toHaveLength(1234);
     expect(new Set(rows.map((r) => r.charge_id)).size).toBe(1234);
     const times = rows.map((r) => r.created_at);
     expect([...times].sort().reverse()).toEqual(times);
     expect((await exported(big, { filter: { minAmount: 1300 } })).rows).toHaveLength(34);
+    expect(
+      (await exported(big, { filter: { minAmount: 1300 }, layout: ChargeExportLayout.MACHINE })).rows,
+    ).toHaveLength(34);
   });
 
   it("refuses an export filter the .proto does not allow, and exports nothing of another merchant", async () => {
@@ -337,12 +344,17 @@ describe("ListCsvBatchRows and the attempts left", () => {
     ].join("\r\n");
     const uploaded = await batcher.client.uploadCsvBatch({ fileName: "rows.csv", content: Buffer.from(csv) });
     const before = await batcher.client.listCsvBatchRows({ batchId: uploaded.batchId });
-    expect(before).toMatchObject({ validCount: 3, invalidCount: 1, validAmount: 5600n });
+    // A row whose e-mail names no customer will fail: shown so now, and not counted in what will be charged.
+    expect(before).toMatchObject({ validCount: 2, invalidCount: 2, validAmount: 4600n });
     expect(before.rows.map((r) => [r.rowNumber, r.status, r.price])).toEqual([
       [1, "valid", "1200"],
       [2, "valid", "3400"],
       [3, "failed", "12.5"],
-      [4, "valid", "1000"],
+      [4, "failed", "1000"],
+    ]);
+    expect([before.rows[3].reason, before.rows[3].reasonJa]).toEqual([
+      "No customer linked to this email",
+      "このメールアドレスに紐づく顧客がいません",
     ]);
     expect(before.rows[2].reason).toBe("customer_email is required; price must be a whole number of yen (digits only)");
     expect(before.rows[2].reasonJa).toBe("customer_email が空です。price は円単位の整数(数字のみ)で書いてください");

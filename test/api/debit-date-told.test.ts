@@ -101,7 +101,7 @@ describe("BANK_CONNECTOR=zengin: the customer is told the debit date and the amo
     await zengin.jobs.drain();
     const notices = await noticesTo(zengin, paid.email);
     expect(notices).toHaveLength(1);
-    expect(notices[0].body).toContain("11月26日（木）に 1,500円 を登録口座から引き落とします。");
+    expect(notices[0].body).toContain("11月26日（木）に ¥1,500 を登録口座から引き落とします。");
     expect(notices[0].body).toContain(
       "¥1,500 will be debited from your registered account on Thursday 26 November 2026.",
     );
@@ -118,7 +118,7 @@ describe("BANK_CONNECTOR=zengin: the customer is told the debit date and the amo
         chargeId: paid.chargeId,
         amount: 1500,
         debitDate: "2026-11-26",
-        noticeJa: "11月26日（木）に 1,500円 を登録口座から引き落とします",
+        noticeJa: "11月26日（木）に ¥1,500 を登録口座から引き落とします",
       },
     ]);
     const { transactions } = await app.client.listCustomerTransactions({});

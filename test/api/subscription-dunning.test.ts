@@ -128,8 +128,8 @@ describe("re-debits (再振替) and dunning", () => {
       expect(found).toBeDefined();
       return found;
     });
-    expect(mail?.body).toContain("2026年2月10日に同じ金額を再度振り替えます");
-    expect(mail?.body).toContain("8,000円");
+    expect(mail?.body).toContain("2026/02/10に同じ金額を再度振り替えます");
+    expect(mail?.body).toContain("¥8,000");
     const stop = (await subscriptions().getSubscription({ subscriptionId: stopped.subscriptionId })).subscription;
     expect([stop?.status, stop?.pastDueReason, stop?.attempts.length]).toEqual([
       SubscriptionStatus.PAST_DUE,
@@ -217,8 +217,8 @@ describe("振替予定のお知らせ (notices)", () => {
     await advanceTo(server, "2026-04-18");
     const [notice, ...again] = await mailsOf(noticed.customerId);
     expect(again).toHaveLength(0);
-    expect(notice.body).toContain("振替日: 2026年4月20日");
-    expect(notice.body).toContain("金額: 4,400円");
+    expect(notice.body).toContain("振替日: 2026/04/20");
+    expect(notice.body).toContain("金額: ¥4,400");
     expect(notice.body).toContain("停止");
     expect(await mailsOf(silent.customerId)).toHaveLength(0);
     expect(await mailsOf(paused.customerId)).toHaveLength(0);

@@ -6,6 +6,7 @@ import { ContractStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { setSupportContact } from "../../src/flows/merchants.js";
 import { axeViolations, launchBrowser, newPhonePage } from "../helpers/browser.js";
+import { brokenWords } from "../helpers/screens.js";
 import { appSignInCode, customerWithTwoMerchants, type CustomerWorld } from "../helpers/customer-app.js";
 import { eventsOfType } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -78,14 +79,16 @@ describe("a customer with two shops, on a phone, keyboard only", () => {
       await expect.poll(() => items.count()).toBe(3);
       const [failed, paid, refunded] = [items.nth(0), items.nth(1), items.nth(2)];
       expect(await failed.locator("h2").textContent()).toContain("Test Shop");
-      expect(await failed.textContent()).toContain("引き落とし失敗");
+      expect(await failed.textContent()).toContain("失敗");
       expect(await failed.textContent()).toContain("口座の残高が不足していたため");
       expect(await failed.getByRole("link", { name: "領収書を表示" }).count()).toBe(0);
       expect(await paid.textContent()).toContain("Second Shop 二号店");
-      expect(await paid.textContent()).toContain("引き落とし済み");
-      expect(await refunded.textContent()).toContain("￥500（返金処理中）");
-      expect(await refunded.textContent()).toContain("￥1,500");
+      expect(await paid.textContent()).toContain("成功");
+      expect(await refunded.textContent()).toContain("¥500（返金処理中）");
+      expect(await refunded.textContent()).toContain("¥1,500");
       await checkView(page, "3-history");
+      // No word broken mid-word (issue #31 finding 7): the title, the states, an e-mail.
+      expect(await brokenWords(page, ["ご利用明細", "返金処理中", "定期便 11月分"])).toEqual([]);
 
       // Filter by shop with the keyboard: the second shop only.
       await tabTo(page, page.getByLabel("お店"));
@@ -102,7 +105,7 @@ describe("a customer with two shops, on a phone, keyboard only", () => {
       await page.getByRole("heading", { name: "領収書" }).waitFor();
       const receipt = await page.locator(".receipt").textContent();
       expect(receipt).toContain(`${world.email} 様`);
-      expect(receipt).toContain("￥2,400");
+      expect(receipt).toContain("¥2,400");
       expect(receipt).toContain("Second Shop 二号店");
       expect(receipt).toContain(world.paidChargeId);
       await checkView(page, "4-receipt");
@@ -120,7 +123,7 @@ describe("a customer with two shops, on a phone, keyboard only", () => {
       expect(await cards.nth(0).textContent()).toContain("help@shop.example.jp");
       for (const card of [cards.nth(0), cards.nth(1)]) {
         expect(await card.textContent()).toMatch(/\*+567/);
-        expect(await card.textContent()).toContain("有効（引き落とし可）");
+        expect(await card.textContent()).toContain("有効");
         expect(await card.textContent()).toContain("口座振替の同意日");
       }
       await checkView(page, "5-merchants");

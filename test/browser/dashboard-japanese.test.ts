@@ -180,7 +180,7 @@ for (const [width, height] of [
       const rows = parse(readFileSync((await download.path())!), { bom: true, columns: true }) as Array<
         Record<string, string>
       >;
-      expect(rows.map((r) => [r.charge_id, r.customer_email, r.customer_name])).toEqual([
+      expect(rows.map((r) => [r.決済ID, r.メールアドレス, r.氏名])).toEqual([
         [ids.failed, "kenta@example.jp", "山田 健太"],
       ]);
 
@@ -202,7 +202,9 @@ for (const [width, height] of [
       await page.goto(`${server.url}/dashboard/#/charges/${ids.paid}`);
       const amount = page.getByLabel(/^返金額\(1円〜/);
       await amount.waitFor();
-      expect(await page.getByTestId("charge-status").textContent()).toMatch(/^(成功|取消|全額返金済み)$/);
+      expect(await page.getByTestId("charge-status").textContent()).toMatch(
+        /^(成功|取消済み|全額返金|一部返金|返金処理中)$/,
+      );
       await checkView(page, width, "charge");
       const refundable = Number(await amount.inputValue());
       expect(await amount.getAttribute("max")).toBe(String(refundable));

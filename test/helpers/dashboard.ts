@@ -5,6 +5,7 @@ import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { DashboardService } from "../../gen/payments/v1/dashboard_service_pb.js";
 import { createDashboardUser } from "../../src/flows/dashboard-auth.js";
 import type { RoleName } from "../../src/domain/dashboard-role.js";
+import type { Page } from "playwright-core";
 import type { TestServer } from "./test-server.js";
 
 export const dashboardPassword = "correct horse battery staple";
@@ -128,4 +129,15 @@ export function wrongTotpCodes(server: TestServer, secret: string, count = 1): s
   const codes: string[] = [];
   for (let n = 100_000; codes.length < count; n++) if (!valid.has(String(n))) codes.push(String(n));
   return codes;
+}
+
+/** Signs a browser page in to the dashboard in Japanese: the password, then the authenticator's code. */
+export async function signInOnPage(page: Page, server: TestServer, email: string, secret: string): Promise<void> {
+  await page.goto(`${server.url}/dashboard/`);
+  await page.getByLabel("メールアドレス", { exact: true }).fill(email);
+  await page.getByLabel("パスワード").fill(dashboardPassword);
+  await page.getByLabel("パスワード").press("Enter");
+  await page.getByLabel("認証アプリのコードまたはリカバリーコード").fill(nextTotpCode(server, secret));
+  await page.getByLabel("認証アプリのコードまたはリカバリーコード").press("Enter");
+  await page.getByRole("navigation").waitFor();
 }

@@ -1,26 +1,21 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
-import { lang, t } from "./i18n.js";
+import { formatJstDate, formatJstDateTime, formatYen } from "../../domain/display-format.js";
+import { t } from "./i18n.js";
 
 import { h, type Child } from "../element.js";
 
 export { h, type Child } from "../element.js";
 
-export function yen(amount: number): string {
-  return new Intl.NumberFormat(lang() === "ja" ? "ja-JP" : "en-US", { style: "currency", currency: "JPY" }).format(
-    amount,
-  );
-}
+/** Yen as every screen writes it (domain/display-format.ts). */
+export const yen = formatYen;
 
-/** A moment in Japan time. */
+/** A moment in Japan time, as every screen writes it: 2026/11/28 08:42, or 2026/11/28 alone. */
 export function when(timestamp: Timestamp | undefined, dateOnly = false): string {
   if (!timestamp) return "";
-  const locale = lang() === "ja" ? "ja-JP" : "en-GB";
-  const options: Intl.DateTimeFormatOptions = dateOnly
-    ? { timeZone: "Asia/Tokyo", year: "numeric", month: "long", day: "numeric" }
-    : { timeZone: "Asia/Tokyo", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
-  return timestampDate(timestamp).toLocaleString(locale, options);
+  const at = timestampDate(timestamp);
+  return dateOnly ? formatJstDate(at) : formatJstDateTime(at);
 }
 
 /** A label–value list (dl). */

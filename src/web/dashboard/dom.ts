@@ -3,7 +3,10 @@ import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import type { ErrorBody } from "../../../gen/payments/v1/errors_pb.js";
-import { ErrorType } from "../../../gen/payments/v1/enums_pb.js";
+import { ErrorType, RefundStatus } from "../../../gen/payments/v1/enums_pb.js";
+import type { Charge } from "../../../gen/payments/v1/resources_pb.js";
+import { chargeStateOf, formatJstDateTime, formatYen } from "../../domain/display-format.js";
+import { zenginResultOfMessage } from "../../domain/zengin-result.js";
 import { label } from "./enum-labels.js";
 import { lang, t } from "./i18n.js";
 import { tt } from "./i18n-team.js";
@@ -12,10 +15,22 @@ import { h, type Child } from "../element.js";
 
 export { append, h, type Child } from "../element.js";
 
-export function yen(amount: number | bigint): string {
-  return new Intl.NumberFormat(lang() === "ja" ? "ja-JP" : "en-US", { style: "currency", currency: "JPY" }).format(
-    Number(amount),
-  );
+/** Yen and Japan time as every screen writes them (domain/display-format.ts). */
+export const yen = formatYen;
+
+/** A charge's state in one word, as every screen says it (domain/display-format.ts chargeStateOf). */
+export function chargeState(charge: Charge): string {
+  return chargeStateOf({
+    status: charge.chargeStatus,
+    awaitingCustomer: charge.awaitingCustomer,
+    refundedAmount: charge.refundedAmount,
+    refundPending: charge.refunds.some((refund) => refund.status === RefundStatus.PENDING),
+  })[lang()];
+}
+
+/** An e-mail address with a break opportunity after its @ and before each dot: never split at …j/p. */
+export function emailText(email: string): Child[] {
+  return email.split(/(?=\.)|(?<=@)/).flatMap((part, at) => (at === 0 ? [part] : [h("wbr", {}), part]));
 }
 
 /** An amount in a table cell: never broken across lines. */
@@ -24,8 +39,7 @@ export function yenCell(amount: number | bigint): HTMLElement {
 }
 
 export function when(timestamp: Timestamp | undefined): string {
-  if (!timestamp) return "";
-  return timestampDate(timestamp).toLocaleString(lang() === "ja" ? "ja-JP" : "en-GB", { timeZone: "Asia/Tokyo" });
+  return timestamp ? formatJstDateTime(timestampDate(timestamp)) : "";
 }
 
 /**
@@ -52,10 +66,19 @@ export function errorMessage(error: unknown): string {
   return left === undefined ? text : `${text} ${t().attemptsLeft(Number(left))}`;
 }
 
-/** A charge's failure: its ErrorType's words (the server's own message in English) and the ErrorType itself. */
+/**
+ * A charge's failure: the bank's 振替結果コード and its name when a Zengin result file refused it
+ * (each code needs its own follow-up), else its ErrorType's words (the server's own message in
+ * English); and the ErrorType itself.
+ */
 export function failure(error: ErrorBody | undefined): Child {
   if (!error) return "";
-  const words = lang() === "en" && error.message ? error.message : label("errorType", error.code);
+  const zengin = zenginResultOfMessage(error.message);
+  const words = zengin
+    ? t().zenginResult(zengin.code, lang() === "ja" ? zengin.japanese : zengin.meaning)
+    : lang() === "en" && error.message
+      ? error.message
+      : label("errorType", error.code);
   return h(
     "span",
     { class: "failure" },

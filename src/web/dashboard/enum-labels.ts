@@ -10,6 +10,12 @@ import {
   PaymentAuthorizationStatus,
   RefundStatus,
 } from "../../../gen/payments/v1/enums_pb.js";
+import {
+  chargeStatusWording,
+  contractStatusWording,
+  refundStatusWording,
+  type Wording,
+} from "../../domain/display-format.js";
 import { errorTypeMessages, errorTypeMessagesJa } from "../../domain/payment-failure.js";
 import { lang, type Lang } from "./i18n.js";
 
@@ -20,66 +26,18 @@ import { lang, type Lang } from "./i18n.js";
 type Words<E extends number> = Readonly<Record<E, string>>;
 type Both<E extends number> = Readonly<Record<Lang, Words<E>>>;
 
-const chargeStatus: Both<ChargeStatus> = {
-  ja: {
-    [ChargeStatus.UNSPECIFIED]: "不明",
-    [ChargeStatus.PENDING]: "処理中",
-    [ChargeStatus.WAITING_EKYC]: "本人確認待ち",
-    [ChargeStatus.SUCCESS]: "成功",
-    [ChargeStatus.FAILURE]: "失敗",
-    [ChargeStatus.CANCELLED]: "取消",
-    [ChargeStatus.REFUNDED]: "全額返金済み",
-  },
-  en: {
-    [ChargeStatus.UNSPECIFIED]: "Unknown",
-    [ChargeStatus.PENDING]: "Pending",
-    [ChargeStatus.WAITING_EKYC]: "Waiting for KYC",
-    [ChargeStatus.SUCCESS]: "Succeeded",
-    [ChargeStatus.FAILURE]: "Failed",
-    [ChargeStatus.CANCELLED]: "Cancelled",
-    [ChargeStatus.REFUNDED]: "Refunded",
-  },
-};
+/** The statuses are the vocabulary every screen shares (domain/display-format.ts), split by language. */
+function bothOf<E extends number>(wording: Readonly<Record<E, Wording>>): Both<E> {
+  const pick = (language: Lang) =>
+    Object.fromEntries(Object.entries<Wording>(wording).map(([value, words]) => [value, words[language]])) as Words<E>;
+  return { ja: pick("ja"), en: pick("en") };
+}
 
-const refundStatus: Both<RefundStatus> = {
-  ja: {
-    [RefundStatus.UNSPECIFIED]: "不明",
-    [RefundStatus.PENDING]: "返金処理中",
-    [RefundStatus.SUCCEEDED]: "返金済み",
-    [RefundStatus.FAILED]: "返金失敗",
-  },
-  en: {
-    [RefundStatus.UNSPECIFIED]: "Unknown",
-    [RefundStatus.PENDING]: "Pending",
-    [RefundStatus.SUCCEEDED]: "Refunded",
-    [RefundStatus.FAILED]: "Failed",
-  },
-};
+const chargeStatus: Both<ChargeStatus> = bothOf(chargeStatusWording);
 
-const contractStatus: Both<ContractStatus> = {
-  ja: {
-    [ContractStatus.UNSPECIFIED]: "不明",
-    [ContractStatus.INITIAL]: "手続き前",
-    [ContractStatus.PENDING_CHARGE]: "初回決済待ち",
-    [ContractStatus.WAITING_EKYC]: "本人確認待ち",
-    [ContractStatus.APPROVED]: "承認済み",
-    [ContractStatus.ACTIVATED]: "有効",
-    [ContractStatus.EXPIRED]: "期限切れ",
-    [ContractStatus.DEACTIVATED]: "停止",
-    [ContractStatus.CANCELLED]: "解約",
-  },
-  en: {
-    [ContractStatus.UNSPECIFIED]: "Unknown",
-    [ContractStatus.INITIAL]: "Not started",
-    [ContractStatus.PENDING_CHARGE]: "Waiting for the first charge",
-    [ContractStatus.WAITING_EKYC]: "Waiting for KYC",
-    [ContractStatus.APPROVED]: "Approved",
-    [ContractStatus.ACTIVATED]: "Active",
-    [ContractStatus.EXPIRED]: "Expired",
-    [ContractStatus.DEACTIVATED]: "Deactivated",
-    [ContractStatus.CANCELLED]: "Cancelled",
-  },
-};
+const refundStatus: Both<RefundStatus> = bothOf(refundStatusWording);
+
+const contractStatus: Both<ContractStatus> = bothOf(contractStatusWording);
 
 const paymentAuthorization: Both<PaymentAuthorizationStatus> = {
   ja: {

@@ -89,6 +89,14 @@ export const messages = {
       yuchoBango: "番号（最大8桁）",
       yuchoResult: ({ branch, name, type, number }: Params) =>
         `店番 ${branch}（${name}店）・${type}・口座番号 ${number}`,
+      // A 記号・番号 that does not convert: the 店番 and 口座番号 are emptied, and this says why.
+      yucho: {
+        kigoFormat:
+          "記号は 1（振替口座は 0）で始まる5桁の数字です。通帳をご確認ください。店番と口座番号は空欄にしました。",
+        bangoFormat: "番号は8桁までの数字です。通帳をご確認ください。店番と口座番号は空欄にしました。",
+        bangoCheckDigit: "通常貯金の番号は最後の桁が 1 です。通帳をご確認ください。店番と口座番号は空欄にしました。",
+        bangoTooLong: "この記号の番号としては桁数が合いません。通帳をご確認ください。店番と口座番号は空欄にしました。",
+      },
       accountType: "預金種目",
       ordinary: "普通",
       current: "当座",
@@ -306,6 +314,16 @@ export const messages = {
       yuchoKigo: "Symbol (5 digits)",
       yuchoBango: "Number (up to 8 digits)",
       yuchoResult: ({ branch, name, type, number }: Params) => `Branch ${branch} (${name}), ${type}, account ${number}`,
+      yucho: {
+        kigoFormat:
+          "The symbol is 5 digits starting with 1 (0 for a transfer account): please check the passbook. The branch and account number were cleared.",
+        bangoFormat:
+          "The number is up to 8 digits: please check the passbook. The branch and account number were cleared.",
+        bangoCheckDigit:
+          "An ordinary account's number ends in 1: please check the passbook. The branch and account number were cleared.",
+        bangoTooLong:
+          "The number has too many digits for this symbol: please check the passbook. The branch and account number were cleared.",
+      },
       accountType: "Account type",
       ordinary: "Ordinary",
       current: "Current",

@@ -1,4 +1,7 @@
+import { formatJstDateTime, formatYen } from "../../domain/display-format.js";
 import { messages, type Language } from "./messages.js";
+
+export { formatYen };
 
 const languageKey = "furikomi.pay.language";
 
@@ -42,7 +45,7 @@ export function hasMessage(key: string): boolean {
 }
 
 function formatParameter(value: Param): unknown {
-  if (value instanceof Date) return formatDateTime(value);
+  if (value instanceof Date) return formatJstDateTime(value);
   if (value && typeof value === "object" && "key" in value) return t(value.key);
   return value;
 }
@@ -81,18 +84,6 @@ export function switchLanguage(merchantName?: string): void {
     // private mode: the switch still works for this page
   }
   applyLanguage(merchantName);
-}
-
-/** Whole yen, as ¥1,200 in both languages. */
-export function formatYen(amount: number): string {
-  return `¥${Number(amount).toLocaleString("en-US")}`;
-}
-
-export function formatDateTime(date: Date): string {
-  return new Intl.DateTimeFormat(state.language === "ja" ? "ja-JP" : "en-GB", {
-    dateStyle: "medium",
-    timeStyle: "short",
-  }).format(date);
 }
 
 /** Only http(s) URLs leave the page (a redirect URL is the merchant's or the bank's, never a script). */

@@ -1,11 +1,7 @@
-import { ChargeStatus } from "../../../../gen/payments/v1/enums_pb.js";
+import { ChargeStatus, RefundStatus } from "../../../../gen/payments/v1/enums_pb.js";
 import type { CustomerTransaction, UpcomingDebit } from "../../../../gen/payments/v1/customer_app_service_pb.js";
-import {
-  chargeStatusWording,
-  debitDateWording,
-  failureWording,
-  refundStatusWording,
-} from "../../../domain/customer-wording.js";
+import { debitDateWording, failureWording, refundStatusWording } from "../../../domain/customer-wording.js";
+import { chargeStateOf } from "../../../domain/display-format.js";
 import { alertBox, errorMessage, facts, h, showAlert, when, yen } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
@@ -99,7 +95,15 @@ function upcomingDebits(debits: UpcomingDebit[]): HTMLElement {
 
 function transactionItem(transaction: CustomerTransaction): HTMLElement {
   const words = lang();
-  const status = chargeStatusWording[transaction.status][words];
+  // The server's list holds only what the customer did (no link never finished): the state as every screen says it.
+  const status = chargeStateOf({
+    status: transaction.status,
+    awaitingCustomer: false,
+    refundedAmount: transaction.refunds
+      .filter((refund) => refund.status !== RefundStatus.FAILED)
+      .reduce((sum, refund) => sum + refund.amount, 0),
+    refundPending: transaction.refunds.some((refund) => refund.status === RefundStatus.PENDING),
+  })[words];
   const failed = transaction.status === ChargeStatus.FAILURE;
   const rows: Array<[string, string | HTMLElement]> = [
     [t().date, when(transaction.createdAt)],

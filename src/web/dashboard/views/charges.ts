@@ -2,6 +2,7 @@ import type { ChargeFilter } from "../../../../gen/payments/v1/dashboard_service
 import {
   busy,
   confirmAction,
+  chargeState,
   errorBox,
   failure,
   field,
@@ -136,7 +137,7 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
       h("dt", {}, t().amount),
       h("dd", {}, yen(charge.finalAmount)),
       h("dt", {}, t().status),
-      h("dd", { "data-testid": "charge-status" }, label("chargeStatus", charge.chargeStatus)),
+      h("dd", { "data-testid": "charge-status" }, chargeState(charge)),
       h("dt", {}, t().description),
       h("dd", {}, charge.description),
       h("dt", {}, t().customerId),

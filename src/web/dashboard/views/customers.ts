@@ -1,7 +1,19 @@
 import { toJsonString } from "@bufbuild/protobuf";
 import type { Payer } from "../../../../gen/payments/v1/dashboard_service_pb.js";
 import { MandateSchema, type Charge, type Customer, type Mandate } from "../../../../gen/payments/v1/resources_pb.js";
-import { field, h, idWithCopy, pagedTable, table, when, yenCell, failure, type Child } from "../dom.js";
+import {
+  chargeState,
+  emailText,
+  field,
+  h,
+  idWithCopy,
+  pagedTable,
+  table,
+  when,
+  yenCell,
+  failure,
+  type Child,
+} from "../dom.js";
 import { label } from "../enum-labels.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
@@ -84,7 +96,7 @@ export function payerCell(payer: Payer | undefined): Child {
   return h(
     "span",
     { class: "payer" },
-    h("a", { href: `#/customers/${payer.customerId}`, class: "wrap" }, payer.email),
+    h("a", { href: `#/customers/${payer.customerId}`, class: "email" }, ...emailText(payer.email)),
     payer.name ? h("span", {}, payer.name) : null,
     payer.kana ? h("span", { class: "kana", lang: "ja" }, payer.kana) : null,
     payer.maskedAccount ? h("span", { class: "account" }, payer.maskedAccount) : null,
@@ -200,7 +212,7 @@ export function chargeRow(c: Charge, payers?: Map<string, Payer>): Child[] {
     idWithCopy(c.chargeId, `#/charges/${c.chargeId}`),
     ...(payers ? [payerCell(payers.get(c.customerId))] : []),
     yenCell(c.finalAmount),
-    label("chargeStatus", c.chargeStatus),
+    chargeState(c),
     c.description,
     failure(c.error),
     c.refundedAmount ? yenCell(c.refundedAmount) : "",

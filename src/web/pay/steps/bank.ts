@@ -150,16 +150,41 @@ async function showChosenBank(): Promise<void> {
   }
 }
 
-function convertYucho(): void {
-  setRaw($("yucho-result"), "");
-  const converted = yuchoToZengin(input("yucho-kigo").value, input("yucho-bango").value);
-  if (!converted.ok) return;
+/**
+ * The 記号・番号 converted as they are typed. Once either is typed, the 店番 and 口座番号 are the
+ * conversion's and nothing else: a 記号・番号 that does not convert empties them (a typo must never
+ * leave the previous account to be registered) and says why, as soon as the entry looks finished
+ * (a whole 番号, an earlier conversion being retyped, or the field left).
+ */
+function convertYucho(event: Event): void {
+  const kigo = input("yucho-kigo");
+  const bango = input("yucho-bango");
+  const result = $("yucho-result");
+  const converted = yuchoToZengin(kigo.value, bango.value);
+  // What the line under the fields said last: a conversion, a problem, or nothing yet.
+  const shown = result.dataset.shown ?? "";
+  for (const field of [kigo, bango]) field.removeAttribute("aria-invalid");
+  if (!converted.ok) {
+    const typed = `${kigo.value}${bango.value}`.trim() !== "";
+    if (typed || shown === "converted") for (const id of ["branch_code", "account_number"]) input(id).value = "";
+    const finished = event.type === "change" || shown !== "" || bango.value.trim().length >= 8;
+    result.dataset.shown = typed && finished ? "problem" : "";
+    if (!typed || !finished) {
+      setRaw(result, "");
+      return;
+    }
+    (converted.field === "kigo" ? kigo : bango).setAttribute("aria-invalid", "true");
+    setText(result, `bank.yucho.${converted.problem}`);
+    void showChosenBank();
+    return;
+  }
+  result.dataset.shown = "converted";
   const { branchCode, branchName, accountType, accountNumber } = converted.account;
   input("branch_code").value = branchCode;
   input("account_number").value = accountNumber;
   $<HTMLSelectElement>("account_type").value = String(accountType);
   renderAccountType();
-  setText($("yucho-result"), "bank.yuchoResult", {
+  setText(result, "bank.yuchoResult", {
     branch: branchCode,
     name: branchName,
     type: { key: accountTypeKey[accountType] },
@@ -236,7 +261,8 @@ export function wireBank(): void {
   searchAsTyped(input("bank-search"), searchBanks);
   searchAsTyped(input("branch-search"), searchBranches);
   for (const id of ["bank_code", "branch_code"]) $(id).addEventListener("change", () => void showChosenBank());
-  for (const id of ["yucho-kigo", "yucho-bango"]) $(id).addEventListener("input", convertYucho);
+  for (const id of ["yucho-kigo", "yucho-bango"])
+    for (const type of ["input", "change"]) $(id).addEventListener(type, convertYucho);
   $("account_type").addEventListener("change", renderAccountType);
   $("account_holder").addEventListener("input", previewHolder);
   if (bankOutcome) {
