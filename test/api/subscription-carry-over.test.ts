@@ -151,9 +151,9 @@ describe("合算: the unpaid amount added to the next period's debit", () => {
     await advanceTo(server, "2026-03-02");
     await advanceTo(server, "2026-03-05");
     const notice = (await sandbox().listMailbox({ email: `${paid.customerId}@example.jp` })).messages.find(
-      (m) => m.subject.includes("振替予定のお知らせ") && m.body.includes("2026年3月5日"),
+      (m) => m.subject.includes("振替予定のお知らせ") && m.body.includes("2026/03/05"),
     );
-    expect(notice?.body).toContain("金額: 16,000円");
+    expect(notice?.body).toContain("金額: ¥16,000");
     const subscription = await read(paid.subscriptionId);
     expect([subscription.status, subscription.pastDueReason, subscription.carriedAmount]).toEqual([
       SubscriptionStatus.ACTIVE,
