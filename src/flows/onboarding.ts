@@ -1,4 +1,4 @@
-import { EventType } from "../../gen/payments/v1/enums_pb.js";
+import { EventType, PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import {
   checkBusinessDetails,
   merchantTermsVersion,
@@ -10,9 +10,8 @@ import {
 import type { OnboardingState } from "../domain/onboarding.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { findEvent } from "../storage/events.js";
-import { findMerchant, setOnboardingState } from "../storage/merchants.js";
+import { findMerchant, moveOnboardingState } from "../storage/merchants.js";
 import { findSavedChecklist, saveChecklist } from "../storage/onboarding-checklists.js";
 import type { Tx } from "../storage/transactor.js";
 import { listContracts } from "../storage/zengin.js";
@@ -26,14 +25,13 @@ import { sendTestEvent } from "./sandbox-events.js";
  * its webhook test event).
  */
 export async function getChecklist(ctx: FlowContext, merchantId: string): Promise<OnboardingChecklist> {
-  const merchant = await findMerchant(ctx.tx.db, merchantId);
-  if (!merchant) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+  const state = await stateOf(ctx.tx.db, merchantId);
   const saved = await findSavedChecklist(ctx.tx.db, merchantId);
   const testEvent = saved.webhookTestEventId
     ? await findEvent(ctx.tx.db, merchantId, saved.webhookTestEventId)
     : undefined;
   return {
-    state: merchant.onboardingState,
+    state,
     business: saved.business,
     zenginContract: (await listContracts(ctx.tx.db, merchantId)).length > 0,
     webhookAnswered: testEvent?.deliveredAt != null,
@@ -41,6 +39,12 @@ export async function getChecklist(ctx: FlowContext, merchantId: string): Promis
     termsAcceptedAt: saved.termsAcceptedAt,
     sentBackReason: saved.sentBackReason,
   };
+}
+
+async function stateOf(db: Tx, merchantId: string): Promise<OnboardingState> {
+  const merchant = await findMerchant(db, merchantId);
+  if (!merchant) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
+  return merchant.onboardingState;
 }
 
 /** Saves one item, audited, while the checklist is the merchant's to change. */
@@ -51,8 +55,7 @@ async function saveItem(
   write: (trx: Tx, now: Date) => Promise<void>,
 ): Promise<OnboardingChecklist> {
   await ctx.tx.write(async (trx) => {
-    const merchant = await findMerchant(trx, principal.merchant.id);
-    requireEditable(merchant?.onboardingState ?? "incomplete");
+    requireEditable(await stateOf(trx, principal.merchant.id));
     await write(trx, ctx.clock.now());
     await ctx.audit?.(trx, { action: "onboarding.update", target: principal.merchant.id, details: { item } });
   });
@@ -97,8 +100,7 @@ export function acceptTerms(
  * endpoint answered it 2xx (retried as any event until then).
  */
 export async function sendWebhookTestEvent(ctx: FlowContext, principal: DashboardPrincipal): Promise<string> {
-  const merchant = await findMerchant(ctx.tx.db, principal.merchant.id);
-  requireEditable(merchant?.onboardingState ?? "incomplete");
+  requireEditable(await stateOf(ctx.tx.db, principal.merchant.id));
   const eventId = await sendTestEvent(ctx, principal.merchant, EventType.TEST_CHARGE_CREATED);
   await saveItem(ctx, principal, "webhook", (trx, now) =>
     saveChecklist(trx, principal.merchant.id, { webhookTestEventId: eventId }, now),
@@ -124,7 +126,7 @@ export async function submitChecklist(ctx: FlowContext, principal: DashboardPrin
 
 /**
  * Moves the merchant from `from` (any state but `to` when "any") to `to` in one transaction with
- * `alsoWrite`; refused when the merchant was not in `from`.
+ * `alsoWrite`; refused (ONBOARDING_STATE_CONFLICT) when the merchant was not in `from`.
  */
 export async function moveState(
   ctx: FlowContext,
@@ -134,15 +136,13 @@ export async function moveState(
   alsoWrite: (trx: Tx) => Promise<void>,
 ): Promise<void> {
   await ctx.tx.write(async (trx) => {
-    const merchant = await findMerchant(trx, merchantId);
-    if (!merchant) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `merchant ${merchantId} not found`);
-    const allowed = from === "any" ? merchant.onboardingState !== to : merchant.onboardingState === from;
-    if (!allowed)
-      throw new RequestRefusal("precondition", `the merchant is ${merchant.onboardingState}, not ${from}`, {
+    if (!(await moveOnboardingState(trx, merchantId, from, to))) {
+      const state = await stateOf(trx, merchantId);
+      throw new RequestRefusal("precondition", `the merchant is ${state}, not ${from}`, {
         reason: "ONBOARDING_STATE_CONFLICT",
-        facts: { state: merchant.onboardingState },
+        facts: { state },
       });
-    await setOnboardingState(trx, merchantId, to);
+    }
     await alsoWrite(trx);
   });
 }

@@ -137,16 +137,21 @@ function onboardingStateOf(value: string): OnboardingState {
   return value;
 }
 
-/** Moves the merchant's onboarding state; true when the merchant exists. */
-export async function setOnboardingState(
+/**
+ * Moves the merchant's onboarding state from `from` ("any": from any other state) to `to`, in one
+ * conditional statement, so two decisions racing cannot both apply; true when it moved.
+ */
+export async function moveOnboardingState(
   db: Kysely<Database>,
   merchantId: string,
-  state: OnboardingState,
+  from: OnboardingState | "any",
+  to: OnboardingState,
 ): Promise<boolean> {
   const result = await db
     .updateTable("merchants")
-    .set({ onboarding_state: state })
+    .set({ onboarding_state: to })
     .where("id", "=", merchantId)
+    .where("onboarding_state", from === "any" ? "!=" : "=", from === "any" ? to : from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
