@@ -38,16 +38,15 @@ let searchTimer: ReturnType<typeof setTimeout> | undefined;
 export function renderBank(): void {
   $("bank-sandbox-note").hidden = !state.sandbox;
   renderDebitNote();
-  renderAccountType();
-  const outcomeKey = `bank.outcome.${bankOutcome}`;
-  if (bankOutcome && bankOutcome !== "verified" && hasMessage(outcomeKey)) showStepError("bank", outcomeKey);
   // What was typed before a reload or the bank's page comes back first; the demo account fills only the rest.
   const typed = kept().bank ?? {};
   for (const [id, value] of Object.entries(typed)) {
     const field = document.getElementById(id) as HTMLInputElement | HTMLSelectElement | null;
-    if (field && !field.value) field.value = value;
+    if (field && (!field.value || field instanceof HTMLSelectElement)) field.value = value;
   }
-  if (Object.keys(typed).length > 0) renderAccountType();
+  renderAccountType();
+  const outcomeKey = `bank.outcome.${bankOutcome}`;
+  if (bankOutcome && bankOutcome !== "verified" && hasMessage(outcomeKey)) showStepError("bank", outcomeKey);
   if (state.sandbox) {
     const form = $<HTMLFormElement>("form-bank");
     for (const [name, value] of Object.entries(sandboxBankAccount)) {
