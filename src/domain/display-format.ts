@@ -3,7 +3,7 @@ import { jstDateOf, jstOffsetMs, type JstDate } from "./jst.js";
 
 /**
  * How every screen and file a person reads writes amounts, times and statuses
- * (docs/guide/dashboard.md#how-amounts-dates-and-statuses-are-written): the pay page, the dashboard,
+ * (docs/guide/dashboard.md#japanese-and-english): the pay page, the dashboard,
  * the customer app, the e-mails and the charges export all call these, so ¥ and ￥, 2026/11/28 and
  * 2026年11月28日, 成功 and 引き落とし済み never meet on one customer's screens.
  */

@@ -146,13 +146,14 @@ describe("the dashboard in a browser", () => {
       .setInputFiles({ name: "december.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByRole("button", { name: "Upload" }).click();
     await page.getByRole("heading", { name: "Confirm with your authenticator code" }).waitFor();
-    expect(await page.getByTestId("valid-rows").textContent()).toBe("4");
-    expect(await page.getByTestId("total-to-charge").textContent()).toBe("¥6,100");
+    // nobody@ names no customer: refused in the preview, not counted (issue #31 finding 10).
+    expect(await page.getByTestId("valid-rows").textContent()).toBe("3");
+    expect(await page.getByTestId("total-to-charge").textContent()).toBe("¥5,100");
     expect(await page.getByRole("cell", { name: "price must be a whole number of yen (digits only)" }).count()).toBe(1);
 
     await page.getByLabel("6-digit code").fill(nextTotpCode(server, secret));
     await page.getByRole("button", { name: "Confirm and charge" }).click();
-    await page.getByRole("dialog").getByText("Charge ¥6,100 to 4 customers?").waitFor();
+    await page.getByRole("dialog").getByText("Charge ¥5,100 to 3 customers?").waitFor();
     await page.getByRole("dialog").getByRole("button", { name: "Confirm and charge" }).click();
     await expect.poll(() => page.getByTestId("batch-status").textContent(), { timeout: 30_000 }).toBe("Completed");
     expect(await page.getByTestId("succeeded").textContent()).toBe("2");

@@ -6,6 +6,7 @@ import { isContractOnly, load, render, session } from "../session.js";
 import { debitNoticeParams, debitsOnDate } from "../debit-date.js";
 import { readForm, showServerError, showStepError, toKatakana } from "../form.js";
 import { $, announce, hasMessage, input, safeUrl, setRaw, setText, state } from "../page.js";
+import { keep, kept } from "../kept.js";
 import { call, page, type PageError } from "../rpc.js";
 
 /**
@@ -37,16 +38,38 @@ let searchTimer: ReturnType<typeof setTimeout> | undefined;
 export function renderBank(): void {
   $("bank-sandbox-note").hidden = !state.sandbox;
   renderDebitNote();
+  // What was typed before a reload or the bank's page comes back first; the demo account fills only the rest.
+  const typed = kept().bank ?? {};
+  for (const [id, value] of Object.entries(typed)) {
+    const field = document.getElementById(id) as HTMLInputElement | HTMLSelectElement | null;
+    if (field && (!field.value || field instanceof HTMLSelectElement)) field.value = value;
+  }
   renderAccountType();
   const outcomeKey = `bank.outcome.${bankOutcome}`;
   if (bankOutcome && bankOutcome !== "verified" && hasMessage(outcomeKey)) showStepError("bank", outcomeKey);
-  if (!state.sandbox) return;
-  const form = $<HTMLFormElement>("form-bank");
-  for (const [name, value] of Object.entries(sandboxBankAccount)) {
-    const field = form.elements.namedItem(name) as HTMLInputElement;
-    if (!field.value) field.value = value;
+  if (state.sandbox) {
+    const form = $<HTMLFormElement>("form-bank");
+    for (const [name, value] of Object.entries(sandboxBankAccount)) {
+      const field = form.elements.namedItem(name) as HTMLInputElement;
+      if (!field.value && !(name in typed)) field.value = value;
+    }
   }
   void showChosenBank();
+}
+
+/** The bank step's fields as typed, kept for a reload or the way back from the bank's page. */
+const keptBankFields = [
+  "bank_code",
+  "branch_code",
+  "account_type",
+  "account_number",
+  "account_holder",
+  "yucho-kigo",
+  "yucho-bango",
+];
+
+function keepBankFields(): void {
+  keep({ bank: Object.fromEntries(keptBankFields.map((id) => [id, ($(id) as HTMLInputElement).value])) });
 }
 
 /**
@@ -243,6 +266,7 @@ export async function linkBank(form: HTMLFormElement): Promise<void> {
     location.assign(bankPage);
     return;
   }
+  keep({ bank: undefined });
   announce("bank.linked");
   // A debit date depends on the contract covering the account's bank: ask for the session again.
   if (debitsOnDate()) return load();
@@ -265,6 +289,8 @@ export function wireBank(): void {
     for (const type of ["input", "change"]) $(id).addEventListener(type, convertYucho);
   $("account_type").addEventListener("change", renderAccountType);
   $("account_holder").addEventListener("input", previewHolder);
+  $("form-bank").addEventListener("input", keepBankFields);
+  $("form-bank").addEventListener("change", keepBankFields);
   if (bankOutcome) {
     // Back from the bank: the outcome is shown once; the address loses it (a reload asks the server).
     history.replaceState(null, "", location.pathname);

@@ -2,6 +2,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { session, load, render } from "../session.js";
 import { readForm, setFieldError, showServerError, showStepError } from "../form.js";
 import { $, announce, input, setRaw, setText, state } from "../page.js";
+import { keep, kept } from "../kept.js";
 import { call, page, type PageError } from "../rpc.js";
 import { limits } from "../../../domain/limits.js";
 
@@ -13,7 +14,17 @@ const code = {
   timer: 0 as ReturnType<typeof setInterval> | 0,
 };
 
+/** A code sent before a reload, still valid: the code field again, with the resend wait. */
+function restoreSentCode(): void {
+  const sent = kept().code;
+  if (code.sent || !sent || (sent.expiresAt !== undefined && sent.expiresAt <= Date.now())) return;
+  code.sent = true;
+  code.expiresAt = sent.expiresAt === undefined ? undefined : new Date(sent.expiresAt);
+  startResendCountdown(new Date(sent.resendAvailableAt));
+}
+
 export function renderTwoFactor(): void {
+  restoreSentCode();
   const email = session().emailHint;
   if (code.sent) setText($("two-factor-intro"), "twoFactor.sentIntro", { email, until: code.expiresAt });
   else setText($("two-factor-intro"), "twoFactor.intro", { email });
@@ -29,7 +40,9 @@ export async function sendCode(isResend: boolean): Promise<void> {
     code.sent = true;
     if (response.emailHint) session().emailHint = response.emailHint;
     code.expiresAt = response.expiresAt ? timestampDate(response.expiresAt) : undefined;
-    startResendCountdown(response.resendAvailableAt ? timestampDate(response.resendAvailableAt) : undefined);
+    const resendAt = response.resendAvailableAt ? timestampDate(response.resendAvailableAt) : undefined;
+    startResendCountdown(resendAt);
+    keep({ code: { expiresAt: code.expiresAt?.getTime(), resendAvailableAt: resendAt?.getTime() ?? Date.now() } });
     announce(isResend ? "twoFactor.resent" : "twoFactor.sent");
   } catch (error) {
     const refused = error as PageError;
