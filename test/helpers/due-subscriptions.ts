@@ -136,7 +136,7 @@ export async function expectEachPeriodChargedOnce(
   await expectDatabaseReconciled(databaseUrl);
 }
 
-export async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
+export async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 150_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);

@@ -52,5 +52,5 @@ describe("kill -9 during a subscription cycle", () => {
     await advanceServerClock(second.url, seeded.merchant.api_key, seeded.secondsToDue());
     await waitUntil(async () => (await cycleProgress(storage!)).settled === count, "every period's charge is settled");
     await expectEachPeriodChargedOnce(storage, fresh.url, seeded);
-  }, 180_000);
+  }, 240_000);
 });
