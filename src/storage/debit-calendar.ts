@@ -15,7 +15,8 @@ export interface DebitCalendarGroup {
 }
 
 /**
- * The merchant's active subscriptions with a next debit from `from` to `to`, grouped in the
+ * The merchant's charged subscriptions (active or past due: a past-due one's next period is still
+ * debited) with a next debit from `from` to `to`, grouped in the
  * database so that 100,000 subscriptions on one date come back as a few rows.
  */
 export async function debitCalendarGroups(
@@ -28,6 +29,7 @@ export async function debitCalendarGroups(
     .selectFrom("subscriptions")
     .select((eb) => [
       "plan_id",
+      "status",
       "amount",
       "start_period",
       "end_period",
@@ -36,14 +38,14 @@ export async function debitCalendarGroups(
       eb.fn.countAll<number | string>().as("count"),
     ])
     .where("merchant_id", "=", merchantId)
-    .where("status", "=", "active")
+    .where("status", "in", ["active", "past_due"])
     .where("next_debit_date", ">=", from)
     .where("next_debit_date", "<=", to)
-    .groupBy(["next_debit_date", "plan_id", "amount", "start_period", "end_period", "next_period"])
+    .groupBy(["next_debit_date", "plan_id", "status", "amount", "start_period", "end_period", "next_period"])
     .execute();
   return rows.map((row) => ({
     planId: row.plan_id,
-    status: "active",
+    status: row.status as SubscriptionStatus,
     amount: row.amount,
     startPeriod: row.start_period,
     endPeriod: row.end_period,

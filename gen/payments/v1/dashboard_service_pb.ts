@@ -3714,7 +3714,7 @@ export type DebitCalendarDay = Message<"payments.v1.DebitCalendarDay"> & {
   debitDate: string;
 
   /**
-   * Active subscriptions whose next debit is on the date.
+   * Subscriptions charged on the date: active, and past due (a past-due one's next period is still debited).
    *
    * @generated from field: int32 subscriptions = 2;
    */

@@ -5,6 +5,8 @@ import { errorMessage, h } from "./dom.js";
 import { initialLang, lang, setLang, t } from "./i18n.js";
 import { rpc } from "./rpc.js";
 import { batchView, batchesView } from "./views/batches.js";
+import { billingView } from "./views/billing.js";
+import { bt } from "./i18n-billing.js";
 import { chargeView, chargesView } from "./views/charges.js";
 import { customerView, customersView } from "./views/customers.js";
 import { eventsView } from "./views/events.js";
@@ -64,6 +66,8 @@ async function view(route: Route): Promise<HTMLElement> {
       return route.id ? batchView(app, route.id) : batchesView(app);
     case "events":
       return eventsView(app, route.query);
+    case "billing":
+      return billingView(app);
     case "zengin":
       return zenginView();
     case "settings":
@@ -92,6 +96,7 @@ function navigation(route: Route): HTMLElement {
     ["customers", t().navCustomers],
     ["charges", t().navCharges],
     ["batches", t().navBatches],
+    ["billing", bt().navBilling],
     ["events", t().navEvents],
     ["zengin", t().navZengin],
     ["settings", t().navSettings, DashboardRole.ADMIN],

@@ -1,0 +1,196 @@
+import { IntervalUnit, type Plan, SubscriptionStatus } from "../../../../gen/payments/v1/subscription_service_pb.js";
+import type { BillingSubscription } from "../../../../gen/payments/v1/dashboard_service_pb.js";
+import type { AppContext } from "../app-context.js";
+import { busy, confirmAction, errorBox, field, h, idWithCopy, pagedTable, table, yenCell } from "../dom.js";
+import { formatJstDate } from "../../../domain/display-format.js";
+import { bt, intervalText } from "../i18n-billing.js";
+import { rpc } from "../rpc.js";
+import { DashboardRole, may } from "../roles.js";
+import { moreButton } from "./paging.js";
+
+/**
+ * Recurring billing (docs/guide/dashboard.md#recurring-billing): the coming debit dates with their
+ * expected totals, the re-debit queue, the plans and the subscriptions; operators create plans and
+ * pause, resume or cancel subscriptions.
+ */
+export async function billingView(app: AppContext): Promise<HTMLElement> {
+  const problem = errorBox();
+  const operator = may(app.user, DashboardRole.OPERATOR);
+  const [calendar, redebits, plans, subscriptions] = await Promise.all([
+    calendarTable(),
+    subscriptionList(app, problem, bt().redebits, bt().redebitsEmpty, (pageToken) =>
+      rpc.listRedebitQueue({ pageSize: 50, pageToken }),
+    ),
+    planList(),
+    subscriptionList(app, problem, bt().subscriptions, bt().subscriptionsEmpty, async (pageToken) =>
+      rpc.listBillingSubscriptions({ query: { pageSize: 50, pageToken } }),
+    ),
+  ]);
+  return h(
+    "section",
+    {},
+    h("h1", { tabindex: -1 }, bt().navBilling),
+    problem,
+    h("h2", {}, bt().calendar),
+    calendar,
+    h("h2", {}, bt().redebits),
+    redebits,
+    h("h2", {}, bt().plans),
+    plans,
+    operator ? newPlanForm(app) : null,
+    h("h2", {}, bt().subscriptions),
+    subscriptions,
+  );
+}
+
+async function calendarTable(): Promise<HTMLElement> {
+  const { days } = await rpc.getDebitCalendar({ days: 0 });
+  return table(
+    bt().calendar,
+    [bt().debitDate, bt().subscriptionCount, bt().expected],
+    days.map((day) => [formatJstDate(day.debitDate), String(day.subscriptions), yenCell(day.amount)]),
+    bt().calendarEmpty,
+  );
+}
+
+async function planList(): Promise<HTMLElement> {
+  const list = pagedTable(bt().plans, ["ID", bt().name, bt().price, bt().interval, bt().debitDay], bt().plansEmpty);
+  const more = await moreButton(async (pageToken) => {
+    const { result } = await rpc.listBillingPlans({ query: { pageSize: 50, pageToken } });
+    list.add((result?.plans ?? []).map(planRow));
+    return result?.nextPageToken ?? "";
+  });
+  return h("div", {}, list.element, more);
+}
+
+function planRow(plan: Plan) {
+  return [
+    idWithCopy(plan.planId),
+    plan.name,
+    yenCell(plan.amount),
+    intervalText(plan.intervalUnit, plan.intervalCount),
+    plan.debitOnLastDay ? bt().lastDay : String(plan.debitDay),
+  ];
+}
+
+async function subscriptionList(
+  app: AppContext,
+  problem: HTMLElement,
+  caption: string,
+  empty: string,
+  page: (pageToken: string) => Promise<{ subscriptions: BillingSubscription[]; nextPageToken: string }>,
+): Promise<HTMLElement> {
+  const headers = ["ID", bt().customer, bt().plan, bt().status, bt().nextDebit, bt().actions];
+  const list = pagedTable(caption, headers, empty);
+  const more = await moreButton(async (pageToken) => {
+    const { subscriptions, nextPageToken } = await page(pageToken);
+    list.add(subscriptions.map((billing) => subscriptionRow(app, problem, billing)));
+    return nextPageToken;
+  });
+  return h("div", {}, list.element, more);
+}
+
+function subscriptionRow(app: AppContext, problem: HTMLElement, billing: BillingSubscription) {
+  const subscription = billing.subscription!;
+  const reason = bt().pastDueReason[subscription.pastDueReason];
+  const status = [
+    bt().status_[subscription.status],
+    reason ? ` (${reason})` : "",
+    billing.stopRequest ? h("span", { class: "badge" }, bt().stopRequested) : null,
+  ];
+  const next = subscription.nextDebitDate
+    ? [formatJstDate(subscription.nextDebitDate), " ", yenCell(billing.nextDebitAmount)]
+    : "—";
+  return [
+    idWithCopy(subscription.subscriptionId),
+    idWithCopy(subscription.customerId, `#/customers/${subscription.customerId}`),
+    billing.planName,
+    h("span", {}, status),
+    h("span", {}, next),
+    may(app.user, DashboardRole.OPERATOR) ? subscriptionActions(app, problem, billing) : "",
+  ];
+}
+
+/** Pause or resume, and cancel at period end: the choices the subscription's status leaves. */
+function subscriptionActions(app: AppContext, problem: HTMLElement, billing: BillingSubscription): HTMLElement {
+  const { subscriptionId, status, cancelAtPeriodEnd } = billing.subscription!;
+  const button = (label: string, act: () => Promise<string | undefined>) => {
+    const control = h(
+      "button",
+      { type: "button", class: "secondary", "aria-label": `${label} ${subscriptionId}` },
+      label,
+    );
+    control.addEventListener("click", () =>
+      busy(control, problem, async () => {
+        const done = await act();
+        if (!done) return;
+        app.announce(done);
+        await app.refreshUser();
+      }),
+    );
+    return control;
+  };
+  const change = { subscriptionId };
+  const live = status === SubscriptionStatus.ACTIVE || status === SubscriptionStatus.PAST_DUE;
+  const paused = status === SubscriptionStatus.PAUSED;
+  return h(
+    "div",
+    { class: "actions" },
+    live
+      ? button(bt().pause, async () => {
+          await rpc.pauseBillingSubscription({ change });
+          return bt().paused(subscriptionId);
+        })
+      : null,
+    paused
+      ? button(bt().resume, async () => {
+          await rpc.resumeBillingSubscription({ change });
+          return bt().resumed(subscriptionId);
+        })
+      : null,
+    (live || paused) && !cancelAtPeriodEnd
+      ? button(bt().cancelAtPeriodEnd, async () => {
+          if (!(await confirmAction(bt().confirmCancel(subscriptionId), bt().cancelAtPeriodEnd))) return undefined;
+          await rpc.cancelBillingSubscription({ change: { subscriptionId, atPeriodEnd: true } });
+          return bt().cancelled(subscriptionId);
+        })
+      : null,
+  );
+}
+
+/** A monthly plan: name, price and debit day (0 for 末日); the API takes every other setting. */
+function newPlanForm(app: AppContext): HTMLElement {
+  const problem = errorBox();
+  const name = h("input", { name: "name", required: true, maxlength: 100, autocomplete: "off" });
+  const amount = h("input", { name: "amount", type: "number", required: true, min: 1, max: 10_000_000, step: 1 });
+  const day = h("input", { name: "debitDay", type: "number", required: true, min: 0, max: 28, step: 1, value: "27" });
+  const submit = h("button", { type: "submit" }, bt().create);
+  const form = h(
+    "form",
+    { class: "inline", "aria-label": bt().newPlan },
+    field(bt().planName, name),
+    field(bt().amount, amount),
+    field(bt().dayOfMonth, day),
+    h("div", { class: "actions" }, submit),
+    problem,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void busy(submit, problem, async () => {
+      const debitDay = Number(day.value);
+      await rpc.createBillingPlan({
+        plan: {
+          name: name.value,
+          amount: Number(amount.value),
+          intervalUnit: IntervalUnit.MONTH,
+          intervalCount: 1,
+          debitDay,
+          debitOnLastDay: debitDay === 0,
+        },
+      });
+      app.announce(bt().created(name.value));
+      await app.refreshUser();
+    });
+  });
+  return h("details", {}, h("summary", {}, bt().newPlan), form);
+}
