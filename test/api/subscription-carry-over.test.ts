@@ -12,10 +12,9 @@ import {
 } from "../../gen/payments/v1/subscription_service_pb.js";
 import { signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { advanceTo } from "../helpers/sandbox-clock.js";
-import { expectReconciled } from "../helpers/reconcile.js";
-import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
-import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { advanceTo, startBillingServer } from "../helpers/sandbox-clock.js";
+import { api, type TestServer } from "../helpers/test-server.js";
+import type { WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /**
  * 合算 (DUNNING_ACTION_CARRY_OVER, docs/guide/recurring-billing.md#re-debits-and-dunning): a 資金不足
@@ -25,19 +24,12 @@ import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-rece
 
 let server: TestServer;
 let receiver: WebhookReceiver;
+let stop: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  server = await startTestServer({ clockStart: new Date("2026-01-10T00:00:00Z"), env: { SANDBOX_CLOCK: "manual" } });
-  receiver = await receiveWebhooksOf(server.ctx, server.merchant);
+  ({ server, receiver, stop } = await startBillingServer());
 });
-afterAll(async () => {
-  try {
-    await expectReconciled(server);
-  } finally {
-    await receiver?.close();
-    await server?.stop();
-  }
-});
+afterAll(() => stop());
 
 const subscriptions = () => server.client(SubscriptionService);
 const sandbox = () => server.client(SandboxService);

@@ -9,10 +9,9 @@ import {
   SubscriptionStatus,
 } from "../../gen/payments/v1/subscription_service_pb.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { expectReconciled } from "../helpers/reconcile.js";
-import { advanceTo } from "../helpers/sandbox-clock.js";
-import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
-import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { advanceTo, startBillingServer } from "../helpers/sandbox-clock.js";
+import { api, type TestServer } from "../helpers/test-server.js";
+import type { WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /**
  * The sandbox recipe of docs/guide/recurring-billing.md#in-the-sandbox-a-year-in-seconds, with a
@@ -23,19 +22,12 @@ import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-rece
 
 let server: TestServer;
 let receiver: WebhookReceiver;
+let stop: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  server = await startTestServer({ clockStart: new Date("2026-01-10T00:00:00Z"), env: { SANDBOX_CLOCK: "manual" } });
-  receiver = await receiveWebhooksOf(server.ctx, server.merchant);
+  ({ server, receiver, stop } = await startBillingServer());
 });
-afterAll(async () => {
-  try {
-    await expectReconciled(server);
-  } finally {
-    await receiver?.close();
-    await server?.stop();
-  }
-});
+afterAll(() => stop());
 
 const subscriptions = () => server.client(SubscriptionService);
 const read = async (subscriptionId: string) =>

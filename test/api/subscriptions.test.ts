@@ -14,10 +14,9 @@ import { addMonths, periodOfDate } from "../../src/domain/billing-period.js";
 import { jstDateOf, jstInstant } from "../../src/domain/jst.js";
 import { chargeDueSubscriptions } from "../../src/flows/subscription-cycle.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { advanceTo } from "../helpers/sandbox-clock.js";
-import { expectReconciled } from "../helpers/reconcile.js";
-import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
-import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+import { advanceTo, startBillingServer } from "../helpers/sandbox-clock.js";
+import { api, type TestServer } from "../helpers/test-server.js";
+import type { WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 /**
  * Issue 29, first slice: plans, subscriptions and the cycle under the simulated bank, over the API,
@@ -26,20 +25,12 @@ import { receiveWebhooksOf, type WebhookReceiver } from "../helpers/webhook-rece
 
 let server: TestServer;
 let receiver: WebhookReceiver;
-const start = new Date("2026-01-10T00:00:00Z");
+let stop: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  server = await startTestServer({ clockStart: start, env: { SANDBOX_CLOCK: "manual" } });
-  receiver = await receiveWebhooksOf(server.ctx, server.merchant);
+  ({ server, receiver, stop } = await startBillingServer());
 });
-afterAll(async () => {
-  try {
-    await expectReconciled(server);
-  } finally {
-    await receiver?.close();
-    await server?.stop();
-  }
-});
+afterAll(() => stop());
 
 const subscriptions = () => server.client(SubscriptionService);
 
