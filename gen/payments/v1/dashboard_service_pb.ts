@@ -739,7 +739,9 @@ export const ListChargesRequestSchema: GenMessage<ListChargesRequest> = /*@__PUR
  */
 export type ChargeFilter = Message<"payments.v1.ChargeFilter"> & {
   /**
-   * Any of these statuses.
+   * Any of these statuses, as the dashboard shows them: CHARGE_STATUS_REFUNDED matches a charge
+   * as soon as its accepted refunds (settling or settled) cover its amount, and
+   * CHARGE_STATUS_SUCCESS only the successful charges they do not cover.
    *
    * @generated from field: repeated payments.v1.ChargeStatus statuses = 1;
    */
