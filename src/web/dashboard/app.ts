@@ -10,7 +10,7 @@ import { bt } from "./i18n-billing.js";
 import { chargeView, chargesView } from "./views/charges.js";
 import { customerView, customersView } from "./views/customers.js";
 import { eventsView } from "./views/events.js";
-import { zenginView } from "./views/zengin.js";
+import { zenginFileView, zenginView } from "./views/zengin.js";
 import { sandboxView } from "./views/sandbox.js";
 import { securityView } from "./views/security.js";
 import { settingsView } from "./views/settings.js";
@@ -69,7 +69,7 @@ async function view(route: Route): Promise<HTMLElement> {
     case "billing":
       return billingView(app);
     case "zengin":
-      return zenginView();
+      return route.id ? zenginFileView(route.id) : zenginView();
     case "settings":
       return settingsView(app);
     case "security":

@@ -153,6 +153,8 @@ export function pagedTable(
   caption: string,
   headers: string[],
   empty: string,
+  /** On a phone, rows as small two-column cards (the charges list: several fit on one screen). */
+  options: { compact?: boolean } = {},
 ): { element: HTMLElement; add(rows: Child[][]): void } {
   const element = h("div", {});
   const body = h("tbody", {});
@@ -166,7 +168,12 @@ export function pagedTable(
             ? h("p", { class: "empty" }, empty)
             : h(
                 "div",
-                { class: "table-wrap", role: "region", "aria-label": caption, tabindex: 0 },
+                {
+                  class: options.compact ? "table-wrap compact" : "table-wrap",
+                  role: "region",
+                  "aria-label": caption,
+                  tabindex: 0,
+                },
                 h(
                   "table",
                   {},
