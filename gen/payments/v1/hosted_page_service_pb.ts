@@ -597,7 +597,8 @@ export type SearchBanksRequest = Message<"payments.v1.SearchBanksRequest"> & {
   token: string;
 
   /**
-   * What the customer typed: a code, kanji, hiragana, katakana or romaji.
+   * What the customer typed: a code, kanji, hiragana, katakana or romaji, or a common name or
+   * abbreviation (しずぎん, 三菱UFJ, ゆうちょ).
    *
    * @generated from field: string query = 2;
    */
@@ -637,7 +638,8 @@ export type BankDirectoryEntry = Message<"payments.v1.BankDirectoryEntry"> & {
   name: string;
 
   /**
-   * The reading in katakana.
+   * The reading for people, in hiragana with its small kana and ー: みつびしゆーえふじぇい,
+   * ゆうちょ, さんどぼっくす (the master's own ミツビシユ－エフジエイ is not shown).
    *
    * @generated from field: string kana = 3;
    */
