@@ -11,6 +11,8 @@ import { chargeView, chargesView } from "./views/charges.js";
 import { customerView, customersView } from "./views/customers.js";
 import { eventsView } from "./views/events.js";
 import { zenginFileView, zenginView } from "./views/zengin.js";
+import { consignorView } from "./views/consignor.js";
+import { st } from "./i18n-settings.js";
 import { sandboxView } from "./views/sandbox.js";
 import { securityView } from "./views/security.js";
 import { settingsView } from "./views/settings.js";
@@ -72,6 +74,8 @@ async function view(route: Route): Promise<HTMLElement> {
       return route.id ? zenginFileView(route.id) : zenginView();
     case "settings":
       return settingsView(app);
+    case "consignor":
+      return consignorView(app);
     case "security":
       return securityView(app);
     case "sandbox":
@@ -100,6 +104,7 @@ function navigation(route: Route): HTMLElement {
     ["events", t().navEvents],
     ["zengin", t().navZengin],
     ["settings", t().navSettings, DashboardRole.ADMIN],
+    ["consignor", st().navConsignor, DashboardRole.ADMIN],
     ["security", t().navSecurity],
     ...(mode === "sandbox" ? [["sandbox", t().navSandbox, DashboardRole.OPERATOR] as Page] : []),
     ["team", tt().navTeam, DashboardRole.OWNER],

@@ -229,6 +229,8 @@ export async function busy(
 ): Promise<void> {
   control.disabled = true;
   errorBox.textContent = "";
+  const done = control.parentElement?.querySelector(".done");
+  if (done) done.textContent = "";
   try {
     await action();
   } catch (error) {
@@ -240,4 +242,14 @@ export async function busy(
 
 export function errorBox(): HTMLElement {
   return h("p", { class: "error", role: "alert" });
+}
+
+/** Where an action says it is done, beside its button (announced politely: role=status). */
+export function doneBox(): HTMLElement {
+  return h("p", { class: "ok done", role: "status" });
+}
+
+/** A form's button with its outcome beside it: the done message (role=status) and the error (role=alert). */
+export function actionRow(button: HTMLElement, done: HTMLElement, problem: HTMLElement): HTMLElement {
+  return h("div", { class: "actions outcome" }, button, done, problem);
 }
