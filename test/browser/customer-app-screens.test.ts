@@ -47,7 +47,9 @@ async function signIn(page: Page) {
   await page.goto(`${server.url}/app/`);
   await page.getByLabel("メールアドレス").fill(world.email);
   await page.getByRole("button", { name: "確認コードを送信" }).click();
-  await page.getByLabel("確認コード（6桁）").fill(await appSignInCode(server, world.email));
+  const code = page.getByLabel("確認コード（6桁）");
+  await code.waitFor(); // the code is sent once the field shows
+  await code.fill(await appSignInCode(server, world.email));
   await page.getByRole("button", { name: "ログイン" }).click();
   await page.getByRole("heading", { name: "ご利用履歴" }).waitFor();
 }

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { launchBrowser, startShopSite, type ShopSite } from "../helpers/browser.js";
 import { freshEmail, latestCode } from "../helpers/on-session.js";
-import { checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
+import { brokenWords, checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // Issue #31 on the pay page, at 390×844 and 1280×800 in Japanese and Japan time. Finding 6: the
@@ -39,7 +39,9 @@ async function toBankStep(page: Page, name: string, price?: number) {
   const pageUrl = server.url + new URL(response.paymentLink!.url).pathname;
   await page.goto(pageUrl);
   await page.getByRole("button", { name: "確認コードを送信" }).click();
-  await page.getByLabel("確認コード（6桁）").fill(await latestCode(server, email));
+  const code = page.getByLabel("確認コード（6桁）");
+  await code.waitFor(); // the code is sent once the field shows
+  await code.fill(await latestCode(server, email));
   await page.getByRole("button", { name: "確認する" }).click();
   await bankHeading(page).waitFor();
   return { pageUrl, contractId: response.charge!.contractId };
@@ -160,7 +162,9 @@ describe.each(screenSizes)("Back from the consent (%s)", (screen, viewport) => {
     expect(contractId).toMatch(/^con-/);
     expect(await page.locator("#done-charge-id").textContent()).toBe(contractId);
     expect(await page.locator("#done-time").textContent()).toMatch(/^20\d\d\/\d\d\/\d\d \d\d:\d\d$/);
-    expect(await page.locator("#done-account").textContent()).toBe("ゆうちょ銀行 〇五八店 普通 ****567 ﾔﾏﾀﾞ ﾀﾛｳ");
+    expect(await page.locator("#done-account").textContent()).toBe("ゆうちょ銀行 〇五八店 普通 ****567");
+    expect(await page.locator("#done-holder").textContent()).toBe("ﾔﾏﾀﾞ ﾀﾛｳ");
+    expect(await brokenWords(page, ["ﾔﾏﾀﾞ ﾀﾛｳ", "登録が完了しました"])).toEqual([]);
     expect(await page.locator("#done-reference").isVisible()).toBe(true);
     expect(await halfWidthBrackets(page)).toEqual([]);
     await checkScreen(page, `${flow}-done`);

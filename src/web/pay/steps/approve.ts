@@ -166,7 +166,8 @@ export function renderDone(chargeStatus: ChargeStatus, redirectUrl: string, reas
   $("done-reference").hidden = !reference;
   setRaw($("done-charge-id"), reference);
   if (completedAt) setText($("done-time"), "dateTime", { when: timestampDate(completedAt) });
-  const account = [bankAccount?.display, accountHolder].filter(Boolean).join(" ");
   $("done-account-row").hidden = failed || !bankAccount?.display;
-  setRaw($("done-account"), account);
+  setRaw($("done-account"), bankAccount?.display ?? "");
+  $("done-holder-row").hidden = failed || !accountHolder;
+  setRaw($("done-holder"), accountHolder);
 }
