@@ -81,6 +81,8 @@ describe.each(screenSizes)("the customer app's cards and receipts (%s)", (screen
   it("lists the charges as compact cards: three to a screen, shop and amount then state and date (finding 7)", async () => {
     const cards = page.locator(".transaction");
     await expect.poll(() => cards.count()).toBe(3);
+    // The header is one row: the title, the sandbox badge and the language on one line.
+    expect(await page.locator(".topbar").evaluate((bar) => bar.getBoundingClientRect().height)).toBeLessThan(60);
     // Scrolled to the first card, every card fits on the screen at once.
     await cards.first().evaluate((card) => card.scrollIntoView({ block: "start" }));
     const fits = await cards.evaluateAll((all) =>

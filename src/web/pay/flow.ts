@@ -157,6 +157,7 @@ export function render(): void {
     $(sectionOf[step]).querySelector<HTMLElement>(".step-heading")?.focus();
   }
 }
+
 /**
  * The browser's Back from the consent shows the bank step again (issue #31 finding 6), not the
  * bank's page the customer came back from: the consent gets a history entry of its own, over one
