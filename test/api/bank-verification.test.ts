@@ -174,11 +174,16 @@ describe("verification at the bank's own page", () => {
     const chosen = await chooseSandboxBank(token);
     const back = backLocation(await atBank(server, chosen.bankRedirectUrl));
     expect(await returnFromBank(server, back)).toBe("verified");
+    // The session names the holder as the bank verified it (the consent shows it), no contract yet.
+    const answer = await page().initiatePayment({ token });
+    if (answer.result?.outcome.case !== "session") throw new Error("no session");
+    expect(answer.result.outcome.value.accountHolder).toBe("ﾔﾏﾀﾞ ﾀﾛｳ");
+    expect(answer.result.outcome.value.contractId).toBe("");
     // The browser's Back from the page that followed: the bank's page of that request again.
     const again = new URL(chosen.bankRedirectUrl);
-    const page = await fetch(`http://127.0.0.1:${bankPort(server)}${again.pathname}${again.search}`);
-    expect(page.status).toBe(200);
-    const html = await page.text();
+    const bankPage = await fetch(`http://127.0.0.1:${bankPort(server)}${again.pathname}${again.search}`);
+    expect(bankPage.status).toBe(200);
+    const html = await bankPage.text();
     expect(html).toContain("お申し込みの手続きは終わっています");
     expect(html).not.toContain('name="pin"');
     const way = /id="bank-back" href="([^"]+)"/.exec(html)?.[1].replaceAll("&#38;", "&");
