@@ -43,6 +43,8 @@ export default defineConfig({
     isolate: false,
     // Whatever a test leaves running (timed out, threw) is torn down after its file.
     setupFiles: ["test/helpers/teardown-setup.ts"],
+    // Names the run and removes the migrated databases its workers reused (test/helpers/migrated-database.ts).
+    globalSetup: ["test/helpers/global-setup.ts"],
     // Two cores: two files at a time keeps server-per-file suites from starving each other.
     maxWorkers: 2,
     projects: [

@@ -12,6 +12,7 @@ import { startService, type RunningService } from "../../src/composition-root.js
 import { createMerchant, type CreatedMerchant } from "../../src/flows/merchants.js";
 import { createLogger } from "../../src/server/logger.js";
 import { testPasswordHashEnv } from "./password-hash-env.js";
+import { migratedDatabaseUrl } from "./migrated-database.js";
 import { registerTeardown } from "./teardown.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -74,7 +75,10 @@ export function freshDatabaseUrl(
   return { url: `${postgresUrl}?schema=${schema}`, cleanup };
 }
 
-/** Starts the real server on a free port, on a fresh database, with a manual clock and a merchant. */
+/**
+ * Starts the real server on a free port, on an empty database of its own (already migrated: see
+ * test/helpers/migrated-database.ts), with a manual clock and a merchant.
+ */
 export async function startTestServer(
   options: {
     dialect?: Dialect;
@@ -85,7 +89,11 @@ export async function startTestServer(
     sqliteDir?: string;
   } = {},
 ): Promise<TestServer> {
-  const { url: databaseUrl, cleanup } = freshDatabaseUrl(options.dialect, options.sqliteDir);
+  const { url: databaseUrl, release: cleanup } = await migratedDatabaseUrl(
+    options.dialect ?? testDialect,
+    postgresUrl,
+    options.sqliteDir,
+  );
   const zenginDir = mkdtempSync(join(tmpdir(), "furikomi-zengin-"));
   const removeZenginDir = registerTeardown("database", async () => rmSync(zenginDir, { recursive: true, force: true }));
   const config: Config = loadConfig({

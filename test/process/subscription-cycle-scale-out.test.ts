@@ -18,7 +18,7 @@ import { freshDatabaseUrl } from "../helpers/test-server.js";
  * debited once.
  */
 
-const count = 1000;
+const count = 600;
 
 describe("two instances running the same subscription cycle", () => {
   const processes: ServerProcess[] = [];

@@ -13,7 +13,7 @@ import { expectDatabaseReconciled } from "../helpers/reconcile.js";
  * and again. After each kill the database is intact and holds every acknowledged write exactly
  * once; after each restart every async request reaches a terminal status.
  */
-const kills = Number(process.env.CRASH_KILLS ?? 30);
+const kills = Number(process.env.CRASH_KILLS ?? 15);
 const customerCount = 20;
 
 async function provision(databaseUrl: string) {

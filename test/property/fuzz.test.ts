@@ -27,7 +27,7 @@ import { unexplained } from "./fuzz/verdict.js";
  * valid-shaped and malformed: only documented errors, no unexplained internal error, no crash,
  * and the server still answers afterwards.
  */
-const caseCount = Number(process.env.FUZZ_CASES ?? 10_000);
+const caseCount = Number(process.env.FUZZ_CASES ?? 5_000);
 const concurrency = 12;
 // CustomerAppService without a customer session: its sign-in steps, and every other call refused.
 const services: DescService[] = [

@@ -16,7 +16,7 @@ import { realSystemFor, tally } from "./model/real-system.js";
  * every customer the bank's ledger equals what was charged minus what was refunded, and
  * `furikomi reconcile` finds no broken money invariant in the database.
  */
-const sequences = Number(process.env.MODEL_SEQUENCES ?? (testDialect === "postgres" ? 80 : 400));
+const sequences = Number(process.env.MODEL_SEQUENCES ?? (testDialect === "postgres" ? 40 : 200));
 /** Independent servers (each with its own clock), so one sequence's fsyncs overlap another's work. */
 const lanes = 4;
 const firstPrice = 1_000;

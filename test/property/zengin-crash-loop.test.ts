@@ -29,7 +29,7 @@ import { freshDatabaseUrl } from "../helpers/test-server.js";
  * applied all or not at all, each settled charge announced once. After the last restart every
  * debit is settled once, as its result says.
  */
-const kills = Number(process.env.ZENGIN_CRASH_KILLS ?? 12);
+const kills = Number(process.env.ZENGIN_CRASH_KILLS ?? 8);
 const writingRounds = Math.max(1, Math.floor(kills / 2));
 const perFile = 600;
 const customers = 20;
