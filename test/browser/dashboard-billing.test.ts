@@ -85,8 +85,8 @@ describe.each(screenSizes)("the recurring-billing page (%s)", (screen, viewport)
   it("creates a plan from the form, and lists it", async () => {
     await page.getByText("プランを作成").click();
     await page.getByLabel("プラン名").fill(`年会費 ${screen}`);
-    await page.getByLabel("月額(円)").fill("1200");
-    await page.getByLabel("振替日(1〜28、末日は0)").fill("0");
+    await page.getByLabel("月額（円）").fill("1200");
+    await page.getByLabel("振替日（1〜28、末日は0）").fill("0");
     await page.getByRole("button", { name: "作成する" }).click();
     await page.getByRole("status").getByText(`プラン「年会費 ${screen}」を作成しました。`).waitFor();
     const plans = page.getByRole("region", { name: "プラン" });

@@ -164,7 +164,7 @@ for (const [width, height] of [
     it("filters charges, shows who paid, and exports the filtered list as CSV", async () => {
       await page.getByRole("navigation").getByRole("link", { name: "決済", exact: true }).click();
       await page.getByLabel("ステータス").selectOption({ label: "失敗" });
-      await page.getByLabel("金額(円以上)").fill("1000");
+      await page.getByLabel("金額（円以上）").fill("1000");
       await page.getByRole("button", { name: "絞り込む" }).click();
       await page.waitForURL(/#\/charges\?status=/);
       await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
@@ -184,7 +184,7 @@ for (const [width, height] of [
         [ids.failed, "kenta@example.jp", "山田 健太"],
       ]);
 
-      await page.getByLabel("顧客のメールアドレス(先頭)").fill("nobody");
+      await page.getByLabel("顧客のメールアドレス（先頭）").fill("nobody");
       await page.getByRole("button", { name: "絞り込む" }).click();
       await page.getByText("条件に一致するものはありません。").waitFor();
     });
@@ -200,7 +200,7 @@ for (const [width, height] of [
 
     it("refunds part of a charge only after confirming the amount, bounded by what remains", async () => {
       await page.goto(`${server.url}/dashboard/#/charges/${ids.paid}`);
-      const amount = page.getByLabel(/^返金額\(1円〜/);
+      const amount = page.getByLabel(/^返金額（1円〜/);
       await amount.waitFor();
       expect(await page.getByTestId("charge-status").textContent()).toMatch(
         /^(成功|取消済み|全額返金|一部返金|返金処理中)$/,
@@ -216,7 +216,7 @@ for (const [width, height] of [
       await dialog.getByRole("button", { name: "返金する" }).click();
       await page.getByText("返金を受け付けました。").waitFor();
       await expect
-        .poll(async () => page.getByLabel(/^返金額\(1円〜/).getAttribute("max"))
+        .poll(async () => page.getByLabel(/^返金額（1円〜/).getAttribute("max"))
         .toBe(String(refundable - 100));
     });
 
@@ -244,7 +244,7 @@ for (const [width, height] of [
       await page.getByRole("link", { name: "CSV一括決済" }).click();
       const [template] = await Promise.all([
         page.waitForEvent("download"),
-        page.getByRole("button", { name: "CSVテンプレート(見出し行)をダウンロード" }).click(),
+        page.getByRole("button", { name: "CSVテンプレート（見出し行）をダウンロード" }).click(),
       ]);
       expect(readFileSync((await template.path())!, "utf8")).toBe(
         "\uFEFFcustomer_email,customer_id,price,description,metadata,idempotency_key\r\n",
@@ -302,7 +302,7 @@ for (const [width, height] of [
 
     it("filters, exports and cancels a refund with the keyboard alone", async () => {
       await page.goto(`${server.url}/dashboard/#/charges`);
-      await page.getByLabel("金額(円以上)").focus();
+      await page.getByLabel("金額（円以上）").focus();
       await page.keyboard.type("4000");
       await page.keyboard.press("Enter");
       await page.waitForURL(/min=4000/);
@@ -312,7 +312,7 @@ for (const [width, height] of [
       expect(readFileSync((await download.path())!, "utf8")).toContain(ids.paid);
 
       await page.goto(`${server.url}/dashboard/#/charges/${ids.paid}`);
-      const amount = page.getByLabel(/^返金額\(1円〜/);
+      const amount = page.getByLabel(/^返金額（1円〜/);
       const before = await amount.getAttribute("max");
       await amount.focus();
       await page.keyboard.press("Enter");
@@ -322,7 +322,7 @@ for (const [width, height] of [
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("キャンセル");
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
-      expect(await page.getByLabel(/^返金額\(1円〜/).getAttribute("max")).toBe(before);
+      expect(await page.getByLabel(/^返金額（1円〜/).getAttribute("max")).toBe(before);
     });
 
     it("says how many codes are left when a step-up code is wrong", async () => {

@@ -104,7 +104,7 @@ describe.each(screenSizes)("settings, consignor and team (%s)", (screen, viewpor
     try {
       const tab = await invitee.newPage();
       await tab.goto(url.replace(server.ctx.config.publicBaseUrl, server.url));
-      await tab.getByLabel("新しいパスワード(12文字以上)").fill(dashboardPassword);
+      await tab.getByLabel("新しいパスワード（12文字以上）").fill(dashboardPassword);
       await tab.getByRole("button", { name: "パスワードを設定して参加" }).click();
       const notice = tab.getByTestId("totp-first");
       await notice.waitFor();

@@ -122,7 +122,7 @@ for (const [width, height] of [
       await expect.poll(() => page.locator("td [data-action]").count()).toBeGreaterThanOrEqual(5);
       expect(await page.getByText("オペレーター → 管理者").count()).toBe(1);
       // The users were added by `furikomi users add`: no user acted, the command line did.
-      expect(await page.locator("td", { hasText: /^\(コマンドライン\)$/ }).count()).toBe(2);
+      expect(await page.locator("td", { hasText: /^（コマンドライン）$/ }).count()).toBe(2);
       await checkView(page, width, "audit-log");
 
       await page.getByLabel("操作", { exact: true }).focus();
@@ -141,7 +141,7 @@ for (const [width, height] of [
       await invitee.goto(link.replace(server.ctx.config.publicBaseUrl, server.url));
       await invitee.getByRole("heading", { name: "Test Shop のダッシュボードへの招待" }).waitFor();
       await checkView(invitee, width, "invitation");
-      await invitee.getByLabel("新しいパスワード(12文字以上)").focus();
+      await invitee.getByLabel("新しいパスワード（12文字以上）").focus();
       await invitee.keyboard.type(dashboardPassword);
       await invitee.keyboard.press("Enter");
       await invitee.getByRole("button", { name: "認証アプリを設定する" }).waitFor();

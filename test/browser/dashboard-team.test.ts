@@ -66,7 +66,7 @@ async function joinWith(link: string, name: string): Promise<Page> {
   await page.goto(link.replace(server.ctx.config.publicBaseUrl, server.url));
   await page.getByRole("heading", { name: "Test Shop のダッシュボードへの招待" }).waitFor();
   await checkView(page, `${name}-1-invitation`);
-  await page.getByLabel("新しいパスワード(12文字以上)").fill(dashboardPassword);
+  await page.getByLabel("新しいパスワード（12文字以上）").fill(dashboardPassword);
   await page.getByRole("button", { name: "パスワードを設定して参加" }).click();
   // Invited users set up two-step verification before anything else.
   await page.getByRole("button", { name: "認証アプリを設定する" }).click();
@@ -146,7 +146,7 @@ describe("a merchant's team in the dashboard", () => {
     expect(nav).not.toContain("APIキーとWebhook");
 
     await page.goto(`${server.url}/dashboard/#/charges/${chargeId}`);
-    await page.getByLabel(/^返金額\(1円〜/).fill("500");
+    await page.getByLabel(/^返金額（1円〜/).fill("500");
     await page.getByLabel("理由").fill("破損");
     await page.getByRole("button", { name: "返金する" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "返金する" }).click();
@@ -193,7 +193,7 @@ describe("a merchant's team in the dashboard", () => {
   it("the owner's audit log shows what each did, filters, and exports them as CSV", async () => {
     await owner.getByRole("link", { name: "監査ログ" }).click();
     await owner.getByRole("heading", { name: "監査ログ" }).waitFor();
-    await owner.getByLabel("ユーザー(メールアドレス)").fill("operator@example.jp");
+    await owner.getByLabel("ユーザー（メールアドレス）").fill("operator@example.jp");
     await owner.getByRole("button", { name: "絞り込む" }).click();
     const actions = () =>
       owner.locator("td [data-action]").evaluateAll((cells) => cells.map((cell) => cell.getAttribute("data-action")));
@@ -203,7 +203,7 @@ describe("a merchant's team in the dashboard", () => {
     expect(await owner.getByRole("cell", { name: chargeId }).count()).toBe(1);
     await checkView(owner, "owner-2-audit-log");
 
-    await owner.getByLabel("ユーザー(メールアドレス)").fill("");
+    await owner.getByLabel("ユーザー（メールアドレス）").fill("");
     await owner.getByLabel("操作", { exact: true }).selectOption({ label: "メンバー招待" });
     await owner.getByRole("button", { name: "絞り込む" }).click();
     await expect.poll(() => owner.locator("td [data-action]").count()).toBe(3);

@@ -55,14 +55,14 @@ describe("signing up on the dashboard", () => {
     await checkView("1-email");
     await page.getByLabel("メールアドレス").fill(email);
     await page.getByLabel("メールアドレス").press("Enter");
-    await page.getByLabel("確認コード(6桁)").waitFor();
+    await page.getByLabel("確認コード（6桁）").waitFor();
     await server.jobs.drain();
     const [mail] = await readOperatorMailbox(server.ctx, email);
-    await page.getByLabel("確認コード(6桁)").fill(mail.code);
-    await page.getByLabel("パスワード(12文字以上)").fill("a long enough sign-up password");
-    await page.getByLabel("事業者名(お客様に表示されます)").fill("珈琲豆の店");
+    await page.getByLabel("確認コード（6桁）").fill(mail.code);
+    await page.getByLabel("パスワード（12文字以上）").fill("a long enough sign-up password");
+    await page.getByLabel("事業者名（お客様に表示されます）").fill("珈琲豆の店");
     await checkView("2-details");
-    await page.getByLabel("事業者名(お客様に表示されます)").press("Enter");
+    await page.getByLabel("事業者名（お客様に表示されます）").press("Enter");
     await page.getByRole("heading", { name: "APIキーとWebhook署名シークレット" }).waitFor();
     shown.apiKey = (await page.getByTestId("api-key").textContent()) ?? "";
     shown.webhookSecret = (await page.getByTestId("webhook-secret").textContent()) ?? "";
@@ -120,22 +120,28 @@ describe("signing up on the dashboard", () => {
     await page.getByRole("link", { name: "本番利用の申請へ" }).click();
     await page.getByRole("heading", { name: "本番利用の申請" }).waitFor();
     await checkView("5-checklist");
-    await page.getByLabel("法人番号(13桁)").fill("5011001098993");
+    await page.getByLabel("法人番号（13桁）").fill("5011001098993");
     await page.getByLabel("商号", { exact: true }).fill("株式会社珈琲豆");
-    await page.getByLabel("商号(フリガナ・全角カタカナ)").fill("カブシキガイシャコーヒーマメ");
+    await page.getByLabel("商号（フリガナ・全角カタカナ）").fill("カブシキガイシャコーヒーマメ");
     await page.getByLabel("所在地").fill("東京都渋谷区渋谷1-2-3");
     await page.getByLabel("代表者").fill("山田 太郎");
     await page.getByLabel("電話番号").fill("03-1234-5678");
     await page.getByRole("button", { name: "事業者情報を保存" }).click();
     await page.getByText("法人番号が正しくありません").waitFor();
-    await page.getByLabel("法人番号(13桁)").fill("4011001098993");
+    await page.getByLabel("法人番号（13桁）").fill("4011001098993");
+    // A 法人's インボイス登録番号 is T and its 法人番号: another number is refused, in words.
+    await page.getByLabel(/^インボイス登録番号/).fill("T4011001098994");
+    await page.getByRole("button", { name: "事業者情報を保存" }).click();
+    await page.getByText("インボイス登録番号は T と13桁の数字で入力してください").waitFor();
+    await checkView("5-invoice-number-refused");
+    await page.getByLabel(/^インボイス登録番号/).fill("t4011001098993");
     await page.getByRole("button", { name: "事業者情報を保存" }).click();
     await page.getByTestId("item-business").getByText("完了").waitFor();
 
     await page.getByRole("button", { name: "テストイベントを送る" }).click();
     await page.getByText("テストイベントを送りました").waitFor();
     await server.webhooks.drain();
-    await page.getByRole("button", { name: /^利用規約\(.*版\)に同意する$/ }).click();
+    await page.getByRole("button", { name: /^利用規約（.*版）に同意する$/ }).click();
     await page.getByTestId("item-terms").getByText("完了").waitFor();
     // The webhook item, delivered meanwhile, shows done after the terms' answer.
     await page.getByTestId("item-webhook").getByText("完了").waitFor();

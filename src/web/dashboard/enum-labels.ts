@@ -133,8 +133,8 @@ const mandateVerification: Both<MandateVerification> = {
 const apiSource: Both<ApiSource> = {
   ja: {
     [ApiSource.UNSPECIFIED]: "不明",
-    [ApiSource.OFF_SESSION_SYNC]: "オフセッション(同期)",
-    [ApiSource.OFF_SESSION_ASYNC]: "オフセッション(非同期)",
+    [ApiSource.OFF_SESSION_SYNC]: "オフセッション（同期）",
+    [ApiSource.OFF_SESSION_ASYNC]: "オフセッション（非同期）",
     [ApiSource.ON_SESSION]: "オンセッション",
   },
   en: {

@@ -38,8 +38,8 @@ const ja = {
   cancelled: (id: string) => `${id} は今の期の終わりで解約されます。`,
   newPlan: "プランを作成",
   planName: "プラン名",
-  amount: "月額(円)",
-  dayOfMonth: "振替日(1〜28、末日は0)",
+  amount: "月額（円）",
+  dayOfMonth: "振替日（1〜28、末日は0）",
   create: "作成する",
   created: (name: string) => `プラン「${name}」を作成しました。`,
   status_: {

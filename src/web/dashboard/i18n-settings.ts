@@ -5,7 +5,7 @@ const ja = {
   navConsignor: "口座振替の委託者",
   consignorTitle: "口座振替の委託者設定",
   consignorIntro:
-    "全銀ファイル(口座振替・返金振込)に書く委託者の契約です。委託者コード、委託者名、引落口座を銀行との契約どおりに設定してください。",
+    "全銀ファイル（口座振替・返金振込）に書く委託者の契約です。委託者コード、委託者名、引落口座を銀行との契約どおりに設定してください。",
   accountType: "預金種目",
   accountTypes: { "1": "普通", "2": "当座", "9": "その他" } as Record<string, string>,
   totpFirst:

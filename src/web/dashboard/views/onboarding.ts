@@ -88,6 +88,11 @@ function businessForm(checklist: OnboardingChecklist, show: (c: OnboardingCheckl
   const address = input(saved?.address, { maxlength: 200, autocomplete: "street-address" });
   const representative = input(saved?.representative, { maxlength: 100 });
   const phone = input(saved?.phone, { type: "tel", autocomplete: "tel" });
+  const invoiceNumber = input(saved?.invoiceRegistrationNumber, {
+    maxlength: 14,
+    required: false,
+    autocapitalize: "characters",
+  });
   const save = h("button", { type: "submit" }, ot().saveBusiness);
   const problem = errorBox();
   const form = h(
@@ -101,6 +106,7 @@ function businessForm(checklist: OnboardingChecklist, show: (c: OnboardingCheckl
     field(ot().address, address),
     field(ot().representative, representative),
     field(ot().phone, phone),
+    field(ot().invoiceNumber, invoiceNumber, ot().invoiceNumberHint),
     problem,
     save,
   );
@@ -116,6 +122,7 @@ function businessForm(checklist: OnboardingChecklist, show: (c: OnboardingCheckl
           address: address.value,
           representative: representative.value,
           phone: phone.value.trim(),
+          invoiceRegistrationNumber: invoiceNumber.value.trim().toUpperCase(),
         },
       });
       show(answer.checklist!);
