@@ -338,3 +338,23 @@ function periodToRow(period: SubscriptionPeriodRecord, planId: string): Subscrip
     carried_json: JSON.stringify(period.carried),
   };
 }
+
+/**
+ * The (customer, plan) pairs of these customers' subscriptions not yet final: a subscription import
+ * does not subscribe a customer to a plan twice.
+ */
+export async function livePlansOfCustomers(
+  db: Tx,
+  merchantId: string,
+  customerIds: readonly string[],
+): Promise<Array<{ customerId: string; planId: string }>> {
+  if (customerIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("subscriptions")
+    .select(["customer_id", "plan_id"])
+    .where("merchant_id", "=", merchantId)
+    .where("customer_id", "in", customerIds)
+    .where("status", "in", ["active", "paused", "past_due"])
+    .execute();
+  return rows.map((row) => ({ customerId: row.customer_id, planId: row.plan_id }));
+}

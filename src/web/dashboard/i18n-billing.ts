@@ -1,4 +1,5 @@
 import { IntervalUnit, PastDueReason, SubscriptionStatus } from "../../../gen/payments/v1/subscription_service_pb.js";
+import { limits } from "../../domain/limits.js";
 import { lang } from "./i18n.js";
 
 /** The words of the recurring-billing page (docs/guide/dashboard.md#recurring-billing), Japanese first. */
@@ -42,6 +43,27 @@ const ja = {
   dayOfMonth: "振替日(1〜28、末日は0)",
   create: "作成する",
   created: (name: string) => `プラン「${name}」を作成しました。`,
+  imports: "定期課金のCSV取り込み",
+  importsEmpty: "取り込みはまだありません。",
+  importTitle: "定期課金をCSVで取り込む",
+  importFile: "CSVファイル",
+  importHelp: `列:customer_email, customer_id, plan_id, start_period[, amount]。顧客はメールアドレスか顧客IDで指定します(有効な契約が必要)。start_period は YYYY-MM(空なら次の振替から)、amount は空ならプランの料金。${limits.subscriptionImportRowsMax}行まで。`,
+  importTotpNeeded: "定期課金のCSV取り込みには2段階認証が必要です。",
+  importPreview: "取り込みの確認",
+  importValid: "作成される定期課金",
+  importInvalid: "作成されない行",
+  importNoneValid: "作成される定期課金はありません。",
+  importCreated: "作成",
+  importConfirm: "確定して作成する",
+  importConfirmHelp: "認証アプリの現在のコードを入力すると、上の定期課金を作成します。",
+  importConfirmQuestion: (n: number) => `${n}件の定期課金を作成します。よろしいですか?`,
+  importDone: (created: number, failed: number) =>
+    `${created}件の定期課金を作成しました${failed ? `(作成されなかった行: ${failed}件)` : ""}。`,
+  importStatus: { uploaded: "確定待ち", completed: "完了" },
+  review: "確認する",
+  startPeriod: "開始期",
+  firstDebit: "初回の振替日",
+  firstAmount: "初回の振替額",
   status_: {
     [SubscriptionStatus.UNSPECIFIED]: "—",
     [SubscriptionStatus.ACTIVE]: "有効",
@@ -101,6 +123,27 @@ const en: typeof ja = {
   dayOfMonth: "Debit day (1–28; 0 for the last day)",
   create: "Create",
   created: (name: string) => `Plan "${name}" created.`,
+  imports: "Subscription CSV imports",
+  importsEmpty: "No imports yet.",
+  importTitle: "Import subscriptions from a CSV file",
+  importFile: "CSV file",
+  importHelp: `Columns: customer_email, customer_id, plan_id, start_period[, amount]. The customer by e-mail or customer ID (with an active contract); start_period YYYY-MM (empty: from the next debit); amount empty: the plan's price. At most ${limits.subscriptionImportRowsMax} rows.`,
+  importTotpNeeded: "Turn on two-step verification before importing subscriptions.",
+  importPreview: "Review the import",
+  importValid: "Subscriptions to create",
+  importInvalid: "Rows not imported",
+  importNoneValid: "No subscription will be created.",
+  importCreated: "Created",
+  importConfirm: "Confirm and create",
+  importConfirmHelp: "Enter the current code of your authenticator app to create the subscriptions above.",
+  importConfirmQuestion: (n: number) => `Create ${n} subscriptions?`,
+  importDone: (created: number, failed: number) =>
+    `${created} subscriptions created${failed ? ` (${failed} rows not imported)` : ""}.`,
+  importStatus: { uploaded: "Waiting for confirmation", completed: "Completed" },
+  review: "Review",
+  startPeriod: "Start period",
+  firstDebit: "First debit date",
+  firstAmount: "First debit amount",
   status_: {
     [SubscriptionStatus.UNSPECIFIED]: "—",
     [SubscriptionStatus.ACTIVE]: "Active",

@@ -7,6 +7,7 @@ import { bt, intervalText } from "../i18n-billing.js";
 import { rpc } from "../rpc.js";
 import { DashboardRole, may } from "../roles.js";
 import { moreButton } from "./paging.js";
+import { subscriptionImportSection } from "./subscription-import.js";
 
 /**
  * Recurring billing (docs/guide/dashboard.md#recurring-billing): the coming debit dates with their
@@ -16,7 +17,7 @@ import { moreButton } from "./paging.js";
 export async function billingView(app: AppContext): Promise<HTMLElement> {
   const problem = errorBox();
   const operator = may(app.user, DashboardRole.OPERATOR);
-  const [calendar, redebits, plans, subscriptions] = await Promise.all([
+  const [calendar, redebits, plans, subscriptions, imports] = await Promise.all([
     calendarTable(),
     subscriptionList(app, problem, bt().redebits, bt().redebitsEmpty, (pageToken) =>
       rpc.listRedebitQueue({ pageSize: 50, pageToken }),
@@ -25,6 +26,7 @@ export async function billingView(app: AppContext): Promise<HTMLElement> {
     subscriptionList(app, problem, bt().subscriptions, bt().subscriptionsEmpty, async (pageToken) =>
       rpc.listBillingSubscriptions({ query: { pageSize: 50, pageToken } }),
     ),
+    subscriptionImportSection(app, operator),
   ]);
   return h(
     "section",
@@ -40,6 +42,8 @@ export async function billingView(app: AppContext): Promise<HTMLElement> {
     operator ? newPlanForm(app) : null,
     h("h2", {}, bt().subscriptions),
     subscriptions,
+    h("h2", {}, bt().importTitle),
+    imports,
   );
 }
 
