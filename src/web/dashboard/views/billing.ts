@@ -52,8 +52,13 @@ async function calendarTable(): Promise<HTMLElement> {
   const { days } = await rpc.getDebitCalendar({ days: 0 });
   return table(
     bt().calendar,
-    [bt().debitDate, bt().subscriptionCount, bt().expected],
-    days.map((day) => [formatJstDate(day.debitDate), String(day.subscriptions), yenCell(day.amount)]),
+    [bt().debitDate, bt().subscriptionCount, bt().expected, bt().carried],
+    days.map((day) => [
+      formatJstDate(day.debitDate),
+      String(day.subscriptions),
+      yenCell(day.amount),
+      day.carriedAmount > 0n ? yenCell(day.carriedAmount) : "—",
+    ]),
     bt().calendarEmpty,
   );
 }
