@@ -8,6 +8,7 @@ import {
   csvConfirmationLimits,
 } from "../domain/csv-batch.js";
 import type { CsvUpload } from "../domain/csv-file.js";
+import type { CsvReasonFields } from "../domain/csv-row.js";
 import { afterFailure, isLocked } from "../domain/failure-lock.js";
 import { newId } from "../domain/ids.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
@@ -38,6 +39,24 @@ export interface TotpChallenge {
 
 /** A row to store with its batch: its place is its index, its time the batch's. */
 export type NewCsvRow = Omit<CsvRowRecord, "batchId" | "rowNumber" | "updatedAt">;
+
+/** An uploaded row as stored: ready when it passed the file's rules, else invalid with its reasons. */
+export function newCsvRow(
+  cells: string[],
+  check: { valid: true } | ({ valid: false } & CsvReasonFields),
+  idempotencyKey = "",
+): NewCsvRow {
+  return {
+    cells,
+    state: check.valid ? "ready" : "invalid",
+    reason: check.valid ? "" : check.reason,
+    reasonJa: check.valid ? "" : check.reasonJa,
+    customerId: null,
+    idempotencyKey,
+    chargeId: null,
+    subscriptionId: null,
+  };
+}
 
 /**
  * Stores an uploaded file's batch and rows (invalid ones with their reasons) with a TOTP challenge

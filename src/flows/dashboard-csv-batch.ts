@@ -21,7 +21,13 @@ import { csvRowsWithCharges, findCsvBatch, listCsvBatches, updateCsvRow } from "
 import type { Tx } from "../storage/transactor.js";
 import type { DashboardPrincipal } from "./dashboard-auth.js";
 import type { FlowContext } from "./flow-context.js";
-import { confirmBatchWithTotp, newBatchChallenge, storeUploadedBatch, type TotpChallenge } from "./csv-confirmation.js";
+import {
+  confirmBatchWithTotp,
+  newBatchChallenge,
+  newCsvRow,
+  storeUploadedBatch,
+  type TotpChallenge,
+} from "./csv-confirmation.js";
 import { resolveCsvCustomers } from "./csv-customers.js";
 
 /** A batch as the dashboard shows it: its record and where its rows stand. */
@@ -63,16 +69,8 @@ export async function uploadCsvBatch(
       upload,
       rows: upload.rows.map((cells, i) => {
         const check = checks[i];
-        return {
-          cells,
-          state: check.valid ? "ready" : "invalid",
-          reason: check.valid ? "" : check.reason,
-          reasonJa: check.valid ? "" : check.reasonJa,
-          customerId: null,
-          idempotencyKey: check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "",
-          chargeId: null,
-          subscriptionId: null,
-        };
+        const key = check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "";
+        return newCsvRow(cells, check, key);
       }),
     },
     "csv_batch.upload",

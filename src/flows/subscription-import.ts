@@ -20,7 +20,13 @@ import { plansByIds } from "../storage/plans.js";
 import { livePlansOfCustomers } from "../storage/subscriptions.js";
 import type { Tx } from "../storage/transactor.js";
 import { billingRulesOf } from "./bank-rules.js";
-import { confirmBatchWithTotp, newBatchChallenge, storeUploadedBatch, type TotpChallenge } from "./csv-confirmation.js";
+import {
+  confirmBatchWithTotp,
+  newBatchChallenge,
+  newCsvRow,
+  storeUploadedBatch,
+  type TotpChallenge,
+} from "./csv-confirmation.js";
 import { resolveCsvCustomers } from "./csv-customers.js";
 import type { DashboardPrincipal } from "./dashboard-auth.js";
 import type { FlowContext } from "./flow-context.js";
@@ -81,19 +87,7 @@ export async function uploadSubscriptionImport(
       kind: "subscriptions",
       fileName: file.fileName,
       upload,
-      rows: upload.rows.map((cells, i) => {
-        const check = checks[i];
-        return {
-          cells,
-          state: check.valid ? "ready" : "invalid",
-          reason: check.valid ? "" : check.reason,
-          reasonJa: check.valid ? "" : check.reasonJa,
-          customerId: null,
-          idempotencyKey: "",
-          chargeId: null,
-          subscriptionId: null,
-        };
-      }),
+      rows: upload.rows.map((cells, i) => newCsvRow(cells, checks[i])),
     },
     "subscription_import.upload",
   );

@@ -10,9 +10,7 @@ import { busy, confirmAction, errorBox, field, h, saveFile, table, when, yenCell
 import { bt } from "../i18n-billing.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
-
-/** The challenge of an import uploaded in this tab (GetSubscriptionImport does not return it). */
-const challengeKey = (importId: string) => `furikomi.challenge.${importId}`;
+import { rememberChallenge, rememberedChallenge, totpCodeInput } from "../totp-challenge.js";
 
 /**
  * The CSV import of subscriptions on the recurring-billing page
@@ -72,7 +70,7 @@ function uploadForm(app: AppContext, panel: HTMLElement): HTMLElement {
         content: new Uint8Array(await chosen.arrayBuffer()),
       });
       const importId = uploaded.subscriptionImport!.importId;
-      sessionStorage.setItem(challengeKey(importId), uploaded.challengeId);
+      rememberChallenge(importId, uploaded.challengeId);
       await showPreview(app, importId, panel);
     });
   });
@@ -166,13 +164,7 @@ function invalidTable(rows: SubscriptionImportRow[]): HTMLElement {
 }
 
 function confirmForm(app: AppContext, importId: string, rows: ListSubscriptionImportRowsResponse): HTMLElement {
-  const code = h("input", {
-    inputmode: "numeric",
-    pattern: "[0-9]{6}",
-    maxlength: 6,
-    autocomplete: "one-time-code",
-    required: true,
-  });
+  const code = totpCodeInput();
   const submit = h("button", { type: "submit" }, bt().importConfirm);
   const problem = errorBox();
   const form = h(
@@ -187,10 +179,10 @@ function confirmForm(app: AppContext, importId: string, rows: ListSubscriptionIm
     event.preventDefault();
     void busy(submit, problem, async () => {
       if (!(await confirmAction(bt().importConfirmQuestion(rows.validCount), bt().importConfirm))) return;
-      let challengeId = sessionStorage.getItem(challengeKey(importId));
+      let challengeId = rememberedChallenge(importId);
       if (!challengeId) {
         challengeId = (await rpc.createSubscriptionImportChallenge({ importId })).challengeId;
-        sessionStorage.setItem(challengeKey(importId), challengeId);
+        rememberChallenge(importId, challengeId);
       }
       const { subscriptionImport } = await rpc.confirmSubscriptionImport({
         importId,
