@@ -6,7 +6,13 @@ import type { CsvReason } from "../domain/csv-row.js";
 import { jstDateOf, type JstDate } from "../domain/jst.js";
 import { periodAmounts, type PlanRecord, priceOf } from "../domain/plan.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { type BillingRules, firstScheduleOf, nextScheduleFrom, subscriptionReasons } from "../domain/subscription.js";
+import {
+  type BillingRules,
+  firstScheduleOf,
+  nextScheduleFrom,
+  type SubscriptionRecord,
+  subscriptionReasons,
+} from "../domain/subscription.js";
 import {
   checkImportRow,
   checkImportRows,
@@ -30,7 +36,7 @@ import {
 import { resolveCsvCustomers } from "./csv-customers.js";
 import type { DashboardPrincipal } from "./dashboard-auth.js";
 import type { FlowContext } from "./flow-context.js";
-import { newSubscription, saveNewSubscription } from "./subscriptions.js";
+import { newSubscription, saveNewSubscriptions } from "./subscriptions.js";
 
 /**
  * The CSV import of subscriptions (docs/guide/recurring-billing.md#importing-subscriptions-from-a-csv-file):
@@ -126,6 +132,7 @@ export async function confirmSubscriptionImport(
     async (trx, batch, now) => {
       const ready = (await csvRowsWithCharges(trx, batch.id)).filter((row) => row.state === "ready");
       const plans = await resolveImportRows(trx, batch, ready, rules, now);
+      const created: SubscriptionRecord[] = [];
       for (const [i, row] of ready.entries()) {
         const plan = plans[i];
         if ("failure" in plan) {
@@ -137,15 +144,9 @@ export async function confirmSubscriptionImport(
           });
           continue;
         }
-        const subscription = newSubscription(
-          batch.merchantId,
-          plan,
-          plan.plan,
-          { ...plan.input, endPeriod: "", description: "", metadata: {} },
-          plan.first,
-          now,
-        );
-        await saveNewSubscription(trx, subscription, principal.merchant.name, now);
+        const input = { ...plan.input, endPeriod: "", description: "", metadata: {} };
+        const subscription = newSubscription(batch.merchantId, plan, plan.plan, input, plan.first, now);
+        created.push(subscription);
         await updateCsvRow(trx, batch.id, row.rowNumber, {
           state: "submitted",
           customerId: plan.customerId,
@@ -153,6 +154,7 @@ export async function confirmSubscriptionImport(
           updatedAt: now,
         });
       }
+      await saveNewSubscriptions(trx, created, principal.merchant.name, now);
     },
   );
   ctx.wake("events");

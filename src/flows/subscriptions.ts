@@ -17,10 +17,10 @@ import {
 } from "../domain/subscription.js";
 import { subscriptionEventContent } from "../domain/webhook-content.js";
 import { findActivatedContracts } from "../storage/contracts.js";
-import { recordEvent } from "../storage/events.js";
+import { recordEvent, recordEvents } from "../storage/events.js";
 import {
   findSubscription,
-  insertSubscription,
+  insertSubscriptions,
   listSubscriptions,
   lockSubscription,
   periodsOf,
@@ -83,7 +83,7 @@ export async function createSubscription(
       first,
       now,
     );
-    await saveNewSubscription(trx, created, merchant.name, now);
+    await saveNewSubscriptions(trx, [created], merchant.name, now);
     await ctx.audit?.(trx, {
       action: "subscription.create",
       target: created.id,
@@ -131,15 +131,23 @@ export function newSubscription(
   };
 }
 
-/** Stores a new subscription with its EVENT_TYPE_SUBSCRIPTION_CREATED, in the caller's transaction. */
-export async function saveNewSubscription(
+/** Stores new subscriptions with their EVENT_TYPE_SUBSCRIPTION_CREATED, in the caller's transaction. */
+export async function saveNewSubscriptions(
   trx: Tx,
-  subscription: SubscriptionRecord,
+  subscriptions: readonly SubscriptionRecord[],
   merchantName: string,
   now: Date,
 ): Promise<void> {
-  await insertSubscription(trx, subscription);
-  await recordSubscriptionEvent(trx, EventType.SUBSCRIPTION_CREATED, subscription, merchantName, now);
+  await insertSubscriptions(trx, subscriptions);
+  await recordEvents(
+    trx,
+    subscriptions.map((subscription) => ({
+      merchantId: subscription.merchantId,
+      type: EventType.SUBSCRIPTION_CREATED,
+      content: subscriptionEventContent(subscription, merchantName, now),
+      now,
+    })),
+  );
 }
 
 /** GetSubscription: the subscription, its latest periods and its unpaid period's attempts. */

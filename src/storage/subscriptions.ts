@@ -14,8 +14,13 @@ import type { SubscriptionPeriodTable, SubscriptionTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { limits } from "../domain/limits.js";
 
-export async function insertSubscription(trx: Tx, subscription: SubscriptionRecord): Promise<void> {
-  await trx.insertInto("subscriptions").values(subscriptionToRow(subscription)).execute();
+/** Many at once (a subscription import), in chunks that keep under SQLite's bound parameters. */
+export async function insertSubscriptions(trx: Tx, subscriptions: readonly SubscriptionRecord[]): Promise<void> {
+  for (let start = 0; start < subscriptions.length; start += 200)
+    await trx
+      .insertInto("subscriptions")
+      .values(subscriptions.slice(start, start + 200).map(subscriptionToRow))
+      .execute();
 }
 
 /** Saves what a transition changed (status, schedule, end). */
