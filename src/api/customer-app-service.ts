@@ -12,6 +12,7 @@ import {
   type CustomerTransaction,
 } from "../../gen/payments/v1/customer_app_service_pb.js";
 import { awaitingCustomer, hasReceipt } from "../domain/charge.js";
+import { includedConsumptionTax, standardTaxRatePercent } from "../domain/receipt.js";
 import { chargeStateOf } from "../domain/display-format.js";
 import { refundedIncludingPending } from "../domain/refund.js";
 import { debitNoticeWording, failureWording, refundStatusWording } from "../domain/customer-wording.js";
@@ -131,7 +132,8 @@ export function createCustomerAppService(ctx: FlowContext): ServiceImpl<typeof C
     },
     async getReceipt(req, context) {
       const principal = customerPrincipalOf(context);
-      const { charge, merchant, issuedAt } = await customerReceipt(ctx, principal, req.chargeId);
+      const receipt = await customerReceipt(ctx, principal, req.chargeId);
+      const { charge, merchant, issuer } = receipt;
       return {
         receipt: create(ReceiptSchema, {
           chargeId: charge.id,
@@ -143,8 +145,15 @@ export function createCustomerAppService(ctx: FlowContext): ServiceImpl<typeof C
           amount: charge.amount,
           currency: "JPY",
           paidAt: timestampFromDate(charge.succeededAt ?? charge.createdAt),
-          refundedAmount: charge.refundedAmount,
-          issuedAt: timestampFromDate(issuedAt),
+          refundedAmount: receipt.refundedAmount,
+          refundPendingAmount: receipt.refundPendingAmount,
+          issuedAt: timestampFromDate(receipt.issuedAt),
+          customerName: receipt.addressee,
+          issuerName: issuer.name,
+          issuerAddress: issuer.address,
+          invoiceRegistrationNumber: issuer.invoiceRegistrationNumber,
+          taxRatePercent: standardTaxRatePercent,
+          consumptionTax: includedConsumptionTax(charge.amount),
         }),
       };
     },

@@ -1,7 +1,12 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { EventType } from "../../gen/payments/v1/enums_pb.js";
+import type { ChargeTimelineEntry as DomainTimelineEntry } from "../domain/charge-timeline.js";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
+  ChargeTimelineEntrySchema,
+  ChargeTimelineKind,
+  type ChargeTimelineEntry,
   ExportChargesRequestSchema,
   PayerSchema,
   type ChargeFilter,
@@ -99,6 +104,7 @@ export function createChargeHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof 
         charge: encodeCharge(detail.charge, detail.refunds, detail.refundsTruncated),
         customer: detail.customer && encodeCustomer(detail.customer),
         payer: detail.payer && encodePayer(detail.payer),
+        timeline: detail.timeline.map(encodeTimelineEntry),
       };
     },
     async refundCharge(req, context) {
@@ -135,6 +141,32 @@ function chargeSearchOf(customerId: string, filter: ChargeFilter | undefined): C
     maxAmount: filter?.maxAmount,
     customerEmailPrefix: filter?.customerEmail ? emailPrefixKey(filter.customerEmail) : undefined,
   };
+}
+
+const timelineKinds: Readonly<Record<DomainTimelineEntry["kind"], ChargeTimelineKind>> = {
+  created: ChargeTimelineKind.CREATED,
+  mandateAccepted: ChargeTimelineKind.MANDATE_ACCEPTED,
+  customerCompleted: ChargeTimelineKind.CUSTOMER_COMPLETED,
+  bankFiled: ChargeTimelineKind.BANK_FILED,
+  succeeded: ChargeTimelineKind.SUCCEEDED,
+  failed: ChargeTimelineKind.FAILED,
+  refundAccepted: ChargeTimelineKind.REFUND_ACCEPTED,
+  refundSettled: ChargeTimelineKind.REFUND_SETTLED,
+  refundFailed: ChargeTimelineKind.REFUND_FAILED,
+  cancelled: ChargeTimelineKind.CANCELLED,
+  webhookDelivered: ChargeTimelineKind.WEBHOOK_DELIVERED,
+};
+
+function encodeTimelineEntry(entry: DomainTimelineEntry): ChargeTimelineEntry {
+  return create(ChargeTimelineEntrySchema, {
+    at: timestampFromDate(entry.at),
+    kind: timelineKinds[entry.kind],
+    refundId: entry.refundId ?? "",
+    amount: entry.amount ?? 0,
+    eventType: entry.eventType ?? EventType.UNSPECIFIED,
+    resultCode: entry.resultCode,
+    fileName: entry.fileName ?? "",
+  });
 }
 
 function encodePayer(payer: PayerRow): Payer {

@@ -82,6 +82,7 @@ function decodeBusiness(message: BusinessDetailsMessage): BusinessDetails {
     address: message.address.trim(),
     representative: message.representative.trim(),
     phone: message.phone,
+    invoiceRegistrationNumber: message.invoiceRegistrationNumber,
   };
 }
 

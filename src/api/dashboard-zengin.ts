@@ -10,7 +10,7 @@ import {
   updateConsignor,
   updateContract,
 } from "../flows/zengin-contracts.js";
-import { zenginFilesOfMerchant } from "../flows/zengin-dashboard-view.js";
+import { zenginFileRecords, zenginFilesOfMerchant } from "../flows/zengin-dashboard-view.js";
 import { dashboardMerchantOf } from "./dashboard-session.js";
 import { auditedContext } from "./dashboard-team.js";
 
@@ -19,7 +19,8 @@ type ZenginMethods =
   | "updateConsignorSettings"
   | "listConsignorContracts"
   | "updateConsignorContract"
-  | "listZenginFiles";
+  | "listZenginFiles"
+  | "listZenginFileRecords";
 
 /** The Zengin consignor settings and files (docs/guide/direct-debit-files.md); spread into DashboardService. */
 export function createZenginHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof DashboardService>, ZenginMethods> {
@@ -57,6 +58,7 @@ export function createZenginHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof 
       const view = await zenginFilesOfMerchant(ctx, merchantOf(context).id);
       return {
         files: view.files.map((file) => ({
+          id: file.id,
           name: file.name,
           kind: file.kind,
           direction: file.direction,
@@ -85,6 +87,24 @@ export function createZenginHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof 
           firstSeenAt: timestampFromDate(file.firstSeenAt),
           state: file.state,
         })),
+      };
+    },
+    async listZenginFileRecords(req, context) {
+      const page = await zenginFileRecords(ctx, merchantOf(context).id, req);
+      return {
+        fileName: page.name,
+        kind: page.kind,
+        records: page.records.map((record) => ({
+          customerNumber: record.customerNumber,
+          reference: record.reference,
+          chargeId: record.chargeId,
+          customerId: record.customerId,
+          amount: BigInt(record.amount),
+          state: record.state,
+          resultCode: record.resultCode ?? undefined,
+        })),
+        payers: page.payers,
+        nextPageToken: page.nextPageToken,
       };
     },
   };

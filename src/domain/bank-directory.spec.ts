@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
 import {
   bankDisplayName,
+  bankReading,
   branchDisplayName,
+  branchReading,
   searchBanks,
   searchBranches,
   searchKey,
@@ -78,5 +81,32 @@ describe("searching the bank master as the customer types", () => {
     expect(branchDisplayName("0001", master["0001"].branches["210"])).toBe("渋谷支店");
     expect(branchDisplayName("0001", master["0001"].branches["001"])).toBe("東京営業部");
     expect(branchDisplayName("9900", master["9900"].branches["058"])).toBe("〇五八店");
+  });
+});
+
+describe("readings and common names (issue #31, finding 12)", () => {
+  it("reads a bank as people do, not as the master writes it", () => {
+    expect(bankReading(master["0005"])).toBe("みつびしゆーえふじぇい");
+    expect(bankReading(master["9900"])).toBe("ゆうちょ");
+    // Not curated: the master's own hiragana, its dash written ー.
+    expect(bankReading(master["1001"])).toBe("ほつかいどうしんきん");
+    expect(bankReading({ code: "1999", hira: "てすと－" })).toBe("てすとー");
+    expect(branchReading({ code: "001", hira: "ゆ－" })).toBe("ゆー");
+  });
+
+  it("finds a bank by its common name or abbreviation in the real master", () => {
+    const real = createRequire(import.meta.url)("zengin-code") as BankMaster;
+    expect(codes(searchBanks(real, "しずぎん"))).toEqual(["0149"]);
+    expect(codes(searchBanks(real, "シズギン"))).toEqual(["0149"]);
+    expect(codes(searchBanks(real, "はまぎん"))).toEqual(["0138"]);
+    expect(codes(searchBanks(real, "三菱UFJ"))[0]).toBe("0005");
+    expect(codes(searchBanks(real, "MUFG"))).toEqual(["0005"]);
+    expect(codes(searchBanks(real, "みずほ"))[0]).toBe("0001");
+    expect(codes(searchBanks(real, "ゆうちょ"))[0]).toBe("9900");
+    expect(codes(searchBanks(real, "郵便局"))).toEqual(["9900"]);
+    expect(bankReading(real["0005"])).toBe("みつびしゆーえふじぇい");
+    expect(bankReading(real["0149"])).toBe("しずおか");
+    // No reading keeps the master's － or a half-/full-width letter.
+    for (const bank of Object.values(real)) expect(bankReading(bank)).not.toMatch(/[－Ａ-Ｚａ-ｚ]/);
   });
 });

@@ -41,11 +41,11 @@ describe("the customer app's wording", () => {
 
   it("states a debit date with its weekday (JST calendar) and the amount", () => {
     expect(debitNoticeWording("2026-12-01", 2200)).toEqual({
-      ja: "12月1日（火）に ¥2,200 を登録口座から引き落とします",
-      en: "¥2,200 will be debited from your registered account on Tuesday 1 December 2026",
+      ja: "振替日の12月1日（火）に ¥2,200 を登録口座から引き落とします",
+      en: "¥2,200 will be debited from your registered account on the debit date, Tuesday 1 December 2026",
     });
     expect(debitNoticeWording("2027-01-04", 1_000_000).ja).toBe(
-      "1月4日（月）に ¥1,000,000 を登録口座から引き落とします",
+      "振替日の1月4日（月）に ¥1,000,000 を登録口座から引き落とします",
     );
   });
 });

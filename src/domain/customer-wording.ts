@@ -91,13 +91,14 @@ export function debitDateWording(date: JstDate): Wording {
 
 /**
  * What the customer is told of a charge debited on its debit date (docs/guide/hosted-page.md#when-the-account-is-debited):
- * the page's bank step, consent and outcome, the outcome e-mail and the customer app say it in these words.
+ * the page's bank step, consent and outcome, the outcome e-mail and the customer app say it in these words,
+ * the date always introduced as the 振替日 (振替日の12月1日（火）に, issue #31 finding 13).
  */
 export function debitNoticeWording(date: JstDate, amount: number): Wording {
   const when = debitDateWording(date);
   const yen = formatYen(amount);
   return {
-    ja: `${when.ja}に ${yen} を登録口座から引き落とします`,
-    en: `${yen} will be debited from your registered account on ${when.en}`,
+    ja: `振替日の${when.ja}に ${yen} を登録口座から引き落とします`,
+    en: `${yen} will be debited from your registered account on the debit date, ${when.en}`,
   };
 }

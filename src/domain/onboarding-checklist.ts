@@ -18,6 +18,12 @@ export interface BusinessDetails {
   /** 代表者. */
   representative: string;
   phone: string;
+  /**
+   * インボイス 登録番号 (T and 13 digits; a corporation's is T and its 法人番号), "" when the
+   * business is not a registered issuer: its receipts are then 領収書, not 適格請求書. Details saved
+   * before the field existed read as "".
+   */
+  invoiceRegistrationNumber: string;
 }
 
 /** What the merchant has done of the going-live checklist, each item saved as it is done. */
@@ -58,7 +64,28 @@ export function checkBusinessDetails(details: BusinessDetails): BusinessDetails 
       reason: "CORPORATE_NUMBER_INVALID",
     });
   }
+  const problem = invoiceRegistrationNumberProblem(details);
+  if (problem)
+    throw new RequestRefusal("invalid", `invoice_registration_number: ${problem}`, {
+      reason: "INVOICE_REGISTRATION_NUMBER_INVALID",
+    });
   return details;
+}
+
+/**
+ * Why the インボイス 登録番号 cannot be the business's, or undefined: T and 13 digits with the
+ * 法人番号's check digit, and for a corporation T followed by its own 法人番号 (国税庁: a 法人's
+ * 登録番号 is its 法人番号; a 個人事業主's is a number of its own, checked the same way).
+ */
+export function invoiceRegistrationNumberProblem(details: BusinessDetails): string | undefined {
+  const number = details.invoiceRegistrationNumber;
+  if (number === "") return undefined;
+  if (!/^T[0-9]{13}$/.test(number)) return "a 登録番号 is T and 13 digits";
+  if (corporateNumberProblem(number.slice(1)))
+    return "the 登録番号's check digit (the first digit after T) does not match the other 12: check for a typing error";
+  if (details.kind === "corporation" && number !== `T${details.corporateNumber}`)
+    return "a corporation's 登録番号 is T followed by its 法人番号";
+  return undefined;
 }
 
 /** The checklist is the merchant's to change only while it is incomplete (not in review, approved or suspended). */

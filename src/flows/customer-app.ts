@@ -4,6 +4,7 @@ import { jstMonthRange } from "../domain/jst.js";
 import { newId } from "../domain/ids.js";
 import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
 import type { ChargeRecord, ContractRecord, RefundRecord } from "../domain/records.js";
+import { receiptAddressee, receiptIssuer, receiptRefunds, type ReceiptIssuer } from "../domain/receipt.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
 import type { StopRequestRecord } from "../domain/stop-request.js";
 import { stopRequestedContent } from "../domain/webhook-content.js";
@@ -22,7 +23,10 @@ import {
 } from "../storage/customer-records.js";
 import { limits } from "../domain/limits.js";
 import { refundsOfCharges } from "../storage/dashboard-queries.js";
+import { findBankAccountById } from "../storage/bank-accounts.js";
 import { lockContract } from "../storage/contracts.js";
+import { findCustomerById } from "../storage/customers.js";
+import { findSavedChecklist } from "../storage/onboarding-checklists.js";
 import { recordEvent } from "../storage/events.js";
 import { mandatesOfContracts, type MandateRecord } from "../storage/mandates.js";
 import { findStopRequestOfContract, insertStopRequest, stopRequestsOfContracts } from "../storage/stop-requests.js";
@@ -160,21 +164,53 @@ async function ownCustomerIds(ctx: FlowContext, who: CustomerPrincipal): Promise
 const noSuchCharge = () => new RequestRefusal("not_found", "no such charge");
 const noSuchContract = () => new RequestRefusal("not_found", "no such contract");
 
-/** The receipt (領収書) of one of the customer's successful charges. */
+/** A receipt as the customer app prints it (docs/guide/customer-app.md#the-receipt). */
+export interface CustomerReceipt {
+  charge: ChargeRecord;
+  merchant: MerchantContact;
+  /** Who it is made out to (never the e-mail address). */
+  addressee: string;
+  issuer: ReceiptIssuer;
+  refundedAmount: number;
+  refundPendingAmount: number;
+  issuedAt: Date;
+}
+
+/** The receipt (領収書, or 適格請求書 when the merchant has an インボイス 登録番号) of one of the customer's successful charges. */
 export async function customerReceipt(
   ctx: FlowContext,
   who: CustomerPrincipal,
   chargeId: string,
-): Promise<{ charge: ChargeRecord; merchant: MerchantContact; issuedAt: Date }> {
+): Promise<CustomerReceipt> {
   const charge = await findChargeOfCustomers(ctx.tx.db, chargeId, await ownCustomerIds(ctx, who));
   if (!charge) throw noSuchCharge();
   if (!hasReceipt(charge.status))
     throw new RequestRefusal("precondition", "only a successful charge has a receipt; this one was not debited", {
       reason: "RECEIPT_NOT_AVAILABLE",
     });
-  const merchant = (await merchantContacts(ctx.tx.db, [charge.merchantId])).get(charge.merchantId);
+  const [merchants, checklist, customer, account, refunds] = await Promise.all([
+    merchantContacts(ctx.tx.db, [charge.merchantId]),
+    findSavedChecklist(ctx.tx.db, charge.merchantId),
+    charge.customerId ? findCustomerById(ctx.tx.db, charge.customerId) : undefined,
+    charge.bankAccountId ? findBankAccountById(ctx.tx.db, charge.bankAccountId) : undefined,
+    refundsOfCharges(ctx.tx.db, [charge.id]),
+  ]);
+  const merchant = merchants.get(charge.merchantId);
   if (!merchant) throw noSuchCharge();
-  return { charge, merchant, issuedAt: ctx.clock.now() };
+  const addressee = receiptAddressee({
+    name: customer?.name ?? "",
+    katakanaLastName: customer?.katakanaLastName ?? "",
+    katakanaFirstName: customer?.katakanaFirstName ?? "",
+    accountHolder: account?.details.accountHolder ?? "",
+  });
+  return {
+    charge,
+    merchant,
+    addressee,
+    issuer: receiptIssuer(merchant.name, checklist.business),
+    ...receiptRefunds(refunds.get(charge.id) ?? []),
+    issuedAt: ctx.clock.now(),
+  };
 }
 
 /** Contracts that no longer debit: a stop request for them would ask nothing. */

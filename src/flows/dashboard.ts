@@ -25,6 +25,8 @@ import {
 } from "../storage/dashboard-search.js";
 import { findMerchant, insertApiKey } from "../storage/merchants.js";
 import { findCustomer } from "../storage/status-queries.js";
+import { chargeTimelineFacts } from "../storage/charge-timeline.js";
+import { chargeTimeline, type ChargeTimelineEntry } from "../domain/charge-timeline.js";
 import { stopRequestsOfCustomer } from "../storage/stop-requests.js";
 import type { StopRequestRecord } from "../domain/stop-request.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
@@ -168,12 +170,18 @@ export async function chargeDetail(
   merchant: MerchantPrincipal,
   chargeId: string,
 ): Promise<
-  ChargeWithRefunds & { refundsTruncated: boolean; customer: CustomerRecord | undefined; payer: PayerRow | undefined }
+  ChargeWithRefunds & {
+    refundsTruncated: boolean;
+    customer: CustomerRecord | undefined;
+    payer: PayerRow | undefined;
+    timeline: ChargeTimelineEntry[];
+  }
 > {
   const { charge, refunds, refundsTruncated } = await getCharge(ctx, merchant, chargeId);
   const customer = charge.customerId ? await findCustomer(ctx.tx.db, merchant.id, charge.customerId) : undefined;
   const [payer] = await payersOfCharges(ctx, merchant, [charge]);
-  return { charge, refunds, refundsTruncated, customer, payer };
+  const timeline = chargeTimeline(charge, refunds, await chargeTimelineFacts(ctx.tx.db, charge));
+  return { charge, refunds, refundsTruncated, customer, payer, timeline };
 }
 
 async function withRefunds(ctx: FlowContext, charges: ChargeRecord[]): Promise<ChargeWithRefunds[]> {

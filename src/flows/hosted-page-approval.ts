@@ -1,7 +1,13 @@
 import { currentTermsOf } from "./debit-timing.js";
 import { chargeDebitDate } from "./status.js";
 import { invalidTriggerMessage } from "../domain/error-trigger.js";
-import { approvalBlocker, hasLapsed, isApprovalClaimStale, isLinkSettled } from "../domain/payment-link.js";
+import {
+  approvalBlocker,
+  hasLapsed,
+  isApprovalClaimStale,
+  isLinkSettled,
+  workflowCreatesContract,
+} from "../domain/payment-link.js";
 import type { FlowContext } from "./flow-context.js";
 import {
   findPaymentLink,
@@ -73,7 +79,8 @@ export async function approvePayment(
       const { outcome, redirectUrl } = current;
       const chargeId = link.chargeId ?? "";
       const debitDate = chargeId ? await chargeDebitDate(ctx, chargeId) : undefined;
-      return { success: { outcome, redirectUrl, chargeId, completedAt: link.completedAt, debitDate } };
+      const contractId = workflowCreatesContract(link.workflow) ? (link.contractId ?? "") : "";
+      return { success: { outcome, redirectUrl, chargeId, contractId, completedAt: link.completedAt, debitDate } };
     }
   }
   return { error: hostedRefusals.stillProcessing() };

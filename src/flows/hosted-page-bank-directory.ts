@@ -1,5 +1,12 @@
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
-import { bankDisplayName, branchDisplayName, searchBanks, searchBranches } from "../domain/bank-directory.js";
+import {
+  bankDisplayName,
+  bankReading,
+  branchDisplayName,
+  branchReading,
+  searchBanks,
+  searchBranches,
+} from "../domain/bank-directory.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import { bankMaster } from "../ports/bank-master.js";
 import { findPaymentLinkByToken } from "../storage/payment-links.js";
@@ -18,7 +25,7 @@ export async function searchBankDirectory(ctx: FlowContext, token: string, query
     (bank) => ({
       code: bank.code,
       name: bankDisplayName(bank),
-      kana: bank.kana,
+      kana: bankReading(bank),
     }),
   );
   // Split into the banks the merchant's contracts cover and the others (flows/contract-scope.ts).
@@ -37,11 +44,11 @@ export async function searchBranchDirectory(
   const bank = bankMaster(ctx.mode.simulatedBanks)[bankCode];
   if (!bank) throw new PaymentFailure(PaymentErrorCode.NOT_FOUND, `no bank has the code ${bankCode}`);
   return {
-    bank: { code: bank.code, name: bankDisplayName(bank), kana: bank.kana },
+    bank: { code: bank.code, name: bankDisplayName(bank), kana: bankReading(bank) },
     branches: searchBranches(bank, query, limit || limits.pageSizeDefault).map((branch) => ({
       code: branch.code,
       name: branchDisplayName(bank.code, branch),
-      kana: branch.kana,
+      kana: branchReading(branch),
     })),
   };
 }

@@ -13,6 +13,7 @@
  */
 import {
   effectiveAccountType,
+  parseAccount,
   requireDebitableAccountType,
   summariseAccount,
   type BankAccountSummaryView,
@@ -56,6 +57,7 @@ import {
 import { RequestRefusal } from "../domain/request-refusal.js";
 import { chargeFailure, paymentErrorCodeOfTriggeredErrorType } from "../errors.js";
 import { findVerifiedAccountOfLink } from "../storage/account-verifications.js";
+import { unseal } from "../storage/sealed.js";
 import { findBankAccountById } from "../storage/bank-accounts.js";
 import { findContractById } from "../storage/contracts.js";
 import { findCustomerById, lockCustomer, saveCustomer } from "../storage/customers.js";
@@ -103,9 +105,13 @@ export interface PaymentSessionView {
   detailsWithheld: boolean;
   /** The account the payment debits, masked (none chosen yet: undefined). */
   bankAccount: BankAccountSummaryView | undefined;
+  /** Its holder (口座名義) as the bank holds it; "" when none is chosen. */
+  accountHolder: string;
   /** The direct-debit terms, for links that set up a contract. */
   terms: MandateTerms | undefined;
   chargeId: string;
+  /** con-* of the contract the link set up, once completed ("" before, or when it set up none). */
+  contractId: string;
   completedAt: Date | null;
   /** At the approval, or on a debit date (docs/guide/hosted-page.md#when-the-account-is-debited). */
   debitTiming: DebitTiming;
@@ -127,6 +133,8 @@ export interface ApprovalOutcome {
   redirectUrl: string;
   /** trx-*, empty for a contract-only link. */
   chargeId: string;
+  /** con-* of the contract the approval set up ("" when it set up none). */
+  contractId: string;
   completedAt: Date | null;
   /** The charge's 振替日 under a bank that debits on a date, once its debit is scheduled. */
   debitDate: string | undefined;
@@ -200,17 +208,30 @@ export async function merchantView(ctx: FlowContext, link: PaymentLinkRecord): P
   };
 }
 
+/** The account a link debits and its holder (口座名義, as the bank holds it). */
+interface LinkAccount {
+  summary: BankAccountSummaryView;
+  holder: string;
+}
+
 /** The account a link debits, masked: the one it verified (new contracts), else the contract's. */
-async function accountOfLink(ctx: FlowContext, link: PaymentLinkRecord): Promise<BankAccountSummaryView | undefined> {
-  if (workflowNeedsBankLink(link.workflow)) return (await findVerifiedAccountOfLink(ctx.tx.db, link.id))?.summary;
-  const mandate = link.contractId ? await contractMandate(ctx, link.merchantId, link.contractId) : undefined;
-  if (mandate) return mandate.summary;
-  // A contract set up before mandates were recorded: the account it was approved with.
+async function accountOfLink(ctx: FlowContext, link: PaymentLinkRecord): Promise<LinkAccount | undefined> {
+  if (workflowNeedsBankLink(link.workflow)) {
+    const verified = await findVerifiedAccountOfLink(ctx.tx.db, link.id);
+    if (!verified) return undefined;
+    return { summary: verified.summary, holder: parseAccount(unseal(verified.accountSealed)).accountHolder };
+  }
   const contract = link.contractId ? await findContractById(ctx.tx.db, link.contractId) : undefined;
   const account = contract?.bankAccountId ? await findBankAccountById(ctx.tx.db, contract.bankAccountId) : undefined;
+  const mandate = link.contractId ? await contractMandate(ctx, link.merchantId, link.contractId) : undefined;
+  if (mandate) return { summary: mandate.summary, holder: account?.details.accountHolder ?? "" };
+  // A contract set up before mandates were recorded: the account it was approved with.
   if (!account) return undefined;
   const { details } = account;
-  return summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode));
+  return {
+    summary: summariseAccount(details, directoryNames(ctx, details.bankCode, details.branchCode)),
+    holder: details.accountHolder,
+  };
 }
 
 /**
@@ -251,7 +272,7 @@ export async function settledOutcome(
 export async function initiatePayment(ctx: FlowContext, token: string): Promise<InitiateAnswer> {
   const link = await findPaymentLink(ctx, token);
   if (!link) return { error: hostedRefusals.unknownLink() };
-  const [merchant, { outcome, redirectUrl }, customer, bankAccount] = await Promise.all([
+  const [merchant, { outcome, redirectUrl }, customer, linkAccount] = await Promise.all([
     merchantView(ctx, link),
     settledOutcome(ctx, link.id),
     findCustomerById(ctx.tx.db, link.customerId),
@@ -264,6 +285,7 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
     if (trigger.kind === "error") return { error: hostedRefusals.triggered(trigger.errorType, { merchant }) };
   }
   const completed = isLinkSettled(link.state);
+  const bankAccount = linkAccount?.summary;
   if (detailsWithheld(link, ctx.clock.now())) return { session: withheldSession(link, merchant) };
   return {
     session: {
@@ -283,8 +305,10 @@ export async function initiatePayment(ctx: FlowContext, token: string): Promise<
       outcome,
       detailsWithheld: false,
       bankAccount,
+      accountHolder: linkAccount?.holder ?? "",
       terms: workflowCreatesContract(link.workflow) ? currentTermsOf(ctx) : undefined,
       chargeId: link.chargeId ?? "",
+      contractId: completed && workflowCreatesContract(link.workflow) ? (link.contractId ?? "") : "",
       completedAt: link.completedAt,
       debitTiming: debitTimingOf(ctx),
       debitDate: await linkDebitDate(ctx, link, bankAccount?.bankCode),
@@ -311,8 +335,10 @@ function withheldSession(link: PaymentLinkRecord, merchant: HostedMerchantView):
     outcome: { chargeStatus: ChargeStatus.UNSPECIFIED, errorType: ErrorType.UNSPECIFIED, errorMessage: "" },
     detailsWithheld: true,
     bankAccount: undefined,
+    accountHolder: "",
     terms: undefined,
     chargeId: "",
+    contractId: "",
     completedAt: null,
     debitTiming: DebitTiming.UNSPECIFIED,
     debitDate: undefined,

@@ -66,6 +66,21 @@ export async function bankLoginView(
   };
 }
 
+/**
+ * Where the customer goes back from a request the bank already answered (reached again with the
+ * browser's Back from the page that followed): the service's return address, which with nothing
+ * to settle shows the payment page as it stands. Undefined for a request the bank does not know.
+ */
+export async function finishedRequestReturn(
+  ctx: FlowContext,
+  verificationId: string,
+  state: string,
+): Promise<string | undefined> {
+  const verification = await findAccountVerification(ctx.tx.db, verificationId);
+  if (!verification || verification.status === "pending") return undefined;
+  return sameHash(verification.stateHash, hashState(state)) ? verification.returnUrl : undefined;
+}
+
 export type BankAuthorisation =
   | { kind: "back"; location: URL }
   | { kind: "retry"; verdict: Exclude<BankAuthenticationVerdict, { kind: "passed" } | { kind: "locked" }> }

@@ -13,6 +13,7 @@ import {
   type InvitationPurpose,
   type InvitationRecord,
 } from "../domain/invitation.js";
+import { invitationMail, passwordResetMail, type MailText } from "../domain/team-mail.js";
 import type { DashboardUserRecord } from "../domain/dashboard-user.js";
 import { hashPassword, passwordProblem } from "../domain/password-hash.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
@@ -94,9 +95,9 @@ function newLink(
  * never the merchant's: the merchant's API key must not read a link that makes its holder a
  * team member. Elsewhere only the owner sees it.
  */
-async function mailLinkInSandbox(ctx: FlowContext, to: string, subject: string, url: string) {
+async function mailLinkInSandbox(ctx: FlowContext, to: string, mail: MailText) {
   if (!ctx.mode.sandboxTools) return;
-  await ctx.notifier.send({ merchantId: operatorMailbox, to, subject, body: url, sentAt: ctx.clock.now() });
+  await ctx.notifier.send({ merchantId: operatorMailbox, to, ...mail, sentAt: ctx.clock.now() });
 }
 
 export async function inviteMember(
@@ -118,7 +119,17 @@ export async function inviteMember(
       details: { email, role: input.role },
     });
   });
-  await mailLinkInSandbox(ctx, email, `Invitation to ${principal.merchant.name}`, link.url);
+  await mailLinkInSandbox(
+    ctx,
+    email,
+    invitationMail({
+      merchantName: principal.merchant.name,
+      inviter: principal.email,
+      role: input.role,
+      url: link.url,
+      expiresAt: link.invitation.expiresAt,
+    }),
+  );
   return link;
 }
 
@@ -198,7 +209,11 @@ export async function resetMemberPassword(ctx: FlowContext, principal: Dashboard
     await ctx.audit?.(trx, { action: "user.password_reset", target: member.id, details: { email: member.email } });
     return { email: member.email, url: link.url, expiresAt: link.invitation.expiresAt };
   });
-  await mailLinkInSandbox(ctx, outcome.email, "Set a new password", outcome.url);
+  await mailLinkInSandbox(
+    ctx,
+    outcome.email,
+    passwordResetMail({ merchantName: principal.merchant.name, url: outcome.url, expiresAt: outcome.expiresAt }),
+  );
   return outcome;
 }
 

@@ -1,3 +1,7 @@
+import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
+import { RequestRefusal } from "../domain/request-refusal.js";
+import { payersOf } from "../storage/dashboard-search.js";
+import { zenginFileRecordsPage } from "../storage/zengin-file-records.js";
 import { listFiles } from "../storage/zengin.js";
 import type { FlowContext } from "./flow-context.js";
 
@@ -39,5 +43,33 @@ export async function zenginFilesOfMerchant(ctx: FlowContext, merchantId: string
     unexpectedFiles: [...unexpected.values()],
     quarantined: files.filter((file) => file.state === "quarantined").length,
     overdue: files.filter((file) => file.overdue).length,
+  };
+}
+
+/**
+ * A page of one file's records with who each customer is (DashboardService.ListZenginFileRecords);
+ * the page token is the last 顧客番号 read. A file of another merchant is not found.
+ */
+export async function zenginFileRecords(
+  ctx: FlowContext,
+  merchantId: string,
+  query: { fileId: string; pageSize: number; pageToken: string },
+) {
+  const limit = pageSize(query.pageSize, 50);
+  const after = decodePageToken(query.pageToken)?.id ?? "";
+  const page = await zenginFileRecordsPage(ctx.tx.db, merchantId, query.fileId, after, limit + 1);
+  if (!page) throw new RequestRefusal("not_found", `Zengin file ${query.fileId} not found`);
+  const records = page.records.slice(0, limit);
+  const last = records[records.length - 1];
+  return {
+    ...page,
+    records,
+    payers: await payersOf(
+      ctx.tx.db,
+      merchantId,
+      records.flatMap((r) => (r.customerId ? [r.customerId] : [])),
+    ),
+    nextPageToken:
+      page.records.length > limit && last ? encodePageToken({ createdAt: "", id: last.customerNumber }) : "",
   };
 }

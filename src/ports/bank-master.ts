@@ -27,8 +27,8 @@ function sandboxMaster(master: BankMaster): BankMaster {
         {
           code: profile.bankCode,
           name: profile.name,
-          kana: "サンドボツクス",
-          hira: "さんどぼつくす",
+          kana: "サンドボックス",
+          hira: "さんどぼっくす",
           roma: "sandbox",
           branches: { "001": { code: "001", name: "本店", kana: "ホンテン", hira: "ほんてん", roma: "honten" } },
         },

@@ -2,7 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { bankAuthenticationRules } from "../domain/bank-authentication.js";
 import type { FlowContext } from "../flows/flow-context.js";
-import { bankAuthorise, bankLoginView, bankRedeemCode, type BankLoginView } from "../flows/sandbox-bank-site.js";
+import {
+  bankAuthorise,
+  bankLoginView,
+  bankRedeemCode,
+  finishedRequestReturn,
+  type BankLoginView,
+} from "../flows/sandbox-bank-site.js";
 import { zenginMagicAccountPrefix } from "../domain/zengin-result.js";
 
 /**
@@ -43,6 +49,7 @@ header { background: #0b5d43; color: #fff; padding: 0.75rem 1rem; }
 header p { margin: 0; font-weight: bold; }
 main { max-width: 32rem; margin: 1rem auto; padding: 1rem; background: #fff; border-radius: 8px; }
 h1 { font-size: 1.3rem; margin-top: 0; }
+a { color: #0b5d43; font-weight: bold; display: inline-block; padding: 0.5rem 0; }
 label { display: block; font-weight: bold; margin-top: 1rem; }
 input { font-size: 1.2rem; padding: 0.5rem; width: 100%; box-sizing: border-box; border: 1px solid #4d5f59; border-radius: 4px; }
 button { font-size: 1rem; padding: 0.75rem 1rem; margin-top: 1rem; width: 100%; border-radius: 4px; border: 1px solid #0b5d43; }
@@ -107,6 +114,19 @@ function unknownRequest(res: ServerResponse): void {
   );
 }
 
+/** A request already answered (the customer came back to it with Back): no form, the way back to the shop's page. */
+function finishedRequest(res: ServerResponse, returnUrl: string): void {
+  page(
+    200,
+    res,
+    "お申し込みの手続きは終わっています",
+    `<h1>お申し込みの手続きは終わっています <span lang="en">This request is finished</span></h1>
+<p>この口座振替のお申し込みは、すでに手続きが終わっています。お支払いのページに戻って続けてください。</p>
+<p lang="en">This direct-debit request has already been answered. Go back to the payment page to continue.</p>
+<p><a id="bank-back" href="${escapeHtml(returnUrl)}">お支払いのページに戻る <span lang="en">Back to the payment page</span></a></p>`,
+  );
+}
+
 const retryMessages = {
   missing: "暗証番号とワンタイムパスワードを入力してください。 Enter the PIN and the one-time password.",
   wrong: (left: number) =>
@@ -122,8 +142,9 @@ export function createSandboxBankSite(ctx: FlowContext) {
         state: url.searchParams.get("state") ?? "",
       };
       const view = await bankLoginView(ctx, request.verificationId, request.state);
-      if (!view) return unknownRequest(res);
-      return loginPage(res, request, view);
+      if (view) return loginPage(res, request, view);
+      const returnUrl = await finishedRequestReturn(ctx, request.verificationId, request.state);
+      return returnUrl ? finishedRequest(res, returnUrl) : unknownRequest(res);
     }
     if (url.pathname === "/authorize" && req.method === "POST") {
       const form = await formOf(req);

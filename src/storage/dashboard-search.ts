@@ -1,4 +1,5 @@
-import { sql, type Expression, type Kysely, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { Cursor } from "../domain/page-token.js";
 import type { ChargeRecord, CustomerRecord } from "../domain/records.js";
 import { chargeFromRow, customerFromRow } from "./records.js";
@@ -73,6 +74,26 @@ export interface ChargeSearch {
   customerEmailPrefix?: string;
 }
 
+/**
+ * The status filter as the list shows the charges (docs/guide/dashboard.md#finding-things):
+ * 全額返金 (REFUNDED) finds a charge as soon as its accepted refunds, settling or settled, cover its
+ * amount (it reads 返金処理中 until the bank settles them), not only once the status turned REFUNDED;
+ * 成功 (SUCCESS) no longer finds such a charge, so each charge is under one status filter.
+ */
+function statusFilter(eb: ExpressionBuilder<Database, "charges">, statuses: number[]): Expression<SqlBool> {
+  const covered = sql<SqlBool>`refunded_amount + pending_refund_amount >= amount`;
+  const plain = statuses.filter((s) => s !== ChargeStatus.SUCCESS && s !== ChargeStatus.REFUNDED);
+  const either: Expression<SqlBool>[] = [];
+  if (plain.length) either.push(eb("status", "in", plain));
+  if (statuses.includes(ChargeStatus.REFUNDED))
+    either.push(
+      eb.or([eb("status", "=", ChargeStatus.REFUNDED), eb.and([eb("status", "=", ChargeStatus.SUCCESS), covered])]),
+    );
+  if (statuses.includes(ChargeStatus.SUCCESS))
+    either.push(eb.and([eb("status", "=", ChargeStatus.SUCCESS), eb.not(covered)]));
+  return eb.or(either);
+}
+
 export async function searchChargesOfMerchant(
   db: Kysely<Database>,
   merchantId: string,
@@ -80,7 +101,8 @@ export async function searchChargesOfMerchant(
 ): Promise<ChargeRecord[]> {
   let query = db.selectFrom("charges").selectAll().where("merchant_id", "=", merchantId);
   if (search.customerId) query = query.where("customer_id", "=", search.customerId);
-  if (search.statuses?.length) query = query.where("status", "in", search.statuses);
+  const statuses = search.statuses;
+  if (statuses?.length) query = query.where((eb) => statusFilter(eb, statuses));
   if (search.createdFrom) query = query.where("created_at", ">=", search.createdFrom);
   if (search.createdBefore) query = query.where("created_at", "<", search.createdBefore);
   if (search.minAmount) query = query.where("amount", ">=", search.minAmount);

@@ -28,12 +28,17 @@ export async function findSavedChecklist(db: Kysely<Database>, merchantId: strin
     .executeTakeFirst();
   if (!row) return emptyChecklist;
   return {
-    business: row.business_json ? (JSON.parse(row.business_json) as BusinessDetails) : undefined,
+    business: row.business_json ? businessOf(row.business_json) : undefined,
     webhookTestEventId: row.webhook_test_event_id,
     termsVersion: row.terms_version,
     termsAcceptedAt: row.terms_accepted_at ? new Date(row.terms_accepted_at) : null,
     sentBackReason: row.sent_back_reason,
   };
+}
+
+/** The saved details; those saved before the 登録番号 existed have none. */
+function businessOf(json: string): BusinessDetails {
+  return { invoiceRegistrationNumber: "", ...(JSON.parse(json) as Partial<BusinessDetails>) } as BusinessDetails;
 }
 
 /** Saves the fields given (the others stay), creating the merchant's row on its first save. */

@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { BankAccountType, ChargeStatus, ContractStatus, MandateVerification } from "../../gen/payments/v1/enums_pb.js";
 import { HostedPageService } from "../../gen/payments/v1/hosted_page_service_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
-import { atBank, backLocation, returnFromBank } from "../helpers/bank-site.js";
+import { atBank, backLocation, bankPort, returnFromBank } from "../helpers/bank-site.js";
 import { createPayment, freshEmail, latestCode, tokenOf } from "../helpers/on-session.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -49,7 +49,8 @@ describe("the bank and branch picker", () => {
     const { token } = await verifiedLink();
     for (const query of ["みずほ", "ミズホ", "mizuho", "0001"])
       expect((await page().searchBanks({ token, query })).banks[0]).toEqual(
-        expect.objectContaining({ code: "0001", name: "みずほ銀行", kana: "ミズホ" }),
+        // kana: the reading for people, in hiragana (issue #31, finding 12).
+        expect.objectContaining({ code: "0001", name: "みずほ銀行", kana: "みずほ" }),
       );
     expect((await page().searchBanks({ token, query: "三菱" })).banks.map((bank) => bank.code)).toContain("0005");
     expect((await page().searchBanks({ token, query: "ゆうちょ" })).banks[0]?.name).toBe("ゆうちょ銀行");
@@ -59,7 +60,7 @@ describe("the bank and branch picker", () => {
 
     const branches = await page().searchBranches({ token, bankCode: "0001", query: "しぶや" });
     expect(branches.bank?.name).toBe("みずほ銀行");
-    expect(branches.branches[0]).toEqual(expect.objectContaining({ code: "210", name: "渋谷支店", kana: "シブヤ" }));
+    expect(branches.branches[0]).toEqual(expect.objectContaining({ code: "210", name: "渋谷支店", kana: "しぶや" }));
   });
 
   it("answers only a real payment link, and an unknown bank is not found", async () => {
@@ -167,6 +168,35 @@ describe("verification at the bank's own page", () => {
     server.clock.advance(10 * 60_000 + 1);
     expect(await returnFromBank(server, back)).toBe("expired");
     expect(await bankLinked(token)).toBe(false);
+  });
+
+  it("the bank's page of a request already answered leads back to the payment page, which settles nothing more (issue #31)", async () => {
+    const { token } = await verifiedLink();
+    const chosen = await chooseSandboxBank(token);
+    const back = backLocation(await atBank(server, chosen.bankRedirectUrl));
+    expect(await returnFromBank(server, back)).toBe("verified");
+    // The session names the holder as the bank verified it (the consent shows it), no contract yet.
+    const answer = await page().initiatePayment({ token });
+    if (answer.result?.outcome.case !== "session") throw new Error("no session");
+    expect(answer.result.outcome.value.accountHolder).toBe("ﾔﾏﾀﾞ ﾀﾛｳ");
+    expect(answer.result.outcome.value.contractId).toBe("");
+    // The browser's Back from the page that followed: the bank's page of that request again.
+    const again = new URL(chosen.bankRedirectUrl);
+    const bankPage = await fetch(`http://127.0.0.1:${bankPort(server)}${again.pathname}${again.search}`);
+    expect(bankPage.status).toBe(200);
+    const html = await bankPage.text();
+    expect(html).toContain("お申し込みの手続きは終わっています");
+    expect(html).not.toContain('name="pin"');
+    const way = /id="bank-back" href="([^"]+)"/.exec(html)?.[1].replaceAll("&#38;", "&");
+    expect(way).toBe(`${back.origin}${back.pathname}`);
+    // That way back answers the page itself: no outcome to show, the link still linked.
+    const response = await fetch(`${server.url}${new URL(way!).pathname}`, { redirect: "manual" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(`/pay/${token}`);
+    expect(await bankLinked(token)).toBe(true);
+    // A request the bank never had: still the bare refusal, with no way anywhere.
+    const unknown = await fetch(`http://127.0.0.1:${bankPort(server)}/authorize?request=bvr-none&state=x`);
+    expect(unknown.status).toBe(400);
   });
 
   it("a wrong state, or another link's state, links nothing", async () => {

@@ -64,7 +64,16 @@ describe("the team", () => {
     // In the operator's sandbox mailbox, never the merchant's: its sk_test key must not read a link that makes a member.
     expect((await owner.client.listSandboxMailbox({ email })).messages).toEqual([]);
     expect((await server.client(SandboxService).listMailbox({ email })).messages).toEqual([]);
-    expect((await readOperatorMailbox(server.ctx, email)).map((m) => m.body)).toEqual([invited.url]);
+    // In Japanese: who invited whom to which merchant, as what, what to do; the link on a line of its own.
+    const mails = await readOperatorMailbox(server.ctx, email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0].subject).toBe("【furikomi】Test Shop のダッシュボードへの招待");
+    const lines = mails[0].body.split("\n");
+    expect(lines).toContain(invited.url);
+    expect(mails[0].body).toContain(
+      `${owner.email} さんから、Test Shop の furikomi ダッシュボードに「オペレーター」として招待されました。`,
+    );
+    expect(mails[0].body).toContain("最初に2段階認証");
     expect((await owner.client.listTeamMembers({})).invitations.map((i) => i.email)).toEqual([email]);
     // Only the hash is kept.
     const stored = await server.ctx.tx.db.selectFrom("dashboard_invitations").selectAll().execute();

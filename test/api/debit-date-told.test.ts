@@ -101,9 +101,9 @@ describe("BANK_CONNECTOR=zengin: the customer is told the debit date and the amo
     await zengin.jobs.drain();
     const notices = await noticesTo(zengin, paid.email);
     expect(notices).toHaveLength(1);
-    expect(notices[0].body).toContain("11月26日（木）に ¥1,500 を登録口座から引き落とします。");
+    expect(notices[0].body).toContain("振替日の11月26日（木）に ¥1,500 を登録口座から引き落とします。");
     expect(notices[0].body).toContain(
-      "¥1,500 will be debited from your registered account on Thursday 26 November 2026.",
+      "¥1,500 will be debited from your registered account on the debit date, Thursday 26 November 2026.",
     );
     expect(notices[0].body).toContain(paid.chargeId);
   });
@@ -118,7 +118,7 @@ describe("BANK_CONNECTOR=zengin: the customer is told the debit date and the amo
         chargeId: paid.chargeId,
         amount: 1500,
         debitDate: "2026-11-26",
-        noticeJa: "11月26日（木）に ¥1,500 を登録口座から引き落とします",
+        noticeJa: "振替日の11月26日（木）に ¥1,500 を登録口座から引き落とします",
       },
     ]);
     const { transactions } = await app.client.listCustomerTransactions({});

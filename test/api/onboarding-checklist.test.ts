@@ -31,6 +31,7 @@ const business = (overrides: Partial<BusinessDetails> = {}) =>
     address: "東京都渋谷区渋谷1-2-3",
     representative: "山田 太郎",
     phone: "03-1234-5678",
+    invoiceRegistrationNumber: "",
     ...overrides,
   });
 
@@ -97,6 +98,35 @@ describe(`the going-live checklist and its review, ${testDialect}`, () => {
       business: business({ kind: BusinessKind.SOLE_PROPRIETOR, corporateNumber: "", tradeName: "珈琲豆の店" }),
     });
     expect(soleSaved.checklist?.business?.kind).toBe(BusinessKind.SOLE_PROPRIETOR);
+  });
+
+  it("business details: the インボイス 登録番号 is T and a valid 13-digit number, a corporation's its 法人番号 (issue #31)", async () => {
+    const wrongDigit = await refusal(
+      owner.client.saveBusinessDetails({ business: business({ invoiceRegistrationNumber: "T5011001098993" }) }),
+    );
+    expect(wrongDigit).toMatchObject({ code: Code.InvalidArgument, reason: "INVOICE_REGISTRATION_NUMBER_INVALID" });
+    // 8000012010005 has a good check digit but is not this corporation's 法人番号.
+    const notItsOwn = await refusal(
+      owner.client.saveBusinessDetails({ business: business({ invoiceRegistrationNumber: "T8000012010005" }) }),
+    );
+    expect(notItsOwn.reason).toBe("INVOICE_REGISTRATION_NUMBER_INVALID");
+    expect(notItsOwn.message).toMatch(/法人番号/);
+    const noT = await refusal(
+      owner.client.saveBusinessDetails({ business: business({ invoiceRegistrationNumber: "4011001098993" }) }),
+    );
+    expect(noT.code).toBe(Code.InvalidArgument);
+    const saved = await owner.client.saveBusinessDetails({
+      business: business({ invoiceRegistrationNumber: "T4011001098993" }),
+    });
+    expect(saved.checklist?.business?.invoiceRegistrationNumber).toBe("T4011001098993");
+    const sole = await owner.client.saveBusinessDetails({
+      business: business({
+        kind: BusinessKind.SOLE_PROPRIETOR,
+        corporateNumber: "",
+        invoiceRegistrationNumber: "T8000012010005",
+      }),
+    });
+    expect(sole.checklist?.business?.invoiceRegistrationNumber).toBe("T8000012010005");
   });
 
   it("webhook: refused without a URL; not done while the endpoint answers 500 or is down; done once it answers 2xx", async () => {

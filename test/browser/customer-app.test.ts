@@ -104,7 +104,8 @@ describe("a customer with two shops, on a phone, keyboard only", () => {
       await page.keyboard.press("Enter");
       await page.getByRole("heading", { name: "領収書" }).waitFor();
       const receipt = await page.locator(".receipt").textContent();
-      expect(receipt).toContain(`${world.email} 様`);
+      expect(receipt).toContain("ﾔﾏﾀﾞ ﾀﾛｳ 様");
+      expect(receipt).not.toContain(world.email);
       expect(receipt).toContain("¥2,400");
       expect(receipt).toContain("Second Shop 二号店");
       expect(receipt).toContain(world.paidChargeId);

@@ -173,6 +173,17 @@ describe.each(screenSizes)("the dashboard for the person reading it (%s)", (scre
     await checkScreen(page, `dashboard-customer-incomplete-${screen}`);
   });
 
+  it("the 全額返金 filter finds a charge as soon as its refunds cover it, shown as 返金処理中 (finding 5)", async () => {
+    await page.goto(`${server.url}/dashboard/#/charges`);
+    await page.getByLabel("ステータス", { exact: true }).selectOption({ label: "全額返金" });
+    await page.getByRole("button", { name: "絞り込む" }).click();
+    const row = page.locator(".table-wrap tbody tr");
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.getByRole("link", { name: ids.refunding }).count()).toBe(1);
+    expect(await row.textContent()).toContain("返金処理中");
+    await checkScreen(page, `dashboard-filter-refunded-${screen}`);
+  });
+
   it("breaks no word in the middle, and keeps the phone's header short (finding 7)", async () => {
     const words = ["hanako.sato@example.jp", "コーヒーメーカー", "返金処理中", "一部返金", "配信済み", "未完了"];
     await page.goto(`${server.url}/dashboard/#/charges`);

@@ -102,7 +102,7 @@ describe("the dashboard's bank files", () => {
     expect(quarantined[9]).toMatch(/amount 2499 is not 2500/);
   });
 
-  it("lists both of the merchant's contracts on the settings page and edits the second", async () => {
+  it("lists both of the merchant's contracts on the consignor page and edits the second", async () => {
     await addContract(server.ctx, server.merchant.merchant_id, {
       scope: "bank",
       code: "5234567892",
@@ -113,7 +113,8 @@ describe("the dashboard's bank files", () => {
       accountType: "1",
       accountNumber: "7654321",
     });
-    await page.getByRole("link", { name: "API keys & webhooks" }).click();
+    // The consignor contracts have their own page, not under "API keys & webhooks" (issue #31).
+    await page.getByRole("link", { name: "Direct debit consignor" }).click();
     const contracts = page.getByRole("region", { name: "Direct-debit contracts" });
     await contracts.waitFor();
     const cells = async (row: number) =>

@@ -82,7 +82,7 @@ describe("the hosted page states when the account is debited", () => {
       const note = page.locator("#bank-debit-note");
       await note.waitFor();
       expect(await note.textContent()).toBe(
-        "11月26日（木）に ¥2,200 を登録口座から引き落とします（振替日）。承認の時点では引き落とされません。承認が遅れた場合は、確定した振替日をお支払いの完了画面とメールでお知らせします。",
+        "振替日の11月26日（木）に ¥2,200 を登録口座から引き落とします。承認の時点では引き落とされません。承認が遅れた場合は、確定した振替日をお支払いの完了画面とメールでお知らせします。",
       );
       expect(await axeViolations(page)).toEqual([]);
       // No bank page is promised: the account is registered with its first debit.
@@ -91,22 +91,22 @@ describe("the hosted page states when the account is debited", () => {
       );
       const consent = await approveAndReturn(page, pageUrl, "規定に同意して ¥2,200 の引き落としを承認する", "zengin");
       expect(consent.intro).toBe(
-        "Test Shop への ¥2,200 のお支払いを承認します。11月26日（木）に ¥2,200 を登録口座から引き落とします。",
+        "Test Shop への ¥2,200 のお支払いを承認します。振替日の11月26日（木）に ¥2,200 を登録口座から引き落とします。",
       );
       expect(consent.intro).not.toContain("ボタンを押すと登録口座から引き落とされます");
-      expect(consent.timing).toContain("振替日 11月26日（木） に");
+      expect(consent.timing).toContain("振替日の11月26日（木）に");
       expect(consent.terms).toContain("口座振替規定（2026-11-28 版）");
       expect(consent.terms).not.toContain("承認時に引き落とされます");
 
       expect(await text(page, "done-heading")).toBe("お支払いを受け付けました");
       expect(await page.locator("#done-debit").isVisible()).toBe(true);
       expect(await text(page, "done-debit")).toBe(
-        "11月26日（木）に ¥2,200 を登録口座から引き落とします。振替日の前日までに口座の残高をご用意ください。同じ内容をメールでもお知らせします。",
+        "振替日の11月26日（木）に ¥2,200 を登録口座から引き落とします。振替日の前日までに口座の残高をご用意ください。同じ内容をメールでもお知らせします。",
       );
       // The English switch says the same.
       await page.locator("#lang-toggle").click();
       expect(await text(page, "done-debit")).toContain(
-        "¥2,200 will be debited from your registered account on Thursday 26 November 2026.",
+        "¥2,200 will be debited from your registered account on the debit date, Thursday 26 November 2026.",
       );
 
       // The customer app lists it under 今後の引き落とし, in the same words, and dates it in the history.
@@ -119,7 +119,7 @@ describe("the hosted page states when the account is debited", () => {
       await page.getByLabel("確認コード（6桁）").press("Enter");
       await page.getByRole("heading", { name: "今後の引き落とし" }).waitFor();
       expect(await page.locator(".upcoming-debits li").allTextContents()).toEqual([
-        "Test Shop · 定期便 12月分11月26日（木）に ¥2,200 を登録口座から引き落とします",
+        "Test Shop · 定期便 12月分振替日の11月26日（木）に ¥2,200 を登録口座から引き落とします",
       ]);
       expect(await page.locator(".transaction").first().textContent()).toContain("振替日11月26日（木）");
       expect(await axeViolations(page)).toEqual([]);

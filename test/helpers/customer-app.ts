@@ -25,12 +25,15 @@ export interface CustomerWorld {
 }
 
 /** One paid on-session payment that sets up a contract (and its mandate) for the e-mail. */
-async function paidLink(server: TestServer, merchant: CreatedMerchant, email: string, price: number, what: string) {
-  const created = await createPayment(
-    server,
-    { buyer: { email }, charge: { price, description: what } },
-    merchant.api_key,
-  );
+async function paidLink(
+  server: TestServer,
+  merchant: CreatedMerchant,
+  buyer: { email: string; name?: string },
+  price: number,
+  what: string,
+) {
+  const { email } = buyer;
+  const created = await createPayment(server, { buyer, charge: { price, description: what } }, merchant.api_key);
   await payStepByStep(server, created.paymentLink!.url, { email, apiKey: merchant.api_key });
   await server.jobs.drain();
   const charge = await server.client(PaymentService, merchant.api_key).getCharge({ charge: created.charge!.chargeId });
@@ -45,15 +48,20 @@ async function paidLink(server: TestServer, merchant: CreatedMerchant, email: st
 /**
  * Through the API, as merchants and the customer would: the customer pays two merchants on their
  * hosted pages; the first charges them again off-session with a sandbox-triggered failure
- * (insufficient funds) and refunds ¥500 of the first payment.
+ * (insufficient funds) and refunds ¥500 of the first payment. `name` is the name the first merchant
+ * gives the customer (the second gives none).
  */
-export async function customerWithTwoMerchants(server: TestServer, label = "customer"): Promise<CustomerWorld> {
+export async function customerWithTwoMerchants(
+  server: TestServer,
+  label = "customer",
+  name = "",
+): Promise<CustomerWorld> {
   const email = freshEmail(label);
   const first = server.merchant;
   const second = await server.newMerchant("Second Shop 二号店");
-  const a = await paidLink(server, first, email, 1500, "定期便 11月分");
+  const a = await paidLink(server, first, { email, name }, 1500, "定期便 11月分");
   server.clock.advance(60_000);
-  const b = await paidLink(server, second, email, 2400, "Monthly plan");
+  const b = await paidLink(server, second, { email }, 2400, "Monthly plan");
   server.clock.advance(60_000);
   const failedChargeId = await server
     .client(PaymentService, first.api_key)

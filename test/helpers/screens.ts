@@ -50,6 +50,8 @@ export async function brokenWords(page: Page, words: readonly string[]): Promise
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const text = node.textContent ?? "";
+      // Only what is shown: a closed <details> still lays its text out, one character a line.
+      if (!node.parentElement?.checkVisibility()) continue;
       for (const word of targets) {
         for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
           const range = document.createRange();

@@ -10,7 +10,9 @@ import { bt } from "./i18n-billing.js";
 import { chargeView, chargesView } from "./views/charges.js";
 import { customerView, customersView } from "./views/customers.js";
 import { eventsView } from "./views/events.js";
-import { zenginView } from "./views/zengin.js";
+import { zenginFileView, zenginView } from "./views/zengin.js";
+import { consignorView } from "./views/consignor.js";
+import { st } from "./i18n-settings.js";
 import { sandboxView } from "./views/sandbox.js";
 import { securityView } from "./views/security.js";
 import { settingsView } from "./views/settings.js";
@@ -69,9 +71,11 @@ async function view(route: Route): Promise<HTMLElement> {
     case "billing":
       return billingView(app);
     case "zengin":
-      return zenginView();
+      return route.id ? zenginFileView(route.id) : zenginView();
     case "settings":
       return settingsView(app);
+    case "consignor":
+      return consignorView(app);
     case "security":
       return securityView(app);
     case "sandbox":
@@ -100,6 +104,7 @@ function navigation(route: Route): HTMLElement {
     ["events", t().navEvents],
     ["zengin", t().navZengin],
     ["settings", t().navSettings, DashboardRole.ADMIN],
+    ["consignor", st().navConsignor, DashboardRole.ADMIN],
     ["security", t().navSecurity],
     ...(mode === "sandbox" ? [["sandbox", t().navSandbox, DashboardRole.OPERATOR] as Page] : []),
     ["team", tt().navTeam, DashboardRole.OWNER],

@@ -153,6 +153,8 @@ export function pagedTable(
   caption: string,
   headers: string[],
   empty: string,
+  /** On a phone, rows as small two-column cards (the charges list: several fit on one screen). */
+  options: { compact?: boolean } = {},
 ): { element: HTMLElement; add(rows: Child[][]): void } {
   const element = h("div", {});
   const body = h("tbody", {});
@@ -166,7 +168,12 @@ export function pagedTable(
             ? h("p", { class: "empty" }, empty)
             : h(
                 "div",
-                { class: "table-wrap", role: "region", "aria-label": caption, tabindex: 0 },
+                {
+                  class: options.compact ? "table-wrap compact" : "table-wrap",
+                  role: "region",
+                  "aria-label": caption,
+                  tabindex: 0,
+                },
                 h(
                   "table",
                   {},
@@ -222,6 +229,8 @@ export async function busy(
 ): Promise<void> {
   control.disabled = true;
   errorBox.textContent = "";
+  const done = control.parentElement?.querySelector(".done");
+  if (done) done.textContent = "";
   try {
     await action();
   } catch (error) {
@@ -233,4 +242,14 @@ export async function busy(
 
 export function errorBox(): HTMLElement {
   return h("p", { class: "error", role: "alert" });
+}
+
+/** Where an action says it is done, beside its button (announced politely: role=status). */
+export function doneBox(): HTMLElement {
+  return h("p", { class: "ok done", role: "status" });
+}
+
+/** A form's button with its outcome beside it: the done message (role=status) and the error (role=alert). */
+export function actionRow(button: HTMLElement, done: HTMLElement, problem: HTMLElement): HTMLElement {
+  return h("div", { class: "actions outcome" }, button, done, problem);
 }

@@ -110,7 +110,12 @@ const sectionOf: Record<StepId | "done", string> = {
 export function render(): void {
   const current = session();
   const steps = stepsOf(current);
-  const step: StepId | "done" = current.completed ? "done" : (steps.find((s) => !s.done)?.id ?? "approve");
+  const reviewing = state.reviewingBank && current.needsBankLink && current.bankLinked;
+  const step: StepId | "done" = current.completed
+    ? "done"
+    : reviewing
+      ? "bank"
+      : (steps.find((s) => !s.done)?.id ?? "approve");
 
   $("progress").replaceChildren(
     ...steps.map((item, index) => {
@@ -145,10 +150,31 @@ export function render(): void {
 
   showView("view-payment");
   applyLanguage(current.merchant?.name);
+  if (step === "approve" && current.needsBankLink) putBankStepBehindConsent();
   if (step !== state.currentStep) {
     state.currentStep = step;
     // Focus the new step's heading, so keyboard and screen-reader users start there.
     $(sectionOf[step]).querySelector<HTMLElement>(".step-heading")?.focus();
   }
 }
+
+/**
+ * The browser's Back from the consent shows the bank step again (issue #31 finding 6), not the
+ * bank's page the customer came back from: the consent gets a history entry of its own, over one
+ * for the bank step. Back and Forward then move between the two within the page.
+ */
+function putBankStepBehindConsent(): void {
+  if ((history.state as { furikomiStep?: string } | null)?.furikomiStep === "approve") return;
+  history.replaceState({ furikomiStep: "bank" }, "", location.pathname);
+  history.pushState({ furikomiStep: "approve" }, "", location.pathname);
+}
+
+/** Back (or Forward) between the bank step and the consent: the step of that history entry. */
+function showStepOfHistory(event: PopStateEvent): void {
+  if (!current.session || state.currentStep === "problem") return;
+  state.reviewingBank = (event.state as { furikomiStep?: string } | null)?.furikomiStep === "bank";
+  render();
+}
+
+addEventListener("popstate", showStepOfHistory);
 connectFlow({ load, render });

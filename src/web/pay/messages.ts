@@ -114,11 +114,15 @@ export const messages = {
       firstDebitNote:
         "口座は、初回の引き落としの際に銀行に登録されます。このページで暗証番号やパスワードをお聞きすることはありません。",
       debitOnDate: (params: Params) =>
-        `${notice("ja", params)}（振替日）。承認の時点では引き落とされません。承認が遅れた場合は、確定した振替日をお支払いの完了画面とメールでお知らせします。`,
+        `${notice("ja", params)}。承認の時点では引き落とされません。承認が遅れた場合は、確定した振替日をお支払いの完了画面とメールでお知らせします。`,
       debitDateLater: "引き落としは、承認の時点ではなく振替日に行います。振替日は口座の登録後にお知らせします。",
       contractOnDate: "今回の引き落としはありません。今後のご請求は、それぞれの振替日に登録口座から引き落とします。",
       submit: "この口座を登録する",
       linked: "口座を登録しました。",
+      // Back from the consent (issue #31 finding 6): the account already confirmed, and the way on with it.
+      confirmedAccount: ({ account, holder }: Params) =>
+        `確認済みの口座: ${account}${holder ? `（名義 ${holder}）` : ""}。この口座のまま進むか、別の口座を入力して登録し直してください。`,
+      keep: "この口座で進む",
       toBank: "銀行のページに移動しています…",
       outcome: {
         verified: "銀行で口座を確認しました。",
@@ -162,16 +166,17 @@ export const messages = {
       introOnDateUnknown: ({ amount, merchant }: Params) =>
         `${merchant} への ${amount} のお支払いを承認します。承認の時点では引き落とされず、振替日に登録口座から引き落とします。`,
       account: "引き落とし口座",
+      holder: "口座名義",
       timing: "引き落とし",
       timingCharge: "今回の金額を、承認と同時に引き落とします。",
       timingContract: "今後はお店がご請求するたびに、その金額を請求の処理日に引き落とします。",
       timingContractWithCharge: "今回の金額を承認と同時に、今後はお店がご請求するたびにその金額を引き落とします。",
       timingChargeOnDate: (params: Params) =>
-        `振替日 ${day("ja", params)} に引き落とします。承認の時点では引き落とされません。振替日の前日までに口座の残高をご用意ください。`,
+        `振替日の${day("ja", params)}に引き落とします。承認の時点では引き落とされません。振替日の前日までに口座の残高をご用意ください。`,
       timingChargeOnDateUnknown: "振替日に引き落とします。承認の時点では引き落とされません。",
       timingContractOnDate: "今後はお店がご請求するたびに、その金額を請求ごとの振替日に引き落とします。",
       timingContractWithChargeOnDate: (params: Params) =>
-        `今回の金額を振替日 ${day("ja", params)} に、今後はお店がご請求するたびにその金額を請求ごとの振替日に引き落とします。`,
+        `今回の金額を振替日の${day("ja", params)}に、今後はお店がご請求するたびにその金額を請求ごとの振替日に引き落とします。`,
       contact: "お店の連絡先",
       termsHeading: "口座振替規定",
       consent: "下のボタンを押すと、この口座振替規定に同意したことになります。",
@@ -339,12 +344,15 @@ export const messages = {
       firstDebitNote:
         "Your bank registers the account with its first debit. This page never asks for your PIN or passwords.",
       debitOnDate: (params: Params) =>
-        `${notice("en", params)} (the debit date). Nothing is debited when you approve. If you approve later, the confirmed debit date is shown when you finish and sent by e-mail.`,
+        `${notice("en", params)}. Nothing is debited when you approve. If you approve later, the confirmed debit date is shown when you finish and sent by e-mail.`,
       debitDateLater:
         "The amount is debited on a debit date, not when you approve. The date is shown once the account is linked.",
       contractOnDate: "Nothing is debited now. Each later bill is debited from your linked account on its debit date.",
       submit: "Link this account",
       linked: "Bank account linked.",
+      confirmedAccount: ({ account, holder }: Params) =>
+        `Account confirmed: ${account}${holder ? ` (holder ${holder})` : ""}. Continue with it, or enter another account and link it instead.`,
+      keep: "Continue with this account",
       toBank: "Taking you to your bank…",
       outcome: {
         verified: "Your bank confirmed the account.",
@@ -388,6 +396,7 @@ export const messages = {
       introOnDateUnknown: ({ amount, merchant }: Params) =>
         `You are approving a payment of ${amount} to ${merchant}. Nothing is debited when you approve: it is debited from your linked account on its debit date.`,
       account: "Account debited",
+      holder: "Account holder",
       timing: "When",
       timingCharge: "This amount is debited when you approve.",
       timingContract: "From now on, each amount the shop bills is debited on that bill's processing day.",

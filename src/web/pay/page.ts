@@ -11,6 +11,11 @@ export const state = {
   token: decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? ""),
   sandbox: document.documentElement.dataset.mode === "sandbox",
   currentStep: "",
+  /**
+   * The bank step shown again after its account was confirmed: the browser's Back from the consent
+   * (its history entry says so across a reload), or a new account the bank did not confirm.
+   */
+  reviewingBank: (history.state as { furikomiStep?: string } | null)?.furikomiStep === "bank",
 };
 
 export const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;

@@ -93,6 +93,11 @@ function upcomingDebits(debits: UpcomingDebit[]): HTMLElement {
   );
 }
 
+/**
+ * One charge as a compact card (issue #31 finding 7: more than two to a phone's screen): the shop and
+ * the amount on the first line, the state, the date and what it was for on the second, why it
+ * failed under a failure; the receipt beside 詳細, which opens the amounts, refunds and number.
+ */
 function transactionItem(transaction: CustomerTransaction): HTMLElement {
   const words = lang();
   // The server's list holds only what the customer did (no link never finished): the state as every screen says it.
@@ -106,16 +111,12 @@ function transactionItem(transaction: CustomerTransaction): HTMLElement {
   })[words];
   const failed = transaction.status === ChargeStatus.FAILURE;
   const rows: Array<[string, string | HTMLElement]> = [
-    [t().date, when(transaction.createdAt)],
     [t().description, transaction.description],
     [t().initialAmount, yen(transaction.initialAmount)],
     [t().discount, yen(transaction.discount)],
     [t().finalAmount, yen(transaction.finalAmount)],
-    [t().status, h("span", { class: `badge status-${ChargeStatus[transaction.status].toLowerCase()}` }, status)],
   ];
   if (transaction.debitDate) rows.push([t().debitDate, debitDateWording(transaction.debitDate)[words]]);
-  if (failed && transaction.failure)
-    rows.push([t().failureReason, failureWording[transaction.failure.errorType][words]]);
   if (transaction.refunds.length > 0)
     rows.push([
       t().refunds,
@@ -141,13 +142,29 @@ function transactionItem(transaction: CustomerTransaction): HTMLElement {
         " ",
         h("span", { class: "amount" }, yen(transaction.finalAmount)),
       ),
-      facts(rows),
-      transaction.receiptAvailable &&
-        h(
-          "a",
-          { class: "receipt-link", href: `#/receipt/${encodeURIComponent(transaction.chargeId)}` },
-          t().receiptLink,
-        ),
+      h(
+        "p",
+        { class: "transaction-meta" },
+        h("span", { class: `badge status-${ChargeStatus[transaction.status].toLowerCase()}` }, status),
+        " ",
+        h("span", { class: "when" }, when(transaction.createdAt)),
+        transaction.description ? " " : "",
+        transaction.description ? h("span", { class: "what" }, transaction.description) : "",
+      ),
+      failed &&
+        transaction.failure &&
+        h("p", { class: "failure-reason" }, failureWording[transaction.failure.errorType][words]),
+      h(
+        "div",
+        { class: "transaction-more" },
+        transaction.receiptAvailable &&
+          h(
+            "a",
+            { class: "receipt-link", href: `#/receipt/${encodeURIComponent(transaction.chargeId)}` },
+            t().receiptLink,
+          ),
+        h("details", {}, h("summary", {}, t().details), facts(rows)),
+      ),
     ),
   );
 }

@@ -1,4 +1,10 @@
-import type { ChargeFilter } from "../../../../gen/payments/v1/dashboard_service_pb.js";
+import {
+  type ChargeFilter,
+  type ChargeTimelineEntry,
+  ChargeTimelineKind,
+} from "../../../../gen/payments/v1/dashboard_service_pb.js";
+import { zenginResultOfCode } from "../../../domain/zengin-result.js";
+import { dt } from "../i18n-detail.js";
 import {
   busy,
   confirmAction,
@@ -17,7 +23,7 @@ import {
 } from "../dom.js";
 import type { AppContext } from "../app-context.js";
 import { choices, label } from "../enum-labels.js";
-import { t } from "../i18n.js";
+import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 import { DashboardRole, may } from "../roles.js";
 import { chargeHeaders, chargeRow, payerCell } from "./customers.js";
@@ -49,7 +55,9 @@ export async function chargesView(app: AppContext, query: URLSearchParams): Prom
   const filter = filterOf(query);
   const filtering = [...query.keys()].length > 0;
   const form = filterForm(query);
-  const list = pagedTable(t().charges, chargeHeaders(true), filtering ? t().noMatch : t().none);
+  const list = pagedTable(t().charges, chargeHeaders(true), filtering ? t().noMatch : t().none, {
+    compact: true,
+  });
   const more = await moreButton(async (pageToken) => {
     const page = await rpc.listCharges({ filter, pageSize: 50, pageToken });
     const payers = new Map(page.payers.map((p) => [p.customerId, p]));
@@ -122,7 +130,7 @@ function filterForm(query: URLSearchParams): HTMLFormElement {
 
 /** One charge with its refunds and the refund action (through the refund flow, as PaymentService.Refund). */
 export async function chargeView(app: AppContext, id: string): Promise<HTMLElement> {
-  const { charge, customer, payer } = await rpc.getChargeDetail({ chargeId: id });
+  const { charge, customer, payer, timeline } = await rpc.getChargeDetail({ chargeId: id });
   if (!charge) throw new Error(`charge ${id} not found`);
   const section = h(
     "section",
@@ -138,6 +146,8 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
       h("dd", {}, yen(charge.finalAmount)),
       h("dt", {}, t().status),
       h("dd", { "data-testid": "charge-status" }, chargeState(charge)),
+      h("dt", {}, dt().createdAt),
+      h("dd", { "data-testid": "charge-created" }, when(charge.createdAt)),
       h("dt", {}, t().description),
       h("dd", {}, charge.description),
       h("dt", {}, t().customerId),
@@ -147,6 +157,14 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
       h("dd", {}, yen(charge.refundedAmount)),
       h("dt", {}, t().refundable),
       h("dd", { "data-testid": "refundable" }, yen(charge.refundableAmount)),
+    ),
+    h("h2", {}, dt().metadata),
+    metadataList(charge.metadata),
+    h("h2", {}, dt().timeline),
+    table(
+      dt().timeline,
+      [dt().timelineWhen, dt().timelineWhat],
+      timeline.map((entry) => [h("span", { class: "nowrap" }, when(entry.at)), timelineText(entry)]),
     ),
     h("h2", {}, t().refunds),
     table(
@@ -164,6 +182,32 @@ export async function chargeView(app: AppContext, id: string): Promise<HTMLEleme
   if (charge.refundableAmount > 0 && may(app.user, DashboardRole.OPERATOR))
     section.append(refundForm(app, id, charge.refundableAmount, charge.refundedAmount));
   return section;
+}
+
+/** The charge's metadata as the merchant sent it: key and value, in key order. */
+function metadataList(metadata: Record<string, string>): HTMLElement {
+  const keys = Object.keys(metadata).sort();
+  if (keys.length === 0) return h("p", { "data-testid": "charge-metadata" }, dt().metadataNone);
+  return h(
+    "dl",
+    { class: "facts", "data-testid": "charge-metadata" },
+    keys.map((key) => [h("dt", {}, h("code", { class: "wrap" }, key)), h("dd", { class: "wrap" }, metadata[key])]),
+  );
+}
+
+/** One step of the timeline in words: the refund's amount, the bank's 振替結果コード, the webhook's event. */
+function timelineText(entry: ChargeTimelineEntry): string {
+  const words = dt().timelineKind[entry.kind] ?? dt().timelineKind[ChargeTimelineKind.UNSPECIFIED];
+  const result = entry.resultCode === undefined ? undefined : zenginResultOfCode(entry.resultCode);
+  const details = [
+    entry.amount ? yen(entry.amount) : "",
+    entry.fileName,
+    result ? t().zenginResult(result.code, lang() === "ja" ? result.japanese : result.meaning) : "",
+    entry.kind === ChargeTimelineKind.WEBHOOK_DELIVERED ? label("eventType", entry.eventType) : "",
+    entry.refundId,
+  ].filter(Boolean);
+  if (details.length === 0) return words;
+  return lang() === "ja" ? `${words}(${details.join("、")})` : `${words} (${details.join(", ")})`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ConsignorSettings } from "../../../../gen/payments/v1/dashboard_service_pb.js";
 import type { AppContext } from "../app-context.js";
-import { busy, errorBox, field, h, table } from "../dom.js";
+import { actionRow, busy, doneBox, errorBox, field, h, table } from "../dom.js";
+import { st } from "../i18n-settings.js";
 import { t } from "../i18n.js";
 import { rpc } from "../rpc.js";
 
@@ -13,8 +14,13 @@ type ContractFields = Omit<ConsignorSettings, "$typeName" | "$unknown">;
  * characters, and edited one at a time as `zengin contracts update` does. With none yet, the form
  * sets the first, as `merchants update --consignor-…` does.
  */
-export async function consignorContractsView(app: AppContext): Promise<HTMLElement> {
+export async function consignorContractsView(_app: AppContext): Promise<HTMLElement> {
   const area = h("div", {});
+  // Saved: said beside the form that was sent (the form itself is replaced by the list).
+  const done = doneBox();
+  const saved = () => {
+    done.textContent = t().saved;
+  };
   const render = async () => {
     const { contracts } = await rpc.listConsignorContracts({});
     if (contracts.length === 0) {
@@ -22,7 +28,7 @@ export async function consignorContractsView(app: AppContext): Promise<HTMLEleme
         contractForm(undefined, t().consignor, async (settings) => {
           await rpc.updateConsignorSettings({ settings });
           await render();
-          app.announce(t().saved);
+          saved();
         }),
       );
       return;
@@ -39,9 +45,10 @@ export async function consignorContractsView(app: AppContext): Promise<HTMLEleme
         const form = contractForm(contract, heading, async (settings) => {
           await rpc.updateConsignorContract({ code: contract.code, settings });
           await render();
-          app.announce(t().saved);
+          saved();
         });
-        editor.replaceChildren(h("h3", {}, heading), form);
+        done.textContent = "";
+        editor.replaceChildren(h("h2", {}, heading), form);
         form.querySelector("input")?.focus();
       });
       return [
@@ -70,7 +77,7 @@ export async function consignorContractsView(app: AppContext): Promise<HTMLEleme
     );
   };
   await render();
-  return area;
+  return h("div", {}, area, done);
 }
 
 /** The banks a contract debits, as its scope says (domain/contract-scope.ts). */
@@ -106,7 +113,8 @@ function contractForm(
     bankName: text(contract?.bankName ?? "", { maxlength: 30 }),
     branchCode: digits(contract?.branchCode ?? "", 3),
     branchName: text(contract?.branchName ?? "", { maxlength: 30 }),
-    accountType: digits(contract?.accountType ? String(contract.accountType) : "1", 1),
+    // 預金種目: the values a consignor's account may have (flows/zengin-contracts.ts: 1, 2, 9).
+    accountType: choice(contract?.accountType ? String(contract.accountType) : "1", st().accountTypes),
     accountNumber: digits(contract?.accountNumber ?? "", 7),
     debitDay: digits(contract?.debitDay ? String(contract.debitDay) : "", 2),
     resultStyle: choice(contract?.resultStyle || "all", t().contractResultStyles),
@@ -126,13 +134,12 @@ function contractForm(
     field(t().consignorBankName, inputs.bankName),
     field(t().consignorBranch, inputs.branchCode),
     field(t().consignorBranchName, inputs.branchName),
-    field(t().consignorAccountType, inputs.accountType),
+    field(st().accountType, inputs.accountType),
     field(t().consignorAccount, inputs.accountNumber),
     field(t().debitDay, inputs.debitDay),
     field(t().contractResultStyle, inputs.resultStyle),
     field(t().contractNameCharacters, inputs.nameCharacters, t().contractNameCharactersHint),
-    problem,
-    submit,
+    actionRow(submit, doneBox(), problem),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();

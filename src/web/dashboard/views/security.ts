@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context.js";
 import { busy, errorBox, field, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { st } from "../i18n-settings.js";
 import { rpc } from "../rpc.js";
 import { DashboardRole, may } from "../roles.js";
 
@@ -17,7 +18,10 @@ export async function securityView(app: AppContext): Promise<HTMLElement> {
     );
     return section;
   }
-  if (app.user.merchantRequiresTotp) section.append(h("p", { class: "error" }, t().requireTotpNotice));
+  // An invitee (or a user whose TOTP was reset) lands here first: say that enrolment comes first.
+  if (app.user.totpSetupRequired)
+    section.append(h("p", { class: "card notice", "data-testid": "totp-first" }, st().totpFirst));
+  else if (app.user.merchantRequiresTotp) section.append(h("p", { class: "error" }, t().requireTotpNotice));
   const start = h("button", { type: "button" }, t().totpStart);
   const problem = errorBox();
   const area = h("div", {});

@@ -1,11 +1,10 @@
 import type { AppContext } from "../app-context.js";
-import { busy, errorBox, field, h, table, when } from "../dom.js";
+import { actionRow, busy, doneBox, errorBox, field, h, table, when } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
-import { consignorContractsView } from "./consignor-contracts.js";
 
 /** API keys (create, revoke) and the webhook URL and signing secret. */
-export async function settingsView(app: AppContext): Promise<HTMLElement> {
+export async function settingsView(_app: AppContext): Promise<HTMLElement> {
   const section = h("section", {}, h("h1", { tabindex: -1 }, t().navSettings));
   const keysArea = h("div", {});
   const problem = errorBox();
@@ -48,7 +47,7 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
     }),
   );
   await renderKeys();
-  section.append(h("h2", {}, t().apiKeys), problem, keysArea, create, shown);
+  section.append(h("h2", {}, t().apiKeys), keysArea, h("div", { class: "actions outcome" }, create, problem), shown);
 
   const settings = await rpc.getWebhookSettings({});
   const url = h("input", { type: "url", value: settings.url, maxlength: 2048 });
@@ -65,6 +64,7 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
   });
   const save = h("button", { type: "submit" }, t().save);
   const webhookProblem = errorBox();
+  const webhookDone = doneBox();
   const form = h(
     "form",
     { class: "card" },
@@ -75,8 +75,7 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
     settings.failing
       ? h("p", { class: "error" }, t().failing, " ", lang() === "en" ? settings.failingReason : t().webhookFailingJa)
       : null,
-    webhookProblem,
-    save,
+    actionRow(save, webhookDone, webhookProblem),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -85,7 +84,7 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
       currentSecret = updated.secret;
       rotate.checked = false;
       if (revealed) secret.textContent = currentSecret;
-      app.announce(t().saved);
+      webhookDone.textContent = t().saved;
     });
   });
   section.append(h("h2", {}, t().webhook), form);
@@ -96,14 +95,14 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
   const supportUrl = h("input", { type: "url", value: contact?.url ?? "", maxlength: 2048 });
   const saveContact = h("button", { type: "submit" }, t().save);
   const contactProblem = errorBox();
+  const contactDone = doneBox();
   const contactForm = h(
     "form",
     { class: "card" },
     field(t().supportEmail, supportEmail),
     field(t().supportPhone, supportPhone),
     field(t().supportUrl, supportUrl),
-    contactProblem,
-    saveContact,
+    actionRow(saveContact, contactDone, contactProblem),
   );
   contactForm.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -111,11 +110,10 @@ export async function settingsView(app: AppContext): Promise<HTMLElement> {
       await rpc.updateSupportContact({
         contact: { email: supportEmail.value.trim(), phone: supportPhone.value.trim(), url: supportUrl.value.trim() },
       });
-      app.announce(t().saved);
+      contactDone.textContent = t().saved;
     });
   });
-  // The consignor form before the support contact, which stays the page's last form.
-  section.append(h("h2", {}, t().consignor), await consignorContractsView(app));
+  // The consignor contracts have their own page (#/consignor, views/consignor.ts).
   section.append(h("h2", {}, t().supportContact), contactForm);
   return section;
 }

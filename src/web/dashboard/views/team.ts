@@ -1,6 +1,6 @@
 import type { TeamMember } from "../../../../gen/payments/v1/dashboard_service_pb.js";
 import type { AppContext } from "../app-context.js";
-import { busy, errorBox, field, h, table, when } from "../dom.js";
+import { actionRow, busy, doneBox, errorBox, field, h, table, when } from "../dom.js";
 import { tt } from "../i18n-team.js";
 import { DashboardRole } from "../roles.js";
 import { rpc } from "../rpc.js";
@@ -33,36 +33,48 @@ function shownOnce(url: string): HTMLElement {
  */
 export async function teamView(app: AppContext): Promise<HTMLElement> {
   const section = h("section", {}, h("h1", { tabindex: -1 }, tt().teamTitle));
-  const problem = errorBox();
   const shown = h("div", { "aria-live": "polite" });
   const area = h("div", {});
-  const act = (button: HTMLButtonElement, action: () => Promise<void>) =>
+  // Each action says how it went beside its buttons: an error in its row, 完了しました in the row
+  // drawn again (or under the tables when the row went away: a member removed, an invitation cancelled).
+  const done = doneBox();
+  const doneRows = new Set<string>();
+  const act = (button: HTMLButtonElement, problem: HTMLElement, row: string, action: () => Promise<void>) =>
     busy(button, problem, async () => {
       await action();
-      app.announce(tt().done);
+      done.textContent = "";
+      doneRows.add(row);
       await render();
+      if (doneRows.has(row)) done.textContent = tt().done;
+      doneRows.clear();
     });
+  const rowOutcome = (row: string, problem: HTMLElement) => {
+    const note = doneBox();
+    if (doneRows.delete(row)) note.textContent = tt().done;
+    return [note, problem];
+  };
 
   const memberActions = (member: TeamMember): HTMLElement => {
     if (member.email === app.user.email) return h("span", {}, tt().you);
+    const problem = errorBox();
     const role = roleSelect(member.role);
     role.setAttribute("aria-label", tt().newRoleOf(member.email));
     const change = h("button", { type: "button", class: "secondary" }, tt().changeRole);
     change.addEventListener("click", () =>
-      act(change, async () => {
+      act(change, problem, member.userId, async () => {
         await rpc.changeTeamMemberRole({ userId: member.userId, role: Number(role.value) });
       }),
     );
     const button = (label: string, confirmText: string, action: () => Promise<void>) => {
       const b = h("button", { type: "button", class: "secondary", "aria-label": `${label}: ${member.email}` }, label);
       b.addEventListener("click", () => {
-        if (confirm(confirmText)) void act(b, action);
+        if (confirm(confirmText)) void act(b, problem, member.userId, action);
       });
       return b;
     };
     return h(
       "div",
-      { class: "actions" },
+      { class: "actions outcome" },
       role,
       change,
       button(tt().resetPassword, tt().resetPasswordConfirm(member.email), async () => {
@@ -75,6 +87,7 @@ export async function teamView(app: AppContext): Promise<HTMLElement> {
       button(tt().remove, tt().removeConfirm(member.email), async () => {
         await rpc.removeTeamMember({ userId: member.userId });
       }),
+      ...rowOutcome(member.userId, problem),
     );
   };
 
@@ -102,8 +115,9 @@ export async function teamView(app: AppContext): Promise<HTMLElement> {
             { type: "button", class: "secondary", "aria-label": `${tt().cancelInvitation}: ${invitation.email}` },
             tt().cancelInvitation,
           );
+          const problem = errorBox();
           cancel.addEventListener("click", () =>
-            act(cancel, async () => {
+            act(cancel, problem, invitation.id, async () => {
               await rpc.cancelInvitation({ id: invitation.id });
             }),
           );
@@ -112,7 +126,7 @@ export async function teamView(app: AppContext): Promise<HTMLElement> {
             h("span", { class: "word" }, tt().roles[invitation.role] ?? ""),
             invitation.invitedBy,
             when(invitation.expiresAt),
-            cancel,
+            h("div", { class: "actions outcome" }, cancel, ...rowOutcome(invitation.id, problem)),
           ];
         }),
       ),
@@ -123,14 +137,14 @@ export async function teamView(app: AppContext): Promise<HTMLElement> {
   const role = roleSelect(DashboardRole.OPERATOR);
   const submit = h("button", { type: "submit" }, tt().invite);
   const inviteProblem = errorBox();
+  const inviteDone = doneBox();
   const form = h(
     "form",
     { class: "card narrow" },
     h("h2", {}, tt().inviteTitle),
     field(tt().email, email),
     field(tt().role, role, tt().roleHelp),
-    inviteProblem,
-    submit,
+    actionRow(submit, inviteDone, inviteProblem),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -139,9 +153,10 @@ export async function teamView(app: AppContext): Promise<HTMLElement> {
       shown.replaceChildren(shownOnce(url));
       email.value = "";
       await render();
+      inviteDone.textContent = tt().done;
     });
   });
   await render();
-  section.append(h("h2", {}, tt().members), problem, area, form, shown);
+  section.append(h("h2", {}, tt().members), area, done, form, shown);
   return section;
 }

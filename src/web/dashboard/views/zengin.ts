@@ -1,7 +1,11 @@
 import type { UnexpectedZenginFile } from "../../../../gen/payments/v1/dashboard_service_pb.js";
-import { h, table, when, yen, yenCell } from "../dom.js";
+import { h, idWithCopy, pagedTable, table, when, yen, yenCell } from "../dom.js";
+import { dt } from "../i18n-detail.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
+import { zenginResultOfCode } from "../../../domain/zengin-result.js";
+import { payerCell } from "./customers.js";
+import { moreButton } from "./paging.js";
 
 /**
  * The Zengin files sent and received, each debit date reconciled, the warnings (quarantine, overdue
@@ -50,7 +54,14 @@ export async function zenginView(): Promise<HTMLElement> {
             t().created,
           ],
           view.files.map((file) => [
-            h("code", {}, file.name),
+            // A file with records opens them (a result file: the records of the request it answers).
+            file.id && file.kind
+              ? h(
+                  "a",
+                  { href: `#/zengin/${file.id}`, "aria-label": dt().openFile(file.name) },
+                  h("code", {}, file.name),
+                )
+              : h("code", {}, file.name),
             t().zenginKind[file.kind] ?? file.kind,
             t().zenginDirection[file.direction] ?? file.direction,
             file.date,
@@ -85,4 +96,46 @@ function unexpectedFiles(files: UnexpectedZenginFile[]): HTMLElement {
       ]),
     ),
   );
+}
+
+/**
+ * One file's records, 50 at a time in 顧客番号 order: the customer, the amount and the result
+ * (the 振替結果コード and its name, 振替済み for 0, 結果待ち before the answer).
+ */
+export async function zenginFileView(fileId: string): Promise<HTMLElement> {
+  const headers = [dt().customerNumber, dt().customer, dt().amount, dt().result, dt().reference];
+  let title = "";
+  const list = pagedTable(dt().fileRecords, headers, dt().noRecords, { compact: true });
+  const more = await moreButton(async (pageToken) => {
+    const page = await rpc.listZenginFileRecords({ fileId, pageSize: 50, pageToken });
+    title = page.fileName;
+    const payers = new Map(page.payers.map((p) => [p.customerId, p]));
+    list.add(
+      page.records.map((record) => [
+        h("span", { class: "num" }, record.customerNumber),
+        payerCell(payers.get(record.customerId)),
+        yenCell(record.amount),
+        h("span", { "data-testid": "record-result" }, resultText(page.kind, record.state, record.resultCode)),
+        idWithCopy(record.reference, record.chargeId ? `#/charges/${record.chargeId}` : undefined),
+      ]),
+    );
+    return page.nextPageToken;
+  });
+  return h(
+    "section",
+    {},
+    h("p", {}, h("a", { href: "#/zengin" }, "← ", dt().backToFiles)),
+    h("h1", { tabindex: -1, class: "wrap" }, `${dt().fileRecords} `, h("code", {}, title)),
+    list.element,
+    more,
+  );
+}
+
+function resultText(kind: string, state: string, code: number | undefined): string {
+  if (state === "cancelled") return dt().resultCancelled;
+  if (code === undefined) return dt().resultPending;
+  if (code === 0) return dt().resultDone[kind] ?? dt().resultDone["91"];
+  const result = zenginResultOfCode(code);
+  const name = result ? (lang() === "ja" ? result.japanese : result.meaning) : "";
+  return t().zenginResult(code, name);
 }

@@ -5,6 +5,7 @@ import { showStepError } from "../form.js";
 import { $, announce, formatYen, safeUrl, setRaw, setText, state } from "../page.js";
 import { call, page, type PageError, reasonKey } from "../rpc.js";
 import { debitNoticeParams, debitsOnDate } from "../debit-date.js";
+import { keep, kept } from "../kept.js";
 
 /**
  * Step 3: the consent screen and the approval. It names the account to be debited (masked), when
@@ -27,6 +28,10 @@ export function renderApprove(): void {
   });
   setRaw($("approve-account"), bankAccount?.display ?? "");
   $("approve-details").hidden = !bankAccount?.display;
+  // The holder as the bank holds it, and that the bank confirmed the account (issue #31 finding 8).
+  setRaw($("approve-holder"), session().accountHolder);
+  $("approve-holder-row").hidden = !session().accountHolder;
+  $("approve-verified").hidden = !kept().bankVerified;
   setText($("approve-timing"), timingKey(onDate, Boolean(dated)), dated);
   const contact = [merchant?.supportEmail, merchant?.supportPhone, merchant?.supportUrl].filter(Boolean).join(" / ");
   setRaw($("approve-contact"), contact);
@@ -87,8 +92,9 @@ export async function approve(): Promise<void> {
   }
   const outcome = result?.outcome;
   if (outcome?.case === "success") {
-    const { chargeStatus, redirectUrl, error, chargeId, completedAt, debitDate } = outcome.value;
-    Object.assign(session(), { completed: true, chargeStatus, chargeId, completedAt, debitDate });
+    const { chargeStatus, redirectUrl, error, chargeId, contractId, completedAt, debitDate } = outcome.value;
+    Object.assign(session(), { completed: true, chargeStatus, chargeId, contractId, completedAt, debitDate });
+    keep({ bank: undefined });
     finish(chargeStatus, redirectUrl, { errorType: error?.code });
     return;
   }
@@ -153,9 +159,15 @@ export function renderDone(chargeStatus: ChargeStatus, redirectUrl: string, reas
   const link = $("done-continue");
   link.hidden = !url;
   if (url) link.setAttribute("href", url);
-  // The reference to quote to the shop: the charge id and when it was settled.
-  const { chargeId, completedAt } = session();
-  $("done-reference").hidden = !chargeId;
-  setRaw($("done-charge-id"), chargeId);
+  // The reference to quote to the shop: the charge's id (a contract-only link's: its contract's),
+  // when it was settled, and the account it debits (issue #31 finding 8).
+  const { chargeId, contractId, completedAt, bankAccount, accountHolder } = session();
+  const reference = chargeId || contractId;
+  $("done-reference").hidden = !reference;
+  setRaw($("done-charge-id"), reference);
   if (completedAt) setText($("done-time"), "dateTime", { when: timestampDate(completedAt) });
+  $("done-account-row").hidden = failed || !bankAccount?.display;
+  setRaw($("done-account"), bankAccount?.display ?? "");
+  $("done-holder-row").hidden = failed || !accountHolder;
+  setRaw($("done-holder"), accountHolder);
 }

@@ -38,6 +38,7 @@ let searchTimer: ReturnType<typeof setTimeout> | undefined;
 export function renderBank(): void {
   $("bank-sandbox-note").hidden = !state.sandbox;
   renderDebitNote();
+  renderConfirmedAccount();
   // What was typed before a reload or the bank's page comes back first; the demo account fills only the rest.
   const typed = kept().bank ?? {};
   for (const [id, value] of Object.entries(typed)) {
@@ -47,7 +48,7 @@ export function renderBank(): void {
   renderAccountType();
   const outcomeKey = `bank.outcome.${bankOutcome}`;
   if (bankOutcome && bankOutcome !== "verified" && hasMessage(outcomeKey)) showStepError("bank", outcomeKey);
-  if (state.sandbox) {
+  if (state.sandbox && !session().bankLinked) {
     const form = $<HTMLFormElement>("form-bank");
     for (const [name, value] of Object.entries(sandboxBankAccount)) {
       const field = form.elements.namedItem(name) as HTMLInputElement;
@@ -55,6 +56,25 @@ export function renderBank(): void {
     }
   }
   void showChosenBank();
+}
+
+/**
+ * Back on the bank step with an account already confirmed (the browser's Back from the consent):
+ * that account, and a button to go on with it; linking another replaces it.
+ */
+function renderConfirmedAccount(): void {
+  const { bankLinked, bankAccount, accountHolder } = session();
+  const box = $("bank-current");
+  box.hidden = !bankLinked || !bankAccount;
+  if (!box.hidden)
+    setText($("bank-current-text"), "bank.confirmedAccount", { account: bankAccount?.display, holder: accountHolder });
+}
+
+/** Goes on to the consent with the account already confirmed. */
+function keepConfirmedAccount(): void {
+  state.reviewingBank = false;
+  showStepError("bank", "");
+  render();
 }
 
 /** The bank step's fields as typed, kept for a reload or the way back from the bank's page. */
@@ -234,6 +254,7 @@ function refusedCharacterOf(reason: string): string | undefined {
 export async function linkBank(form: HTMLFormElement): Promise<void> {
   const values = readForm(form, "bank");
   if (!values) return;
+  keepBankFields(); // as normalised (katakana, half-width digits), for the way back
   let response: Awaited<ReturnType<typeof page.linkBankAccount>>;
   try {
     response = await call(() =>
@@ -266,13 +287,12 @@ export async function linkBank(form: HTMLFormElement): Promise<void> {
     location.assign(bankPage);
     return;
   }
-  keep({ bank: undefined });
+  keep({ bankVerified: false });
+  state.reviewingBank = false;
   announce("bank.linked");
-  // A debit date depends on the contract covering the account's bank: ask for the session again.
-  if (debitsOnDate()) return load();
-  session().bankLinked = true;
-  session().bankAccount = response.account;
-  render();
+  // The session again: the account as linked with its holder, and under a debit date the date,
+  // which depends on the contract covering the account's bank.
+  return load();
 }
 
 /** Search as the customer types, the ゆうちょ conversion, the type and the holder preview. */
@@ -291,9 +311,13 @@ export function wireBank(): void {
   $("account_holder").addEventListener("input", previewHolder);
   $("form-bank").addEventListener("input", keepBankFields);
   $("form-bank").addEventListener("change", keepBankFields);
+  $("bank-keep").addEventListener("click", keepConfirmedAccount);
   if (bankOutcome) {
     // Back from the bank: the outcome is shown once; the address loses it (a reload asks the server).
     history.replaceState(null, "", location.pathname);
+    keep({ bankVerified: bankOutcome === "verified" });
     if (bankOutcome === "verified") announce("bank.outcome.verified");
+    // Another account the bank did not confirm: the bank step says why, with the earlier account kept.
+    else state.reviewingBank = true;
   }
 }

@@ -1,0 +1,83 @@
+import { ChargeTimelineKind } from "../../../gen/payments/v1/dashboard_service_pb.js";
+import { lang } from "./i18n.js";
+
+/** The words of the charge page's details and timeline and of a Zengin file's records, Japanese first. */
+const ja = {
+  createdAt: "作成日時",
+  metadata: "メタデータ",
+  metadataNone: "なし",
+  metadataKey: "キー",
+  metadataValue: "値",
+  timeline: "経過",
+  timelineWhen: "日時",
+  timelineWhat: "内容",
+  timelineKind: {
+    [ChargeTimelineKind.UNSPECIFIED]: "不明",
+    [ChargeTimelineKind.CREATED]: "決済を作成",
+    [ChargeTimelineKind.MANDATE_ACCEPTED]: "お客様が口座振替に同意",
+    [ChargeTimelineKind.CUSTOMER_COMPLETED]: "お客様がお支払い手続きを完了",
+    [ChargeTimelineKind.BANK_FILED]: "全銀ファイルで銀行へ依頼",
+    [ChargeTimelineKind.SUCCEEDED]: "銀行の回答: 成功",
+    [ChargeTimelineKind.FAILED]: "銀行の回答: 失敗",
+    [ChargeTimelineKind.REFUND_ACCEPTED]: "返金を受付",
+    [ChargeTimelineKind.REFUND_SETTLED]: "返金が完了",
+    [ChargeTimelineKind.REFUND_FAILED]: "返金が失敗",
+    [ChargeTimelineKind.CANCELLED]: "全額返金で取消",
+    [ChargeTimelineKind.WEBHOOK_DELIVERED]: "Webhookを配信",
+  } as Record<ChargeTimelineKind, string>,
+  fileRecords: "ファイルの明細",
+  openFile: (name: string) => `${name} の明細を開く`,
+  backToFiles: "全銀ファイルの一覧へ",
+  customerNumber: "顧客番号",
+  reference: "決済・返金ID",
+  customer: "お客様",
+  amount: "金額",
+  result: "結果",
+  resultPending: "結果待ち",
+  resultCancelled: "取消",
+  resultDone: { "91": "振替済み", "21": "振込済み" } as Record<string, string>,
+  resultCode: (code: number, name: string) => `${code}: ${name}`,
+  noRecords: "このファイルに明細はありません。",
+};
+
+const en: typeof ja = {
+  createdAt: "Created",
+  metadata: "Metadata",
+  metadataNone: "None",
+  metadataKey: "Key",
+  metadataValue: "Value",
+  timeline: "Timeline",
+  timelineWhen: "When",
+  timelineWhat: "What happened",
+  timelineKind: {
+    [ChargeTimelineKind.UNSPECIFIED]: "Unknown",
+    [ChargeTimelineKind.CREATED]: "Charge created",
+    [ChargeTimelineKind.MANDATE_ACCEPTED]: "Customer agreed to the account debit",
+    [ChargeTimelineKind.CUSTOMER_COMPLETED]: "Customer finished the payment page",
+    [ChargeTimelineKind.BANK_FILED]: "Sent to the bank in a Zengin file",
+    [ChargeTimelineKind.SUCCEEDED]: "Bank answered: succeeded",
+    [ChargeTimelineKind.FAILED]: "Bank answered: failed",
+    [ChargeTimelineKind.REFUND_ACCEPTED]: "Refund accepted",
+    [ChargeTimelineKind.REFUND_SETTLED]: "Refund settled",
+    [ChargeTimelineKind.REFUND_FAILED]: "Refund failed",
+    [ChargeTimelineKind.CANCELLED]: "Cancelled by a full refund",
+    [ChargeTimelineKind.WEBHOOK_DELIVERED]: "Webhook delivered",
+  },
+  fileRecords: "Records of the file",
+  openFile: (name: string) => `Open the records of ${name}`,
+  backToFiles: "Back to the Zengin files",
+  customerNumber: "Customer number",
+  reference: "Charge or refund",
+  customer: "Customer",
+  amount: "Amount",
+  result: "Result",
+  resultPending: "Waiting for the result",
+  resultCancelled: "Cancelled",
+  resultDone: { "91": "Debited", "21": "Transferred" },
+  resultCode: (code: number, name: string) => `${code}: ${name}`,
+  noRecords: "This file has no records.",
+};
+
+export function dt(): typeof ja {
+  return lang() === "ja" ? ja : en;
+}
