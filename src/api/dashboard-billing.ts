@@ -91,6 +91,7 @@ export function createBillingHandlers(ctx: FlowContext): Pick<ServiceImpl<typeof
           debitDate: day.debitDate,
           subscriptions: day.subscriptions,
           amount: BigInt(day.amount),
+          carriedAmount: BigInt(day.carriedAmount),
         })),
       };
     },

@@ -10,6 +10,7 @@ import { createSandboxHandlers } from "./dashboard-sandbox.js";
 import { createDashboardSessionInterceptor, dashboardCookies, type DashboardCookies } from "./dashboard-session.js";
 import { createSettingsHandlers } from "./dashboard-settings.js";
 import { createSignInHandlers, sessionStarter } from "./dashboard-sign-in.js";
+import { createSubscriptionImportHandlers } from "./dashboard-subscription-imports.js";
 import { createTeamHandlers } from "./dashboard-team.js";
 import { createZenginHandlers } from "./dashboard-zengin.js";
 
@@ -43,6 +44,7 @@ export function createDashboardService(ctx: FlowContext): ServiceImpl<typeof Das
     ...createSandboxHandlers(ctx),
     ...createCsvBatchHandlers(ctx),
     ...createBillingHandlers(ctx),
+    ...createSubscriptionImportHandlers(ctx),
     ...createOnboardingHandlers(ctx),
   };
 }

@@ -25,6 +25,8 @@ export type AuditAction =
   | "consignor.remove"
   | "csv_batch.upload"
   | "csv_batch.confirm"
+  | "subscription_import.upload"
+  | "subscription_import.confirm"
   | "user.add"
   | "user.invite"
   | "user.invitation_cancel"

@@ -22,9 +22,17 @@ export type CsvRowState = "invalid" | "ready" | "queued" | "submitted" | "failed
 /** Batch status as the dashboard shows it. */
 export type CsvBatchStatus = "uploaded" | "running" | "completed";
 
+/**
+ * What a batch holds: off-session charges (docs/guide/csv-batches.md), or subscriptions to create
+ * (docs/guide/recurring-billing.md#importing-subscriptions-from-a-csv-file). Both share the upload,
+ * the preview and the TOTP confirmation.
+ */
+export type CsvBatchKind = "charges" | "subscriptions";
+
 /** A batch as stored: "completed" is never stored, it is read from the rows. */
 export interface CsvBatchRecord {
   id: string;
+  kind: CsvBatchKind;
   merchantId: string;
   userId: string;
   fileName: string;
@@ -49,6 +57,8 @@ export interface CsvRowRecord {
   customerId: string | null;
   idempotencyKey: string;
   chargeId: string | null;
+  /** sub-* created by an imported row (kind subscriptions). */
+  subscriptionId: string | null;
   updatedAt: Date;
 }
 

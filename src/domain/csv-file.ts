@@ -10,6 +10,19 @@ export { csvColumns };
 /** docs/reference/contract.md#limits — at most 300 rows per batch. */
 export const maxCsvRows = limits.csvBatchRowsMax;
 
+/**
+ * The header a kind of batch expects: these column names in this order, the last ones optional
+ * (from `required` on), and at most `rowsMax` data rows.
+ */
+export interface CsvLayout {
+  columns: readonly string[];
+  required: number;
+  rowsMax: number;
+}
+
+/** The charge batch's: customer_email, customer_id, price, description, metadata[, idempotency_key]. */
+export const chargeBatchLayout: CsvLayout = Object.freeze({ columns: csvColumns, required: 5, rowsMax: maxCsvRows });
+
 /** A batch file as read: the header and the data rows, cells exactly as written. */
 export interface CsvUpload {
   encoding: "utf-8" | "shift_jis";
@@ -36,7 +49,8 @@ const reject = (reason: CsvFileRejection, message: string) => new RequestRefusal
  * as unparsable when it is not valid Shift_JIS either. Blank lines, and lines whose cells are
  * all blank (Excel writes them for formatted empty rows), are not rows.
  */
-export function readCsvUpload(bytes: Uint8Array): CsvUpload {
+export function readCsvUpload(bytes: Uint8Array, layout: CsvLayout = chargeBatchLayout): CsvUpload {
+  const { columns, required, rowsMax } = layout;
   const { text, encoding } = decode(bytes);
   let records: string[][];
   try {
@@ -46,18 +60,20 @@ export function readCsvUpload(bytes: Uint8Array): CsvUpload {
   }
   const [header, ...rows] = records.filter((cells) => cells.some((cell) => cell.trim() !== ""));
   if (!header || rows.length === 0) throw reject("CSV_EMPTY", "the file is empty or has only the header row");
-  if (header.length !== 5 && header.length !== 6) {
+  if (header.length < required || header.length > columns.length) {
+    const counts = required === columns.length ? `${required} is` : `${required} or ${columns.length} are`;
+    const optional = columns.slice(required).join(", ");
     throw reject(
       "CSV_COLUMN_COUNT",
-      `the header has ${header.length} columns; 5 or 6 are accepted: ${csvColumns.join(", ")} (idempotency_key optional)`,
+      `the header has ${header.length} columns; ${counts} accepted: ${columns.join(", ")}${optional ? ` (${optional} optional)` : ""}`,
     );
   }
   header.forEach((name, i) => {
-    if (name.trim() !== csvColumns[i])
-      throw reject("CSV_HEADER_NAME", `column ${i + 1} of the header is "${name}"; expected "${csvColumns[i]}"`);
+    if (name.trim() !== columns[i])
+      throw reject("CSV_HEADER_NAME", `column ${i + 1} of the header is "${name}"; expected "${columns[i]}"`);
   });
-  if (rows.length > maxCsvRows)
-    throw reject("CSV_TOO_MANY_ROWS", `the file has ${rows.length} rows; a batch has at most ${maxCsvRows}`);
+  if (rows.length > rowsMax)
+    throw reject("CSV_TOO_MANY_ROWS", `the file has ${rows.length} rows; a batch has at most ${rowsMax}`);
   const contentHash = createHash("sha256")
     .update(JSON.stringify([header, rows]))
     .digest("hex");

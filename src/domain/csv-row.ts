@@ -26,7 +26,7 @@ export const csvRowLimits = Object.freeze({
 export const csvIdempotencyKeyPattern = /^[A-Za-z0-9_.:-]{1,255}$/;
 
 /** The same rule as buyer.email (protovalidate's string.email: the WHATWG form e-mail syntax). */
-const emailPattern =
+export const emailPattern =
   /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 /** The Reason texts of the result CSV: validation (group 1) and customer resolution (group 2). */

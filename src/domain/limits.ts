@@ -115,6 +115,8 @@ const catalogue = {
   csvBatchConfirmationFailuresMax: 3,
   /** How long that lock lasts. */
   csvBatchConfirmationLockMs: minutesMs(15),
+  /** Rows of one subscription import: all are created in the confirming transaction. */
+  subscriptionImportRowsMax: 300,
 
   // Dashboard sign-in and sessions (docs/reference/limits.md#dashboard-sign-in-and-two-step-verification).
   /** A session ends after this without a call. */

@@ -4,10 +4,8 @@ import { ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import {
   csvBatchProgress,
   csvBatchRefusals,
-  csvConfirmationLimits,
   csvRowIdempotencyKey,
   csvRowOutcome,
-  confirmationRefusal,
   type CsvBatchProgress,
   type CsvRowOutcome,
   type CsvBatchRecord,
@@ -15,33 +13,22 @@ import {
   type CsvRowWithCharge,
 } from "../domain/csv-batch.js";
 import { readCsvUpload } from "../domain/csv-file.js";
-import { afterFailure, isLocked } from "../domain/failure-lock.js";
 import { resultCsv } from "../domain/csv-result.js";
 import { checkCsvRows, csvReason, rowsSharingCustomer, type CsvReason } from "../domain/csv-row.js";
-import { normalizeEmail } from "../domain/customer.js";
-import { newId } from "../domain/ids.js";
-import { offSessionRefusal } from "../domain/off-session-eligibility.js";
-import type { CustomerRecord } from "../domain/records.js";
 import { RequestRefusal } from "../domain/request-refusal.js";
-import { verifyTotpCode } from "../domain/totp.js";
 import { enqueueJob } from "../storage/jobs.js";
-import {
-  csvRowsWithCharges,
-  findCsvBatch,
-  findTotpChallenge,
-  insertCsvBatch,
-  insertTotpChallenge,
-  listCsvBatches,
-  lockCsvBatch,
-  markCsvBatchConfirmed,
-  updateCsvRow,
-  updateTotpChallenge,
-} from "../storage/csv-batches.js";
-import { activatedContractsOf, customersForResolution } from "../storage/dashboard-queries.js";
-import { lockDashboardUser, updateDashboardUser } from "../storage/dashboard-users.js";
+import { csvRowsWithCharges, findCsvBatch, listCsvBatches, updateCsvRow } from "../storage/csv-batches.js";
 import type { Tx } from "../storage/transactor.js";
 import type { DashboardPrincipal } from "./dashboard-auth.js";
 import type { FlowContext } from "./flow-context.js";
+import {
+  confirmBatchWithTotp,
+  newBatchChallenge,
+  newCsvRow,
+  storeUploadedBatch,
+  type TotpChallenge,
+} from "./csv-confirmation.js";
+import { resolveCsvCustomers } from "./csv-customers.js";
 
 /** A batch as the dashboard shows it: its record and where its rows stand. */
 export interface CsvBatchView extends CsvBatchProgress {
@@ -73,48 +60,21 @@ export async function uploadCsvBatch(
   await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
   const upload = readCsvUpload(file.content);
   const checks = checkCsvRows(upload.rows, upload.header.length);
-  const now = ctx.clock.now();
-  const batch: CsvBatchRecord = {
-    id: newId("bat"),
-    merchantId: principal.merchant.id,
-    userId: principal.userId,
-    fileName: file.fileName.trim() || "batch.csv",
-    contentHash: upload.contentHash,
-    header: upload.header,
-    rowCount: upload.rows.length,
-    status: "uploaded",
-    expiresAt: new Date(now.getTime() + csvConfirmationLimits.batchMs),
-    confirmedAt: null,
-    createdAt: now,
-  };
-  const challenge = { id: newId("tch"), expiresAt: new Date(now.getTime() + csvConfirmationLimits.challengeMs) };
-  await ctx.tx.write(async (trx) => {
-    await insertCsvBatch(
-      trx,
-      batch,
-      upload.rows.map((cells, i) => {
+  const { batch, challenge } = await storeUploadedBatch(
+    ctx,
+    principal,
+    {
+      kind: "charges",
+      fileName: file.fileName,
+      upload,
+      rows: upload.rows.map((cells, i) => {
         const check = checks[i];
-        return {
-          batchId: batch.id,
-          rowNumber: i + 1,
-          cells,
-          state: check.valid ? "ready" : "invalid",
-          reason: check.valid ? "" : check.reason,
-          reasonJa: check.valid ? "" : check.reasonJa,
-          customerId: null,
-          idempotencyKey: check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "",
-          chargeId: null,
-          updatedAt: batch.createdAt,
-        };
+        const key = check.valid ? csvRowIdempotencyKey(upload.contentHash, i + 1, check.row.idempotencyKey) : "";
+        return newCsvRow(cells, check, key);
       }),
-    );
-    await insertChallenge(trx, principal, batch, challenge, now);
-    await ctx.audit?.(trx, {
-      action: "csv_batch.upload",
-      target: batch.id,
-      details: { file_name: batch.fileName, rows: batch.rowCount },
-    });
-  });
+    },
+    "csv_batch.upload",
+  );
   return {
     batch: await getCsvBatch(ctx, principal, batch.id),
     invalidRowCount: checks.filter((c) => !c.valid).length,
@@ -122,50 +82,18 @@ export async function uploadCsvBatch(
   };
 }
 
-function insertChallenge(
-  trx: Tx,
-  principal: DashboardPrincipal,
-  batch: CsvBatchRecord,
-  challenge: { id: string; expiresAt: Date },
-  now: Date,
-) {
-  return insertTotpChallenge(trx, {
-    id: challenge.id,
-    userId: principal.userId,
-    batchId: batch.id,
-    contentHash: batch.contentHash,
-    failures: 0,
-    expiresAt: challenge.expiresAt,
-    usedAt: null,
-    createdAt: now,
-  });
-}
-
 /** A new challenge for a batch still waiting for confirmation (its first one expired). */
-export async function newCsvBatchChallenge(
+export function newCsvBatchChallenge(
   ctx: FlowContext,
   principal: DashboardPrincipal,
   batchId: string,
-): Promise<{ id: string; expiresAt: Date }> {
-  if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
-  const now = ctx.clock.now();
-  const challenge = { id: newId("tch"), expiresAt: new Date(now.getTime() + csvConfirmationLimits.challengeMs) };
-  await ctx.tx.write(async (trx) => {
-    const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, batchId);
-    if (!batch) throw csvBatchRefusals.batchNotFound();
-    if (batch.status !== "uploaded")
-      throw new RequestRefusal("precondition", "the batch is already confirmed", { reason: "CSV_BATCH_CONFIRMED" });
-    if (now >= batch.expiresAt) throw csvBatchRefusals.batchExpired();
-    await insertChallenge(trx, principal, batch, challenge, now);
-  });
-  return challenge;
+): Promise<TotpChallenge> {
+  return newBatchChallenge(ctx, principal, batchId, "charges");
 }
 
 /**
- * Confirmation with a TOTP code (docs/reference/contract.md#limits): one transaction checks the batch, the challenge and
- * the code, counts a wrong code (3 in a row lock confirmation for 15 minutes), and on success
- * marks the code's time-step used, resolves every row's customer and queues a csv-row job per
- * chargeable row. A refusal is thrown after its count is committed.
+ * Confirmation with a TOTP code (src/flows/csv-confirmation.ts, docs/reference/contract.md#limits);
+ * on success every row's customer is resolved and a csv-row job queued per chargeable row.
  */
 export async function confirmCsvBatch(
   ctx: FlowContext,
@@ -173,56 +101,7 @@ export async function confirmCsvBatch(
   input: { batchId: string; challengeId: string; code: string },
 ): Promise<CsvBatchView> {
   await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
-  const now = ctx.clock.now();
-  const refusal = await ctx.tx.write(async (trx): Promise<RequestRefusal | undefined> => {
-    const batch = await lockCsvBatch(ctx.tx, trx, principal.merchant.id, input.batchId);
-    const user = await lockDashboardUser(ctx.tx, trx, principal.userId);
-    if (!user) throw new RequestRefusal("unauthenticated", "the session's user no longer exists");
-    const challenge = batch ? await findTotpChallenge(trx, input.challengeId, user.id, batch.id) : undefined;
-    const lockedUntil = user.totpLockedUntil;
-    const refused = confirmationRefusal(
-      {
-        batch,
-        challenge,
-        user: { totpEnabled: user.totpEnabled, lockedUntil },
-      },
-      now,
-    );
-    if (refused === "confirmed") return undefined;
-    if (refused) return refused;
-    // Past the refusals, the batch and this user's challenge for it exist.
-    const verdict = verifyTotpCode(user.totpSecret, input.code, now, user.totpLastStep);
-    if (!verdict.accepted) {
-      const next = afterFailure({ failures: user.totpFailures, lockedUntil }, now, csvConfirmationLimits.lock);
-      await updateDashboardUser(trx, user.id, {
-        totpFailures: next.failures,
-        totpLockedUntil: next.lockedUntil,
-        updatedAt: now,
-      });
-      await updateTotpChallenge(trx, challenge!.id, { failures: challenge!.failures + 1 });
-      // A wrong step-up code is audited like a wrong sign-in code (docs/reference/security.md#dashboard-sign-in).
-      await ctx.audit?.(trx, { action: "sign_in.failed", target: user.id, details: { step: "csv_batch" } });
-      return next.lockedUntil && isLocked(next, now)
-        ? csvBatchRefusals.locked(next.lockedUntil)
-        : csvBatchRefusals.invalidCode(csvConfirmationLimits.lock.max - next.failures, verdict.replayed);
-    }
-    await updateDashboardUser(trx, user.id, {
-      totpLastStep: verdict.step,
-      totpFailures: 0,
-      totpLockedUntil: null,
-      updatedAt: now,
-    });
-    await updateTotpChallenge(trx, challenge!.id, { usedAt: now });
-    await markCsvBatchConfirmed(trx, batch!.id, now);
-    await resolveAndQueueRows(trx, batch!, now);
-    await ctx.audit?.(trx, {
-      action: "csv_batch.confirm",
-      target: batch!.id,
-      details: { file_name: batch!.fileName, rows: batch!.rowCount },
-    });
-    return undefined;
-  });
-  if (refusal) throw refusal;
+  await confirmBatchWithTotp(ctx, principal, input, "charges", "csv_batch.confirm", resolveAndQueueRows);
   ctx.wake("jobs");
   return getCsvBatch(ctx, principal, input.batchId);
 }
@@ -231,49 +110,29 @@ export async function confirmCsvBatch(
  * docs/reference/contract.md#csv-batch-reasons, group 2 (customer resolution), without writing: each
  * row's reason to fail (by its index in `rows`) or its customer. The confirmation queues by it, and
  * the preview counts by it, so a row that will fail is never counted in what will be charged.
+ * Rows that resolve to one customer together fail (one charge per customer per batch).
  */
 async function resolveCsvRows(
   db: Tx,
   merchantId: string,
   rows: ReadonlyArray<{ cells: readonly string[] }>,
 ): Promise<{ failures: Map<number, CsvReason>; customerOfRow: Map<number, string> }> {
-  const wanted = rows
-    .map(({ cells }) => cells)
-    .map(([email, customerId]) => ({ customerId: customerId.trim(), email: normalizeEmail(email) }));
-  const customers = await customersForResolution(
+  const found = await resolveCsvCustomers(
     db,
     merchantId,
-    wanted.filter((w) => w.customerId).map((w) => w.customerId),
-    wanted.filter((w) => !w.customerId).map((w) => w.email),
+    rows.map(({ cells: [email = "", customerId = ""] }) => ({ email, customerId })),
   );
-  const byId = new Map(customers.map((c) => [c.id, c]));
-  const byEmail = new Map(customers.map((c) => [normalizeEmail(c.email), c]));
-  const activatedContract = new Map((await activatedContractsOf(db, [...byId.keys()])).map((c) => [c.customerId, c]));
-
   const resolved: Array<{ index: number; customerId: string }> = [];
   const failures = new Map<number, CsvReason>();
-  wanted.forEach((w, index) => {
-    const customer: CustomerRecord | undefined = w.customerId ? byId.get(w.customerId) : byEmail.get(w.email);
-    const refusal = offSessionRefusal({
-      customer,
-      activatedContract: customer && activatedContract.get(customer.id),
-      forceKyc: false,
-    });
-    if (refusal === ErrorType.PAYMENT_CUSTOMER_NOT_FOUND)
-      failures.set(index, csvReason(w.customerId ? "customerIdNotFound" : "emailNotLinked"));
-    else if (refusal !== undefined) failures.set(index, csvReason("customerInactive"));
-    else if (customer) resolved.push({ index, customerId: customer.id });
+  found.forEach((row, index) => {
+    if ("failure" in row) failures.set(index, row.failure);
+    else resolved.push({ index, customerId: row.customer.id });
   });
   for (const index of rowsSharingCustomer(resolved)) failures.set(index, csvReason("sameAccount"));
   return { failures, customerOfRow: new Map(resolved.map((r) => [r.index, r.customerId])) };
 }
 
-/**
- * docs/reference/contract.md#csv-batch-reasons, group 2 (customer resolution): a row names its customer by customer_id, or else by the
- * e-mail the customer was created with. Not found, or not chargeable (no activated contract,
- * payment not authorized), fails the row; so do rows that resolve to one customer together (one
- * charge per customer per batch). The rest are queued.
- */
+/** Each ready row: failed with its resolution's reason, or queued for its csv-row job. */
 async function resolveAndQueueRows(trx: Tx, batch: CsvBatchRecord, now: Date): Promise<void> {
   const rows = (await csvRowsWithCharges(trx, batch.id)).filter((row) => row.state === "ready");
   const { failures, customerOfRow } = await resolveCsvRows(trx, batch.merchantId, rows);
@@ -304,7 +163,7 @@ export async function getCsvBatch(
   principal: DashboardPrincipal,
   batchId: string,
 ): Promise<CsvBatchView> {
-  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
+  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId, "charges");
   if (!batch) throw csvBatchRefusals.batchNotFound();
   return (await batchWithRows(ctx, batch)).view;
 }
@@ -314,7 +173,7 @@ export async function listRecentCsvBatches(
   principal: DashboardPrincipal,
   limit: number,
 ): Promise<CsvBatchView[]> {
-  const batches = await listCsvBatches(ctx.tx.db, principal.merchant.id, limit);
+  const batches = await listCsvBatches(ctx.tx.db, principal.merchant.id, limit, "charges");
   return Promise.all(batches.map(async (batch) => (await batchWithRows(ctx, batch)).view));
 }
 
@@ -324,7 +183,7 @@ export async function csvBatchResult(
   principal: DashboardPrincipal,
   batchId: string,
 ): Promise<{ fileName: string; content: string }> {
-  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
+  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId, "charges");
   if (!batch) throw csvBatchRefusals.batchNotFound();
   if (batch.status === "uploaded")
     throw new RequestRefusal("precondition", "the batch has not been confirmed yet", {
@@ -355,7 +214,7 @@ export async function csvBatchRows(
   batchId: string,
   failedOnly: boolean,
 ): Promise<{ rows: CsvBatchRowView[]; validCount: number; invalidCount: number; validAmount: number }> {
-  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId);
+  const batch = await findCsvBatch(ctx.tx.db, principal.merchant.id, batchId, "charges");
   if (!batch) throw csvBatchRefusals.batchNotFound();
   const { rows, stored } = await batchWithRows(ctx, batch);
   // Before confirmation, a valid row whose customer will not resolve is shown failed with its reason

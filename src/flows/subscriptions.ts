@@ -17,16 +17,18 @@ import {
 } from "../domain/subscription.js";
 import { subscriptionEventContent } from "../domain/webhook-content.js";
 import { findActivatedContracts } from "../storage/contracts.js";
-import { recordEvent } from "../storage/events.js";
+import { recordEvent, recordEvents } from "../storage/events.js";
 import {
   findSubscription,
-  insertSubscription,
+  insertSubscriptions,
   listSubscriptions,
   lockSubscription,
   periodsOf,
   saveSubscription,
 } from "../storage/subscriptions.js";
 import { findCustomer } from "../storage/status-queries.js";
+import type { JstDate } from "../domain/jst.js";
+import type { PlanRecord } from "../domain/plan.js";
 import type { Tx } from "../storage/transactor.js";
 import { billingRulesOf } from "./bank-rules.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
@@ -73,32 +75,15 @@ export async function createSubscription(
           : `customer ${input.customerId} not found`,
         { reason: subscriptionReasons.contractNotActive },
       );
-    const created: SubscriptionRecord = {
-      id: newId("sub"),
-      merchantId: merchant.id,
-      customerId: customer.id,
-      contractId: contract.id,
-      planId: plan.id,
-      amount: input.amount > 0 ? input.amount : null,
-      startPeriod: input.startPeriod,
-      endPeriod: input.endPeriod || null,
-      status: "active",
-      cancelAtPeriodEnd: false,
-      endReason: null,
-      nextPeriod: first.period,
-      nextDebitDate: first.debitDate,
-      lastPeriod: null,
-      description: input.description || plan.name,
-      metadata: input.metadata,
-      createdAt: now,
-      updatedAt: now,
-      endedAt: null,
-      pastDueReason: null,
-      pastDuePeriod: null,
-      carry: [],
-    };
-    await insertSubscription(trx, created);
-    await recordSubscriptionEvent(trx, EventType.SUBSCRIPTION_CREATED, created, merchant.name, now);
+    const created = newSubscription(
+      merchant.id,
+      { customerId: customer.id, contractId: contract.id },
+      plan,
+      input,
+      first,
+      now,
+    );
+    await saveNewSubscriptions(trx, [created], merchant.name, now);
     await ctx.audit?.(trx, {
       action: "subscription.create",
       target: created.id,
@@ -109,6 +94,60 @@ export async function createSubscription(
   });
   ctx.wake("events");
   return subscription;
+}
+
+/** A new ACTIVE subscription of the customer's contract, its first charged period scheduled. */
+export function newSubscription(
+  merchantId: string,
+  holder: { customerId: string; contractId: string },
+  plan: PlanRecord,
+  input: SubscriptionInput,
+  first: { period: string; debitDate: JstDate },
+  now: Date,
+): SubscriptionRecord {
+  return {
+    id: newId("sub"),
+    merchantId,
+    customerId: holder.customerId,
+    contractId: holder.contractId,
+    planId: plan.id,
+    amount: input.amount > 0 ? input.amount : null,
+    startPeriod: input.startPeriod,
+    endPeriod: input.endPeriod || null,
+    status: "active",
+    cancelAtPeriodEnd: false,
+    endReason: null,
+    nextPeriod: first.period,
+    nextDebitDate: first.debitDate,
+    lastPeriod: null,
+    description: input.description || plan.name,
+    metadata: input.metadata,
+    createdAt: now,
+    updatedAt: now,
+    endedAt: null,
+    pastDueReason: null,
+    pastDuePeriod: null,
+    carry: [],
+  };
+}
+
+/** Stores new subscriptions with their EVENT_TYPE_SUBSCRIPTION_CREATED, in the caller's transaction. */
+export async function saveNewSubscriptions(
+  trx: Tx,
+  subscriptions: readonly SubscriptionRecord[],
+  merchantName: string,
+  now: Date,
+): Promise<void> {
+  await insertSubscriptions(trx, subscriptions);
+  await recordEvents(
+    trx,
+    subscriptions.map((subscription) => ({
+      merchantId: subscription.merchantId,
+      type: EventType.SUBSCRIPTION_CREATED,
+      content: subscriptionEventContent(subscription, merchantName, now),
+      now,
+    })),
+  );
 }
 
 /** GetSubscription: the subscription, its latest periods and its unpaid period's attempts. */

@@ -1,5 +1,6 @@
 import type { Kysely, Updateable } from "kysely";
 import type {
+  CsvBatchKind,
   CsvBatchRecord,
   CsvRowRecord,
   CsvRowState,
@@ -12,6 +13,7 @@ import type { Transactor, Tx } from "./transactor.js";
 function csvBatchFromRow(row: CsvBatchTable): CsvBatchRecord {
   return {
     id: row.id,
+    kind: row.kind as CsvBatchKind,
     merchantId: row.merchant_id,
     userId: row.user_id,
     fileName: row.file_name,
@@ -28,6 +30,7 @@ function csvBatchFromRow(row: CsvBatchTable): CsvBatchRecord {
 function csvBatchToRow(batch: CsvBatchRecord): CsvBatchTable {
   return {
     id: batch.id,
+    kind: batch.kind,
     merchant_id: batch.merchantId,
     user_id: batch.userId,
     file_name: batch.fileName,
@@ -52,6 +55,7 @@ function csvRowFromRow(row: CsvRowTable): CsvRowRecord {
     customerId: row.customer_id,
     idempotencyKey: row.idempotency_key,
     chargeId: row.charge_id,
+    subscriptionId: row.subscription_id,
     updatedAt: new Date(row.updated_at),
   };
 }
@@ -67,6 +71,7 @@ function csvRowToRow(row: CsvRowRecord): CsvRowTable {
     customer_id: row.customerId,
     idempotency_key: row.idempotencyKey,
     charge_id: row.chargeId,
+    subscription_id: row.subscriptionId,
     updated_at: row.updatedAt.toISOString(),
   };
 }
@@ -77,16 +82,19 @@ export async function insertCsvBatch(trx: Tx, batch: CsvBatchRecord, rows: CsvRo
   await trx.insertInto("csv_rows").values(rows.map(csvRowToRow)).execute();
 }
 
+/** The merchant's batch of that kind (a charge batch's id does not open an import, nor the reverse). */
 export async function findCsvBatch(
   db: Kysely<Database>,
   merchantId: string,
   id: string,
+  kind: CsvBatchKind,
 ): Promise<CsvBatchRecord | undefined> {
   const row = await db
     .selectFrom("csv_batches")
     .selectAll()
     .where("id", "=", id)
     .where("merchant_id", "=", merchantId)
+    .where("kind", "=", kind)
     .executeTakeFirst();
   return row && csvBatchFromRow(row);
 }
@@ -96,9 +104,17 @@ export async function lockCsvBatch(
   trx: Tx,
   merchantId: string,
   id: string,
+  kind: CsvBatchKind,
 ): Promise<CsvBatchRecord | undefined> {
   const row = await tx
-    .lockRows(trx.selectFrom("csv_batches").selectAll().where("id", "=", id).where("merchant_id", "=", merchantId))
+    .lockRows(
+      trx
+        .selectFrom("csv_batches")
+        .selectAll()
+        .where("id", "=", id)
+        .where("merchant_id", "=", merchantId)
+        .where("kind", "=", kind),
+    )
     .executeTakeFirst();
   return row && csvBatchFromRow(row);
 }
@@ -107,11 +123,13 @@ export async function listCsvBatches(
   db: Kysely<Database>,
   merchantId: string,
   limit: number,
+  kind: CsvBatchKind,
 ): Promise<CsvBatchRecord[]> {
   const rows = await db
     .selectFrom("csv_batches")
     .selectAll()
     .where("merchant_id", "=", merchantId)
+    .where("kind", "=", kind)
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .limit(limit)
@@ -168,7 +186,10 @@ export async function updateCsvRow(
   batchId: string,
   rowNumber: number,
   change: Partial<
-    Pick<CsvRowRecord, "state" | "reason" | "reasonJa" | "customerId" | "chargeId" | "idempotencyKey" | "updatedAt">
+    Pick<
+      CsvRowRecord,
+      "state" | "reason" | "reasonJa" | "customerId" | "chargeId" | "subscriptionId" | "idempotencyKey" | "updatedAt"
+    >
   >,
 ): Promise<void> {
   const set: Updateable<CsvRowTable> = {};
@@ -177,6 +198,7 @@ export async function updateCsvRow(
   if (change.reasonJa !== undefined) set.reason_ja = change.reasonJa;
   if (change.customerId !== undefined) set.customer_id = change.customerId;
   if (change.chargeId !== undefined) set.charge_id = change.chargeId;
+  if (change.subscriptionId !== undefined) set.subscription_id = change.subscriptionId;
   if (change.idempotencyKey !== undefined) set.idempotency_key = change.idempotencyKey;
   if (change.updatedAt !== undefined) set.updated_at = change.updatedAt.toISOString();
   await trx

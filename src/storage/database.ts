@@ -46,6 +46,7 @@ import * as subscriptionDunning from "./migrations/0030-subscription-dunning.js"
 import * as subscriptionDebitDates from "./migrations/0031-subscription-debit-dates.js";
 import * as merchantOnboarding from "./migrations/0032-merchant-onboarding.js";
 import * as subscriptionCarryOver from "./migrations/0033-subscription-carry-over.js";
+import * as subscriptionImports from "./migrations/0034-subscription-imports.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -91,6 +92,7 @@ const migrations: Record<string, Migration> = {
   "0031-subscription-debit-dates": subscriptionDebitDates,
   "0032-merchant-onboarding": merchantOnboarding,
   "0033-subscription-carry-over": subscriptionCarryOver,
+  "0034-subscription-imports": subscriptionImports,
 };
 
 /**

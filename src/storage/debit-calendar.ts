@@ -1,5 +1,5 @@
 import type { JstDate } from "../domain/jst.js";
-import type { SubscriptionStatus } from "../domain/subscription.js";
+import type { CarriedDebt, SubscriptionStatus } from "../domain/subscription.js";
 import type { Tx } from "./transactor.js";
 
 /** Alike subscriptions of a debit date (same plan, own price, periods), counted: what the calendar sums. */
@@ -11,13 +11,17 @@ export interface DebitCalendarGroup {
   endPeriod: string | null;
   nextPeriod: string | null;
   nextDebitDate: JstDate | null;
+  /** 合算: what each subscription of the group carries into the debit (most groups carry nothing). */
+  carry: CarriedDebt[];
   count: number;
 }
 
 /**
  * The merchant's charged subscriptions (active or past due: a past-due one's next period is still
  * debited) with a next debit from `from` to `to`, grouped in the
- * database so that 100,000 subscriptions on one date come back as a few rows.
+ * database so that 100,000 subscriptions on one date come back as a few rows. The amounts they
+ * carry (合算) are part of the group: a subscription carrying one is in a group of its own, or of
+ * those carrying the same.
  */
 export async function debitCalendarGroups(
   db: Tx,
@@ -35,13 +39,23 @@ export async function debitCalendarGroups(
       "end_period",
       "next_period",
       "next_debit_date",
+      "carry_json",
       eb.fn.countAll<number | string>().as("count"),
     ])
     .where("merchant_id", "=", merchantId)
     .where("status", "in", ["active", "past_due"])
     .where("next_debit_date", ">=", from)
     .where("next_debit_date", "<=", to)
-    .groupBy(["next_debit_date", "plan_id", "status", "amount", "start_period", "end_period", "next_period"])
+    .groupBy([
+      "next_debit_date",
+      "plan_id",
+      "status",
+      "amount",
+      "start_period",
+      "end_period",
+      "next_period",
+      "carry_json",
+    ])
     .execute();
   return rows.map((row) => ({
     planId: row.plan_id,
@@ -51,6 +65,7 @@ export async function debitCalendarGroups(
     endPeriod: row.end_period,
     nextPeriod: row.next_period,
     nextDebitDate: row.next_debit_date,
+    carry: JSON.parse(row.carry_json),
     count: Number(row.count),
   }));
 }

@@ -555,6 +555,8 @@ export interface CsvBatchTable {
   expires_at: string;
   confirmed_at: string | null;
   created_at: string;
+  /** charges | subscriptions (domain/csv-batch.ts) */
+  kind: string;
 }
 
 export interface CsvRowTable {
@@ -571,6 +573,8 @@ export interface CsvRowTable {
   idempotency_key: string;
   charge_id: string | null;
   updated_at: string;
+  /** sub-* created by an imported row (a batch of kind subscriptions). */
+  subscription_id: string | null;
 }
 
 export interface TotpChallengeTable {

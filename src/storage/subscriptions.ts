@@ -14,8 +14,13 @@ import type { SubscriptionPeriodTable, SubscriptionTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { limits } from "../domain/limits.js";
 
-export async function insertSubscription(trx: Tx, subscription: SubscriptionRecord): Promise<void> {
-  await trx.insertInto("subscriptions").values(subscriptionToRow(subscription)).execute();
+/** Many at once (a subscription import), in chunks that keep under SQLite's bound parameters. */
+export async function insertSubscriptions(trx: Tx, subscriptions: readonly SubscriptionRecord[]): Promise<void> {
+  for (let start = 0; start < subscriptions.length; start += 200)
+    await trx
+      .insertInto("subscriptions")
+      .values(subscriptions.slice(start, start + 200).map(subscriptionToRow))
+      .execute();
 }
 
 /** Saves what a transition changed (status, schedule, end). */
@@ -337,4 +342,24 @@ function periodToRow(period: SubscriptionPeriodRecord, planId: string): Subscrip
     created_at: period.createdAt.toISOString(),
     carried_json: JSON.stringify(period.carried),
   };
+}
+
+/**
+ * The (customer, plan) pairs of these customers' subscriptions not yet final: a subscription import
+ * does not subscribe a customer to a plan twice.
+ */
+export async function livePlansOfCustomers(
+  db: Tx,
+  merchantId: string,
+  customerIds: readonly string[],
+): Promise<Array<{ customerId: string; planId: string }>> {
+  if (customerIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("subscriptions")
+    .select(["customer_id", "plan_id"])
+    .where("merchant_id", "=", merchantId)
+    .where("customer_id", "in", customerIds)
+    .where("status", "in", ["active", "paused", "past_due"])
+    .execute();
+  return rows.map((row) => ({ customerId: row.customer_id, planId: row.plan_id }));
 }

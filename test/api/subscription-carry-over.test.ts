@@ -119,6 +119,11 @@ describe("合算: the unpaid amount added to the next period's debit", () => {
     const viewer = await signedInUser(server, { role: "viewer" });
     const view = await viewer.client.getBillingSubscription({ query: { subscriptionId: paid.subscriptionId } });
     expect(view.subscription?.nextDebitAmount).toBe(16000);
+    // The calendar's total of the date holds the carried amounts too (合算), and says how much.
+    const { days } = await viewer.client.getDebitCalendar({ days: 31 });
+    expect(days.map((d) => [d.debitDate, d.subscriptions, Number(d.amount), Number(d.carriedAmount)])).toEqual([
+      ["2026-03-05", 3, 3 * 16000, 3 * 8000],
+    ]);
     const [pastDue] = await eventsOf("EVENT_TYPE_SUBSCRIPTION_PAST_DUE", paid.subscriptionId, 1);
     expect(pastDue).toMatchObject({
       period: "2026-02",

@@ -85,13 +85,52 @@ describe.each(screenSizes)("the recurring-billing page (%s)", (screen, viewport)
   it("creates a plan from the form, and lists it", async () => {
     await page.getByText("プランを作成").click();
     await page.getByLabel("プラン名").fill(`年会費 ${screen}`);
-    await page.getByLabel("月額（円）").fill("1200");
+    await page.getByLabel("1回の料金（円）").fill("1200");
     await page.getByLabel("振替日（1〜28、末日は0）").fill("0");
     await page.getByRole("button", { name: "作成する" }).click();
     await page.getByRole("status").getByText(`プラン「年会費 ${screen}」を作成しました。`).waitFor();
     const plans = page.getByRole("region", { name: "プラン" });
     await expect.poll(() => plans.textContent()).toContain(`年会費 ${screen}`);
     expect(await plans.textContent()).toContain("末日");
+  });
+
+  it("creates a plan with a discount and 合算 from the form, checked with the proto's rules first", async () => {
+    const name = `割引プラン ${screen}`;
+    await page.getByText("プランを作成").click();
+    const form = page.getByRole("form", { name: "プランを作成" });
+    const label = (text: string) => form.getByLabel(text, { exact: true });
+    await label("プラン名").fill(name);
+    await label("1回の料金（円）").fill("4000");
+    // A yearly plan bills every 1 to 3 years: 4 is refused in the form, nothing is sent.
+    await label("周期の単位").selectOption("year");
+    await label("間隔（月は1〜12、年は1〜3）").fill("4");
+    await label("割引の種類").selectOption("percent");
+    await label("割引額（円）または割引率（%）").fill("101");
+    await label("割引する回数（初回から、1〜120）").fill("3");
+    await label("資金不足のときの扱い").selectOption("carry_over");
+    await label("1つの期の振替回数の上限（初回を含む、1〜4）").fill("3");
+    await form.getByRole("button", { name: "作成する" }).click();
+    const message = (text: string) => label(text).evaluate((input: HTMLInputElement) => input.validationMessage);
+    expect(await message("間隔（月は1〜12、年は1〜3）")).toBe("年ごとの間隔は1〜3年です。");
+    expect(await message("割引額（円）または割引率（%）")).toBe("割引率は1〜100%の整数にしてください。");
+    await checkScreen(page, `dashboard-billing-plan-form-${screen}`);
+    expect((await server.client(SubscriptionService).listPlans({})).plans.map((p) => p.name)).not.toContain(name);
+    // The re-debit days are asked for with re-debits only.
+    expect(await label("再振替までの日数（1〜20）").isVisible()).toBe(false);
+
+    await label("周期の単位").selectOption("month");
+    await label("間隔（月は1〜12、年は1〜3）").fill("1");
+    await label("割引額（円）または割引率（%）").fill("50");
+    await form.getByRole("button", { name: "作成する" }).click();
+    await page.getByRole("status").getByText(`プラン「${name}」を作成しました。`).waitFor();
+    const plans = page.getByRole("region", { name: "プラン" });
+    await expect.poll(() => plans.textContent()).toContain(name);
+    expect(await plans.textContent()).toContain("50%引き（初回から3回）");
+    expect(await plans.textContent()).toContain("次回に合算（最大3回）");
+    const created = (await server.client(SubscriptionService).listPlans({})).plans.find((p) => p.name === name);
+    expect(created?.discount).toMatchObject({ off: { case: "percent", value: 50 }, periods: 3 });
+    expect(created?.dunning).toMatchObject({ action: 3, maxAttempts: 3, cancelOnGiveUp: false });
+    expect(created?.intervalUnit).toBe(IntervalUnit.MONTH);
   });
 });
 

@@ -8,18 +8,11 @@ import type { AppContext } from "../app-context.js";
 import { busy, confirmAction, errorBox, field, h, saveFile, table, when, yen, yenCell } from "../dom.js";
 import { lang, t } from "../i18n.js";
 import { rpc } from "../rpc.js";
+import { rememberChallenge, rememberedChallenge, totpCodeInput } from "../totp-challenge.js";
 import { DashboardRole, may } from "../roles.js";
 import { limits } from "../../../domain/limits.js";
 
 /** docs/reference/contract.md#limits — the page polls for completion for up to 7 minutes. */
-
-/** The challenge of a batch uploaded in this tab (GetCsvBatch does not return it). */
-function rememberChallenge(batchId: string, challengeId: string): void {
-  sessionStorage.setItem(`furikomi.challenge.${batchId}`, challengeId);
-}
-function rememberedChallenge(batchId: string): string | null {
-  return sessionStorage.getItem(`furikomi.challenge.${batchId}`);
-}
 
 /** Upload a batch, and the recent ones. */
 export async function batchesView(app: AppContext): Promise<HTMLElement> {
@@ -135,13 +128,7 @@ export async function batchView(app: AppContext, batchId: string): Promise<HTMLE
   }
 
   function confirmForm(rows: ListCsvBatchRowsResponse): HTMLElement {
-    const code = h("input", {
-      inputmode: "numeric",
-      pattern: "[0-9]{6}",
-      maxlength: 6,
-      autocomplete: "one-time-code",
-      required: true,
-    });
+    const code = totpCodeInput();
     const submit = h("button", { type: "submit" }, t().confirm);
     const again = h("button", { type: "button", class: "secondary" }, t().newChallenge);
     const problem = errorBox();

@@ -1,12 +1,14 @@
-import { IntervalUnit, type Plan, SubscriptionStatus } from "../../../../gen/payments/v1/subscription_service_pb.js";
+import { type Plan, SubscriptionStatus } from "../../../../gen/payments/v1/subscription_service_pb.js";
 import type { BillingSubscription } from "../../../../gen/payments/v1/dashboard_service_pb.js";
 import type { AppContext } from "../app-context.js";
-import { busy, confirmAction, errorBox, field, h, idWithCopy, pagedTable, table, yenCell } from "../dom.js";
+import { busy, confirmAction, errorBox, h, idWithCopy, pagedTable, table, yenCell } from "../dom.js";
 import { formatJstDate } from "../../../domain/display-format.js";
-import { bt, intervalText } from "../i18n-billing.js";
+import { bt, discountText, dunningText, intervalText } from "../i18n-billing.js";
 import { rpc } from "../rpc.js";
 import { DashboardRole, may } from "../roles.js";
 import { moreButton } from "./paging.js";
+import { newPlanForm } from "./plan-form.js";
+import { subscriptionImportSection } from "./subscription-import.js";
 
 /**
  * Recurring billing (docs/guide/dashboard.md#recurring-billing): the coming debit dates with their
@@ -16,7 +18,7 @@ import { moreButton } from "./paging.js";
 export async function billingView(app: AppContext): Promise<HTMLElement> {
   const problem = errorBox();
   const operator = may(app.user, DashboardRole.OPERATOR);
-  const [calendar, redebits, plans, subscriptions] = await Promise.all([
+  const [calendar, redebits, plans, subscriptions, imports] = await Promise.all([
     calendarTable(),
     subscriptionList(app, problem, bt().redebits, bt().redebitsEmpty, (pageToken) =>
       rpc.listRedebitQueue({ pageSize: 50, pageToken }),
@@ -25,6 +27,7 @@ export async function billingView(app: AppContext): Promise<HTMLElement> {
     subscriptionList(app, problem, bt().subscriptions, bt().subscriptionsEmpty, async (pageToken) =>
       rpc.listBillingSubscriptions({ query: { pageSize: 50, pageToken } }),
     ),
+    subscriptionImportSection(app, operator),
   ]);
   return h(
     "section",
@@ -40,6 +43,8 @@ export async function billingView(app: AppContext): Promise<HTMLElement> {
     operator ? newPlanForm(app) : null,
     h("h2", {}, bt().subscriptions),
     subscriptions,
+    h("h2", {}, bt().importTitle),
+    imports,
   );
 }
 
@@ -47,14 +52,23 @@ async function calendarTable(): Promise<HTMLElement> {
   const { days } = await rpc.getDebitCalendar({ days: 0 });
   return table(
     bt().calendar,
-    [bt().debitDate, bt().subscriptionCount, bt().expected],
-    days.map((day) => [formatJstDate(day.debitDate), String(day.subscriptions), yenCell(day.amount)]),
+    [bt().debitDate, bt().subscriptionCount, bt().expected, bt().carried],
+    days.map((day) => [
+      formatJstDate(day.debitDate),
+      String(day.subscriptions),
+      yenCell(day.amount),
+      day.carriedAmount > 0n ? yenCell(day.carriedAmount) : "—",
+    ]),
     bt().calendarEmpty,
   );
 }
 
 async function planList(): Promise<HTMLElement> {
-  const list = pagedTable(bt().plans, ["ID", bt().name, bt().price, bt().interval, bt().debitDay], bt().plansEmpty);
+  const list = pagedTable(
+    bt().plans,
+    ["ID", bt().name, bt().price, bt().interval, bt().debitDay, bt().discount, bt().dunning],
+    bt().plansEmpty,
+  );
   const more = await moreButton(async (pageToken) => {
     const { result } = await rpc.listBillingPlans({ query: { pageSize: 50, pageToken } });
     list.add((result?.plans ?? []).map(planRow));
@@ -70,6 +84,8 @@ function planRow(plan: Plan) {
     yenCell(plan.amount),
     intervalText(plan.intervalUnit, plan.intervalCount),
     plan.debitOnLastDay ? bt().lastDay : String(plan.debitDay),
+    discountText(plan),
+    dunningText(plan),
   ];
 }
 
@@ -156,41 +172,4 @@ function subscriptionActions(app: AppContext, problem: HTMLElement, billing: Bil
         })
       : null,
   );
-}
-
-/** A monthly plan: name, price and debit day (0 for 末日); the API takes every other setting. */
-function newPlanForm(app: AppContext): HTMLElement {
-  const problem = errorBox();
-  const name = h("input", { name: "name", required: true, maxlength: 100, autocomplete: "off" });
-  const amount = h("input", { name: "amount", type: "number", required: true, min: 1, max: 10_000_000, step: 1 });
-  const day = h("input", { name: "debitDay", type: "number", required: true, min: 0, max: 28, step: 1, value: "27" });
-  const submit = h("button", { type: "submit" }, bt().create);
-  const form = h(
-    "form",
-    { class: "inline", "aria-label": bt().newPlan },
-    field(bt().planName, name),
-    field(bt().amount, amount),
-    field(bt().dayOfMonth, day),
-    h("div", { class: "actions" }, submit),
-    problem,
-  );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    void busy(submit, problem, async () => {
-      const debitDay = Number(day.value);
-      await rpc.createBillingPlan({
-        plan: {
-          name: name.value,
-          amount: Number(amount.value),
-          intervalUnit: IntervalUnit.MONTH,
-          intervalCount: 1,
-          debitDay,
-          debitOnLastDay: debitDay === 0,
-        },
-      });
-      app.announce(bt().created(name.value));
-      await app.refreshUser();
-    });
-  });
-  return h("details", {}, h("summary", {}, bt().newPlan), form);
 }
