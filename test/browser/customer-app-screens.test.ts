@@ -5,7 +5,7 @@ import type { BusinessDetails } from "../../src/domain/onboarding-checklist.js";
 import { saveChecklist } from "../../src/storage/onboarding-checklists.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { appSignInCode, customerWithTwoMerchants, type CustomerWorld } from "../helpers/customer-app.js";
-import { brokenWords, checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
+import { brokenWords, checkScreen, newScreenPage, screenSizes, halfWidthBrackets } from "../helpers/screens.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // Issue #31 in the customer app, at 390×844 and 1280×800 in Japanese and Japan time. Finding 7: the
@@ -52,21 +52,6 @@ async function signIn(page: Page) {
   await code.fill(await appSignInCode(server, world.email));
   await page.getByRole("button", { name: "ログイン" }).click();
   await page.getByRole("heading", { name: "ご利用履歴" }).waitFor();
-}
-
-/** Visible text with a half-width bracket against Japanese. */
-async function halfWidthBrackets(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const japanese =
-      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]\s?\(|\)\s?[\p{Script=Han}\p{Script=Hiragana}]/u;
-    const found: string[] = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const text = node.textContent ?? "";
-      if (node.parentElement?.checkVisibility() && japanese.test(text)) found.push(text);
-    }
-    return found;
-  });
 }
 
 describe.each(screenSizes)("the customer app's cards and receipts (%s)", (screen, viewport) => {

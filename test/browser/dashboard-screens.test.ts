@@ -14,7 +14,7 @@ import { launchBrowser } from "../helpers/browser.js";
 import { seedCharge } from "../helpers/charges.js";
 import { enrolTotp, signInOnPage, signedInUser } from "../helpers/dashboard.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
-import { brokenWords, checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
+import { brokenWords, checkScreen, halfWidthBrackets, newScreenPage, screenSizes } from "../helpers/screens.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // Issue #31 in the dashboard, at 390×844 and 1280×800 in Japanese and Japan time: what staff read
@@ -189,10 +189,13 @@ describe.each(screenSizes)("the dashboard for the person reading it (%s)", (scre
     await page.goto(`${server.url}/dashboard/#/charges`);
     await page.getByRole("link", { name: ids.coffee }).waitFor();
     expect(await brokenWords(page, words)).toEqual([]);
+    // One bracket style in Japanese text, as on the payment page and in the customer app (finding 13).
+    expect(await halfWidthBrackets(page)).toEqual([]);
     await checkScreen(page, `dashboard-charges-${screen}`);
     await page.getByRole("navigation").getByRole("link", { name: "Webhookイベント" }).click();
     await page.locator("td", { hasText: "配信済み" }).first().waitFor();
     expect(await brokenWords(page, words)).toEqual([]);
+    expect(await halfWidthBrackets(page)).toEqual([]);
     await checkScreen(page, `dashboard-events-${screen}`);
     if (screen === "phone") {
       const header = await page.locator("header").first().boundingBox();

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { launchBrowser, startShopSite, type ShopSite } from "../helpers/browser.js";
 import { freshEmail, latestCode } from "../helpers/on-session.js";
-import { brokenWords, checkScreen, newScreenPage, screenSizes } from "../helpers/screens.js";
+import { brokenWords, checkScreen, newScreenPage, screenSizes, halfWidthBrackets } from "../helpers/screens.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // Issue #31 on the pay page, at 390×844 and 1280×800 in Japanese and Japan time. Finding 6: the
@@ -49,21 +49,6 @@ async function toBankStep(page: Page, name: string, price?: number) {
 
 const bankHeading = (page: Page) => page.getByRole("heading", { name: "お支払いに使う口座の登録" });
 const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
-
-/** Visible text with a half-width bracket against Japanese (全角（）is the one style, issue #31 finding 13). */
-async function halfWidthBrackets(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const japanese =
-      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]\s?\(|\)\s?[\p{Script=Han}\p{Script=Hiragana}]/u;
-    const found: string[] = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const text = node.textContent ?? "";
-      if (node.parentElement?.checkVisibility() && japanese.test(text)) found.push(text);
-    }
-    return found;
-  });
-}
 
 describe.each(screenSizes)("Back from the consent (%s)", (screen, viewport) => {
   let context: BrowserContext;

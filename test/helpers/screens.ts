@@ -65,3 +65,18 @@ export async function brokenWords(page: Page, words: readonly string[]): Promise
     return broken;
   }, words);
 }
+
+/** Visible text with a half-width bracket against Japanese (全角（）is the one style, issue #31 finding 13). */
+export async function halfWidthBrackets(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const japanese =
+      /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]\s?\(|\)\s?[\p{Script=Han}\p{Script=Hiragana}]/u;
+    const found: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? "";
+      if (node.parentElement?.checkVisibility() && japanese.test(text)) found.push(text);
+    }
+    return found;
+  });
+}
