@@ -29,9 +29,26 @@ export type IdPrefix =
 
 const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
 
-/** An unguessable identifier: prefix + 26 base32 characters (130 random bits). */
+/**
+ * An unguessable identifier: prefix + 26 base32 characters laid out as a ULID, 10 for the
+ * milliseconds of the machine's clock, then 16 random (80 bits). The time part keeps each table's
+ * and index's new keys together at the right edge of its B-tree: fully random keys landed every
+ * insert on another page, and a debit date of 20,000 subscriptions spent twice as long in its
+ * commits (docs/architecture.md#identifiers). It reads the machine's clock, not the domain's: the
+ * time part orders storage and means nothing to the domain (a test clock moved ahead changes no id).
+ */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}-${randomToken(26)}`;
+  return `${prefix}-${timePart(Date.now())}${randomToken(16)}`;
+}
+
+/** Milliseconds as 10 base32 characters, most significant first, so ids sort by their time. */
+export function timePart(ms: number): string {
+  let out = "";
+  for (let i = 0; i < 10; i++) {
+    out = alphabet[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
 }
 
 /** Random base32 text, for ids and payment-link tokens. */
