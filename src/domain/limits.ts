@@ -117,6 +117,8 @@ const catalogue = {
   csvBatchConfirmationLockMs: minutesMs(15),
   /** Rows of one subscription import: all are created in the confirming transaction. */
   subscriptionImportRowsMax: 300,
+  /** Events read into a charge page's timeline (a charge has a handful; refunds add a few each). */
+  chargeTimelineEventsMax: 100,
 
   // Dashboard sign-in and sessions (docs/reference/limits.md#dashboard-sign-in-and-two-step-verification).
   /** A session ends after this without a call. */

@@ -1,5 +1,6 @@
 import type { EventType } from "../../gen/payments/v1/enums_pb.js";
 import type { ChargeTimelineFacts } from "../domain/charge-timeline.js";
+import { limits } from "../domain/limits.js";
 import type { ChargeRecord } from "../domain/records.js";
 import type { Tx } from "./transactor.js";
 
@@ -39,7 +40,7 @@ export async function chargeTimelineFacts(db: Tx, charge: ChargeRecord): Promise
       .where("charge_id", "=", charge.id)
       .where("merchant_id", "=", charge.merchantId)
       .orderBy("seq")
-      .limit(100)
+      .limit(limits.chargeTimelineEventsMax)
       .execute(),
   ]);
   const date = (value: string | null | undefined) => (value ? new Date(value) : undefined);
