@@ -1,3 +1,4 @@
+import { insertRows } from "./bulk-insert.js";
 import { assertChargeInvariants } from "../domain/invariants.js";
 import type { ChargeRecord } from "../domain/records.js";
 import { chargeFromRow, chargeToRow } from "./records.js";
@@ -12,15 +13,8 @@ export async function insertCharge(trx: Tx, charge: ChargeRecord): Promise<void>
 /** `insertCharge` for many charges at once (a subscription cycle's page), in chunks. */
 export async function insertCharges(trx: Tx, charges: readonly ChargeRecord[]): Promise<void> {
   for (const charge of charges) assertChargeInvariants(charge);
-  for (let start = 0; start < charges.length; start += insertChunkRows)
-    await trx
-      .insertInto("charges")
-      .values(charges.slice(start, start + insertChunkRows).map(chargeToRow))
-      .execute();
+  await insertRows(trx, "charges", charges.map(chargeToRow));
 }
-
-/** Rows per INSERT: well under both databases' limits on bound parameters. */
-const insertChunkRows = 200;
 
 /** Writes a status change made by the charge state machine (status, error, timestamps). */
 export async function saveChargeStatus(trx: Tx, charge: ChargeRecord): Promise<void> {

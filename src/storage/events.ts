@@ -1,4 +1,5 @@
-import { CompiledQuery, type Kysely, PostgresAdapter, sql } from "kysely";
+import { insertRows } from "./bulk-insert.js";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { DeliveryStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
 import type { DeliveryAttemptRecord, DueEventRecord, EventRecord } from "../domain/records.js";
@@ -299,41 +300,15 @@ function eventRow(id: string, event: NewEvent) {
 export async function recordEvents(trx: Tx, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const rows: (ReturnType<typeof eventRow> & { seq?: number })[] = events.map((event) => eventRow(newId("mwh"), event));
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    for (let start = 0; start < rows.length; start += 200)
-      await trx
-        .insertInto("events")
-        .values(rows.slice(start, start + 200))
-        .execute();
-    return;
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) {
+    // SQLite numbers an event in a trigger that updates the row just inserted (migration 0003):
+    // for many events, give each the rowid it will get (the last one + 1: writers are serialised
+    // on SQLite), as the trigger would, and save that second write per row.
+    const last = await sql<{ n: number }>`select coalesce(max(rowid), 0) as n from events`.execute(trx);
+    let seq = Number(last.rows[0].n);
+    for (const row of rows) row.seq = ++seq;
   }
-  // SQLite numbers an event in a trigger that updates the row just inserted (migration 0003):
-  // for many events, give each the rowid it will get (the last one + 1: writers are serialised
-  // on SQLite), as the trigger would, and save that second write per row.
-  const last = await sql<{ n: number }>`select coalesce(max(rowid), 0) as n from events`.execute(trx);
-  let seq = Number(last.rows[0].n);
-  for (const row of rows) row.seq = ++seq;
-  // One statement text per chunk size, its values bound in column order: building and compiling
-  // the query for each chunk cost a fifth of the insert (a result file brings 100,000 events).
-  const columns = Object.keys(rows[0]) as (keyof (typeof rows)[number])[];
-  for (let start = 0; start < rows.length; start += 200) {
-    const chunk = rows.slice(start, start + 200);
-    const values = chunk.flatMap((row) => columns.map((column) => row[column]));
-    await trx.executeQuery(CompiledQuery.raw(insertSql("events", columns, chunk.length), values));
-  }
-}
-
-const insertSqlCache = new Map<string, string>();
-/** `insert into table (columns) values (?, …), …` for `rows` rows, built once per shape. */
-function insertSql(table: string, columns: readonly string[], rows: number): string {
-  const key = `${table}(${columns.join()})×${rows}`;
-  let text = insertSqlCache.get(key);
-  if (!text) {
-    const row = `(${columns.map(() => "?").join(", ")})`;
-    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) values ${Array(rows).fill(row).join(", ")}`;
-    insertSqlCache.set(key, text);
-  }
-  return text;
+  await insertRows(trx, "events", rows);
 }
 
 export async function recordEvent(trx: Tx, event: NewEvent): Promise<string> {

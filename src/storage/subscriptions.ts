@@ -8,6 +8,7 @@ import type {
   SubscriptionRecord,
   SubscriptionStatus,
 } from "../domain/subscription.js";
+import { insertRows } from "./bulk-insert.js";
 import { updateGrouped } from "./charges.js";
 import { olderThanCursor } from "./keyset-cursor.js";
 import type { SubscriptionPeriodTable, SubscriptionTable } from "./schema.js";
@@ -135,21 +136,13 @@ export async function insertPeriods(
   periods: readonly SubscriptionPeriodRecord[],
   planIds: ReadonlyMap<string, string>,
 ): Promise<Set<string>> {
-  const inserted = new Set<string>();
-  for (let start = 0; start < periods.length; start += chunkRows) {
-    const rows = await trx
-      .insertInto("subscription_periods")
-      .values(
-        periods
-          .slice(start, start + chunkRows)
-          .map((period) => periodToRow(period, planIds.get(period.subscriptionId) ?? "")),
-      )
-      .onConflict((oc) => oc.columns(["subscription_id", "period"]).doNothing())
-      .returning(["subscription_id", "period"])
-      .execute();
-    for (const row of rows) inserted.add(periodKey(row.subscription_id, row.period));
-  }
-  return inserted;
+  const rows = await insertRows(
+    trx,
+    "subscription_periods",
+    periods.map((period) => periodToRow(period, planIds.get(period.subscriptionId) ?? "")),
+    { ignoreConflictOn: ["subscription_id", "period"], returning: ["subscription_id", "period"] },
+  );
+  return new Set(rows.map((row) => periodKey(String(row.subscription_id), String(row.period))));
 }
 
 /** The charges of periods' first attempts. */
@@ -168,19 +161,12 @@ export async function insertFirstAttempts(trx: Tx, periods: readonly Subscriptio
         ]
       : [],
   );
-  for (let start = 0; start < rows.length; start += chunkRows)
-    await trx
-      .insertInto("subscription_attempts")
-      .values(rows.slice(start, start + chunkRows))
-      .execute();
+  await insertRows(trx, "subscription_attempts", rows);
 }
 
 export function periodKey(subscriptionId: string, period: string): string {
   return `${subscriptionId}/${period}`;
 }
-
-/** Rows per INSERT: well under both databases' limits on bound parameters. */
-const chunkRows = 200;
 
 /** A subscription's latest periods, newest first. */
 export async function periodsOf(db: Tx, subscriptionId: string, limit: number): Promise<SubscriptionPeriodRecord[]> {

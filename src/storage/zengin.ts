@@ -1,3 +1,4 @@
+import { insertRows } from "./bulk-insert.js";
 import { sql } from "kysely";
 import { accountIdentity, type BankAccountDetails } from "../domain/bank-account.js";
 import { keyedHashes } from "./sealed.js";
@@ -91,12 +92,7 @@ export async function insertItem(trx: Tx, table: ZenginItemKind, item: ZenginIte
 
 /** `insertItem` for many items at once (a subscription cycle's debits), in chunks. */
 export async function insertItems(trx: Tx, table: ZenginItemKind, items: readonly ZenginItemRecord[]): Promise<void> {
-  for (let start = 0; start < items.length; start += 200)
-    await trx
-      .insertInto(table)
-      .values(items.slice(start, start + 200).map(itemToRow))
-      .onConflict((oc) => oc.column("reference").doNothing())
-      .execute();
+  await insertRows(trx, table, items.map(itemToRow), { ignoreConflictOn: ["reference"] });
 }
 
 /** The item recorded under this reference (the bank was already asked): its state and its file's date. */
