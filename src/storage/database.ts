@@ -47,6 +47,7 @@ import * as subscriptionDebitDates from "./migrations/0031-subscription-debit-da
 import * as merchantOnboarding from "./migrations/0032-merchant-onboarding.js";
 import * as subscriptionCarryOver from "./migrations/0033-subscription-carry-over.js";
 import * as subscriptionImports from "./migrations/0034-subscription-imports.js";
+import * as chargesOneCustomerIndex from "./migrations/0035-charges-one-customer-index.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -93,6 +94,7 @@ const migrations: Record<string, Migration> = {
   "0032-merchant-onboarding": merchantOnboarding,
   "0033-subscription-carry-over": subscriptionCarryOver,
   "0034-subscription-imports": subscriptionImports,
+  "0035-charges-one-customer-index": chargesOneCustomerIndex,
 };
 
 /**
