@@ -42,6 +42,9 @@ export const chargingRefusals = Object.freeze({
     }),
   offSession: (why: string) =>
     new PaymentFailure(PaymentErrorCode.INTERNAL, why, { code: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" }),
-  /** A dashboard call that charges or makes a key (CSV batches, CreateApiKey). */
-  dashboard: (why: string) => new RequestRefusal("precondition", why, { reason: "MERCHANT_NOT_LIVE" }),
+  /**
+   * A call that charges, promises to charge every month or makes a key: CSV batches, subscriptions
+   * (CreateSubscription, a subscription import), CreateApiKey.
+   */
+  precondition: (why: string) => new RequestRefusal("precondition", why, { reason: "MERCHANT_NOT_LIVE" }),
 });

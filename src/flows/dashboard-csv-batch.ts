@@ -57,7 +57,7 @@ export async function uploadCsvBatch(
   file: { fileName: string; content: Uint8Array },
 ): Promise<UploadedCsvBatch> {
   if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
-  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.precondition);
   const upload = readCsvUpload(file.content);
   const checks = checkCsvRows(upload.rows, upload.header.length);
   const { batch, challenge } = await storeUploadedBatch(
@@ -100,7 +100,7 @@ export async function confirmCsvBatch(
   principal: DashboardPrincipal,
   input: { batchId: string; challengeId: string; code: string },
 ): Promise<CsvBatchView> {
-  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.precondition);
   await confirmBatchWithTotp(ctx, principal, input, "charges", "csv_batch.confirm", resolveAndQueueRows);
   ctx.wake("jobs");
   return getCsvBatch(ctx, principal, input.batchId);

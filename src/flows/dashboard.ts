@@ -214,7 +214,7 @@ export async function createApiKey(
   principal: DashboardPrincipal,
 ): Promise<{ key: ApiKeyView; secret: string }> {
   // A live key only once the operator approved the going-live checklist (docs/guide/getting-started.md#going-live).
-  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.dashboard);
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.precondition);
   const now = ctx.clock.now();
   const secret = newApiKey(ctx.mode.apiKeyPrefix);
   const key = { id: newId("key"), prefix: secret.slice(0, 12), createdAt: now, revokedAt: null };

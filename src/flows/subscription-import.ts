@@ -1,3 +1,5 @@
+import { chargingRefusals } from "../domain/onboarding.js";
+import { refuseBlockedMerchant } from "./charging-allowed.js";
 import { periodOfDate, type BillingPeriod } from "../domain/billing-period.js";
 import { csvBatchRefusals, type CsvBatchRecord, type CsvRowWithCharge } from "../domain/csv-batch.js";
 import { readCsvUpload } from "../domain/csv-file.js";
@@ -84,6 +86,7 @@ export async function uploadSubscriptionImport(
   file: { fileName: string; content: Uint8Array },
 ): Promise<{ view: SubscriptionImportView; invalidRowCount: number; challenge: TotpChallenge }> {
   if (!principal.totpEnabled) throw csvBatchRefusals.totpNotEnabled();
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.precondition);
   const upload = readCsvUpload(file.content, subscriptionImportLayout);
   const checks = checkImportRows(upload.rows, upload.header.length);
   const { batch, challenge } = await storeUploadedBatch(
@@ -122,6 +125,7 @@ export async function confirmSubscriptionImport(
   principal: DashboardPrincipal,
   input: { batchId: string; challengeId: string; code: string },
 ): Promise<SubscriptionImportView> {
+  await refuseBlockedMerchant(ctx, principal.merchant.id, chargingRefusals.precondition);
   const rules = billingRulesOf(ctx.config);
   await confirmBatchWithTotp(
     ctx,

@@ -1,3 +1,5 @@
+import { chargingRefusals } from "../domain/onboarding.js";
+import { refuseBlockedMerchant } from "./charging-allowed.js";
 import { EventType } from "../../gen/payments/v1/enums_pb.js";
 import { attemptsOfPeriod } from "../storage/subscription-attempts.js";
 import { newId } from "../domain/ids.js";
@@ -61,6 +63,8 @@ export async function createSubscription(
   const resumed =
     idempotency?.resumeResourceId && (await findSubscription(ctx.tx.db, merchant.id, idempotency.resumeResourceId));
   if (resumed) return resumed;
+  // A subscription promises a charge every period: refused where a charge would be.
+  await refuseBlockedMerchant(ctx, merchant.id, chargingRefusals.precondition);
   const now = ctx.clock.now();
   const plan = await requirePlan(ctx.tx.db, merchant.id, input.planId);
   const first = firstScheduleOf(input.startPeriod, plan, billingRulesOf(ctx.config), now);

@@ -166,6 +166,42 @@ describe(`sandbox, ${testDialect}`, () => {
     expect(refused).toMatchObject({ status: 500, reason: "ERROR_TYPE_PAYMENT_CHARGE_FAILED" });
     expect(refused.message).toMatch(/suspended/);
   });
+  it("a suspended merchant subscribes no one: CreateSubscription and the subscription import are refused (failed_precondition, MERCHANT_NOT_LIVE), nothing stored", async () => {
+    const merchant = await merchantIn(server, "suspended", "Stopped Club");
+    const { customerId } = await seedActiveCustomer(server, { merchantId: merchant.merchant_id });
+    // A plan charges no one by itself: it may still be made.
+    const planned = await api(server, "/v1/plans", {
+      method: "POST",
+      json: { name: "月会費", amount: 3300, interval_unit: "INTERVAL_UNIT_MONTH", interval_count: 1, debit_day: 27 },
+      apiKey: merchant.api_key,
+    });
+    expect(planned.status).toBe(200);
+    const refused = await errorOf(
+      await api(server, "/v1/subscriptions", {
+        method: "POST",
+        json: { customer_id: customerId, plan_id: (await planned.json()).plan.planId, start_period: "2027-01" },
+        headers: { "idempotency-key": "suspended-sub-1" },
+        apiKey: merchant.api_key,
+      }),
+    );
+    expect(refused).toMatchObject({ status: 400, code: "failed_precondition", reason: "MERCHANT_NOT_LIVE" });
+    expect(refused.message).toMatch(/suspended/);
+    const ops = await signedInUser(server, { merchantId: merchant.merchant_id });
+    await enrolTotp(server, ops);
+    const csv = `customer_email,customer_id,plan_id,start_period,amount\n,${customerId},,2027-01,3300\n`;
+    expect(
+      await refusal(
+        ops.client.uploadSubscriptionImport({ fileName: "members.csv", content: new TextEncoder().encode(csv) }),
+      ),
+    ).toMatchObject({ code: Code.FailedPrecondition, reason: "MERCHANT_NOT_LIVE" });
+    const stored = await server.ctx.tx.db
+      .selectFrom("subscriptions")
+      .select("id")
+      .where("merchant_id", "=", merchant.merchant_id)
+      .execute();
+    expect(stored).toEqual([]);
+    expect((await writtenFor(server, merchant.merchant_id)).csv_batches).toBe(0);
+  });
 });
 
 describe(`migration 0032 on ${testDialect}`, () => {
