@@ -1,3 +1,5 @@
+import type { MerchantRecord } from "../domain/merchant.js";
+import { chargingBlock } from "../domain/onboarding.js";
 import { ApiSource, ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
 import { addDays, type JstDate, jstDateOf } from "../domain/jst.js";
@@ -104,9 +106,15 @@ async function chargePage(
     trx,
     due.map((subscription) => subscription.contractId),
   );
-  const outcomes = due.map((subscription) =>
-    outcomeOf(subscription, plans.get(subscription.planId)!, contracts.get(subscription.contractId), rules, now),
-  );
+  const merchants = new Map<string, MerchantRecord | undefined>();
+  for (const merchantId of new Set(due.map((subscription) => subscription.merchantId)))
+    merchants.set(merchantId, await findMerchant(trx, merchantId));
+  const outcomes = due.map((subscription) => {
+    const merchant = merchants.get(subscription.merchantId);
+    const blocked = !merchant || chargingBlock(merchant.onboardingState, ctx.mode.liveMoney) !== undefined;
+    const plan = plans.get(subscription.planId)!;
+    return outcomeOf(subscription, plan, contracts.get(subscription.contractId), blocked, rules, now);
+  });
   const periods = outcomes.flatMap((outcome) => (outcome.period ? [outcome.period] : []));
   const planIds = new Map(due.map((subscription) => [subscription.id, subscription.planId]));
   const inserted = await insertPeriods(trx, periods, planIds);
@@ -121,7 +129,7 @@ async function chargePage(
     fresh.flatMap((outcome) => (outcome.charge && outcome.period ? [outcome.period] : [])),
   );
   await scheduleDebits(ctx, trx, charges, date, now, now);
-  await recordOutcomeEvents(trx, fresh, now);
+  await recordOutcomeEvents(trx, fresh, merchants, now);
   await saveSubscriptionSchedules(
     trx,
     outcomes.map((outcome) => outcome.subscription),
@@ -137,6 +145,7 @@ function outcomeOf(
   subscription: SubscriptionRecord,
   plan: PlanRecord,
   contract: ContractRecord | undefined,
+  merchantBlocked: boolean,
   rules: BillingRules,
   now: Date,
 ): Outcome {
@@ -149,6 +158,18 @@ function outcomeOf(
     return ended("cancelled", "contract_deactivated");
   const decision = decideDuePeriod(subscription, plan, rules, now);
   if (decision.kind === "end") return ended(subscription.cancelAtPeriodEnd ? "cancelled" : "ended", decision.reason);
+  // A merchant that may not charge (suspended, or not approved where real money moves) charges
+  // no one: the period passes uncharged, as a paused subscription's does (docs/guide/recurring-billing.md#the-cycle).
+  if (merchantBlocked)
+    return {
+      subscription: {
+        ...subscription,
+        nextPeriod: decision.next.period,
+        nextDebitDate: decision.next.debitDate,
+        updatedAt: now,
+      },
+      event: EventType.UNSPECIFIED,
+    };
   const next = {
     ...subscription,
     // A carried amount (合算) is in this period's charge now.
@@ -221,10 +242,12 @@ export async function scheduleDebits(
   );
 }
 
-async function recordOutcomeEvents(trx: Tx, outcomes: readonly Outcome[], now: Date): Promise<void> {
-  const names = new Map<string, string>();
-  for (const merchantId of new Set(outcomes.map((outcome) => outcome.subscription.merchantId)))
-    names.set(merchantId, (await findMerchant(trx, merchantId))?.name ?? "");
+async function recordOutcomeEvents(
+  trx: Tx,
+  outcomes: readonly Outcome[],
+  merchants: ReadonlyMap<string, MerchantRecord | undefined>,
+  now: Date,
+): Promise<void> {
   await recordEvents(
     trx,
     outcomes.flatMap((outcome) =>
@@ -237,7 +260,7 @@ async function recordOutcomeEvents(trx: Tx, outcomes: readonly Outcome[], now: D
               chargeId: outcome.charge?.id,
               content: subscriptionEventContent(
                 outcome.subscription,
-                names.get(outcome.subscription.merchantId) ?? "",
+                merchants.get(outcome.subscription.merchantId)?.name ?? "",
                 now,
                 outcome.period,
               ),

@@ -12,6 +12,7 @@ import {
 } from "../../gen/payments/v1/subscription_service_pb.js";
 import { addMonths, periodOfDate } from "../../src/domain/billing-period.js";
 import { jstDateOf, jstInstant } from "../../src/domain/jst.js";
+import { reinstateMerchant, suspendMerchant } from "../../src/flows/merchant-review.js";
 import { chargeDueSubscriptions } from "../../src/flows/subscription-cycle.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { advanceTo, startBillingServer } from "../helpers/sandbox-clock.js";
@@ -294,5 +295,41 @@ describe("two cycles at once", () => {
     expect(rows).toHaveLength(30);
     expect(new Set(rows.map((r) => r.subscription_id)).size).toBe(30);
     await server.jobs.drain();
+  });
+});
+
+describe("a suspended merchant", () => {
+  it("charges no one while suspended: the due period passes uncharged; reinstated, the next period is charged", async () => {
+    const customer = await seedActiveCustomer(server, { balance: 100_000 });
+    const { plan } = await subscriptions().createPlan({
+      name: "停止中",
+      amount: 1500,
+      intervalUnit: IntervalUnit.MONTH,
+      intervalCount: 1,
+      debitDay: 5,
+    });
+    const start = addMonths(periodOfDate(jstDateOf(server.clock.now())), 1);
+    const { subscription } = await subscriptions().createSubscription({
+      customerId: customer.customerId,
+      planId: plan!.planId,
+      startPeriod: start,
+    });
+    const id = subscription!.subscriptionId;
+    await suspendMerchant(server.ctx, server.merchant.merchant_id, "本人確認の再審査");
+    await advanceTo(server, `${start}-15`);
+    const passed = (await subscriptions().getSubscription({ subscriptionId: id })).subscription!;
+    expect([passed.status, passed.periods.length, passed.nextPeriod]).toEqual([
+      SubscriptionStatus.ACTIVE,
+      0,
+      addMonths(start, 1),
+    ]);
+    expect(eventsOf("EVENT_TYPE_SUBSCRIPTION_PAYMENT_SCHEDULED", id)).toHaveLength(0);
+    await reinstateMerchant(server.ctx, server.merchant.merchant_id);
+    await advanceTo(server, `${addMonths(start, 1)}-15`);
+    const charged = (await subscriptions().getSubscription({ subscriptionId: id })).subscription!;
+    expect(charged.periods.map((period) => [period.period, period.chargeId !== ""])).toEqual([
+      [addMonths(start, 1), true],
+    ]);
+    expect(eventsOf("EVENT_TYPE_SUBSCRIPTION_PAYMENT_SCHEDULED", id)).toHaveLength(1);
   });
 });
