@@ -1,3 +1,4 @@
+import { chargingBlock } from "../domain/onboarding.js";
 import { jstDateOf, addDays } from "../domain/jst.js";
 import { debitAmountOf, decideDuePeriod } from "../domain/subscription.js";
 import { debitScheduleMessage, noticeDue } from "../domain/subscription-mail.js";
@@ -48,7 +49,8 @@ export async function queueDueNotices(ctx: FlowContext, now: Date): Promise<numb
 
 /**
  * Sends one notice: nothing when the subscription is no longer charged that period (paused,
- * cancelled, ended, moved on) or the period costs nothing. A failed send throws: the job runs again.
+ * cancelled, ended, moved on), the period costs nothing, or its merchant may not charge (the
+ * cycle will pass the period uncharged). A failed send throws: the job runs again.
  */
 export async function runSubscriptionNoticeJob(ctx: FlowContext, ref: string): Promise<JobOutcome> {
   const [merchantId, subscriptionId, period] = ref.split("/");
@@ -61,11 +63,12 @@ export async function runSubscriptionNoticeJob(ctx: FlowContext, ref: string): P
   const decision = decideDuePeriod(subscription, plan, billingRulesOf(ctx.config), ctx.clock.now());
   if (decision.kind !== "charge" || !decision.debit) return { done: true };
   const merchant = await findMerchant(ctx.tx.db, merchantId);
+  if (!merchant || chargingBlock(merchant.onboardingState, ctx.mode.liveMoney)) return { done: true };
   await ctx.notifier.send({
     merchantId,
     to: customer.email,
     ...debitScheduleMessage({
-      merchantName: merchant?.name ?? "",
+      merchantName: merchant.name,
       description: subscription.description,
       period,
       amount: debitAmountOf(decision.period),

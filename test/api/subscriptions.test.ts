@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
 import {
   FirstPeriodRule,
   IntervalUnit,
@@ -315,7 +316,14 @@ describe("a suspended merchant", () => {
       startPeriod: start,
     });
     const id = subscription!.subscriptionId;
+    const notices = async () =>
+      (await server.client(SandboxService).listMailbox({ email: `${customer.customerId}@example.jp` })).messages.filter(
+        (m) => m.subject.includes("振替予定のお知らせ"),
+      );
     await suspendMerchant(server.ctx, server.merchant.merchant_id, "本人確認の再審査");
+    // In the notice window (three days before the debit date, which falls on the 5th–7th): no notice.
+    await advanceTo(server, `${start}-04`);
+    expect(await notices()).toHaveLength(0);
     await advanceTo(server, `${start}-15`);
     const passed = (await subscriptions().getSubscription({ subscriptionId: id })).subscription!;
     expect([passed.status, passed.periods.length, passed.nextPeriod]).toEqual([
@@ -325,6 +333,8 @@ describe("a suspended merchant", () => {
     ]);
     expect(eventsOf("EVENT_TYPE_SUBSCRIPTION_PAYMENT_SCHEDULED", id)).toHaveLength(0);
     await reinstateMerchant(server.ctx, server.merchant.merchant_id);
+    await advanceTo(server, `${addMonths(start, 1)}-04`);
+    expect(await notices()).toHaveLength(1);
     await advanceTo(server, `${addMonths(start, 1)}-15`);
     const charged = (await subscriptions().getSubscription({ subscriptionId: id })).subscription!;
     expect(charged.periods.map((period) => [period.period, period.chargeId !== ""])).toEqual([
