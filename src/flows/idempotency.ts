@@ -63,23 +63,27 @@ export async function beginIdempotentRequest(
     leaseUntil,
     resourceId: "",
   };
-  const decision = await ctx.tx.write(async (trx) => {
-    for (;;) {
-      const existing = await lockIdempotencyRecord(ctx.tx, trx, request.merchantId, request.key);
-      const decided = decideIdempotency(existing, request.requestHash, now);
-      if (decided.kind === "claim") {
-        if (existing) await replaceIdempotencyRecord(trx, claim);
-        // Lost a race with a concurrent first use (PostgreSQL): look again, it is there now.
-        else if (!(await insertIdempotencyRecord(trx, claim))) continue;
+  const decision = await ctx.tx.write(
+    async (trx) => {
+      for (;;) {
+        const existing = await lockIdempotencyRecord(ctx.tx, trx, request.merchantId, request.key);
+        const decided = decideIdempotency(existing, request.requestHash, now);
+        if (decided.kind === "claim") {
+          if (existing) await replaceIdempotencyRecord(trx, claim);
+          // Lost a race with a concurrent first use (PostgreSQL): look again, it is there now.
+          else if (!(await insertIdempotencyRecord(trx, claim))) continue;
+        }
+        if (decided.kind === "take_over") {
+          await updateInFlightIdempotencyRecord(trx, request.merchantId, request.key, {
+            lease_until: leaseUntil.toISOString(),
+          });
+        }
+        return decided;
       }
-      if (decided.kind === "take_over") {
-        await updateInFlightIdempotencyRecord(trx, request.merchantId, request.key, {
-          lease_until: leaseUntil.toISOString(),
-        });
-      }
-      return decided;
-    }
-  });
+      // Answered at its commit: the request's work commits after it (docs/architecture.md#durability).
+    },
+    { awaitDurable: false },
+  );
   const scope = (resumeResourceId: string): IdempotentStart => ({
     run: { merchantId: request.merchantId, key: request.key, resumeResourceId },
   });
@@ -121,13 +125,17 @@ export async function finishIdempotentRequest(
   scope: IdempotencyScope,
   response: { json: string; httpStatus: number },
 ): Promise<void> {
-  await ctx.tx.write((trx) =>
-    updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, {
-      state: "completed",
-      response_json: response.json,
-      http_status: response.httpStatus,
-      lease_until: null,
-    }),
+  // Answered at its commit: lost in a crash, the retry that takes the key over rebuilds it
+  // from the bound resource (docs/architecture.md#durability).
+  await ctx.tx.write(
+    (trx) =>
+      updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, {
+        state: "completed",
+        response_json: response.json,
+        http_status: response.httpStatus,
+        lease_until: null,
+      }),
+    { awaitDurable: false },
   );
 }
 

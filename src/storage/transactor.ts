@@ -9,7 +9,19 @@ type Unit = {
   fn: (trx: Tx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** False: settled once committed, before the fsync (see WriteOptions). */
+  awaitDurable: boolean;
 };
+
+export interface WriteOptions {
+  /**
+   * false: the write is answered once committed, before it is on disk. Only for a write that a
+   * later durable write of the same request covers (SQLite's log is written in commit order, so
+   * that write on disk means this one is), or whose loss a retry recovers: an idempotency key's
+   * claim and its stored response (docs/architecture.md#durability). Default true.
+   */
+  readonly awaitDurable?: boolean;
+}
 
 /**
  * The one transaction helper. Every read-then-write that guards money goes through `write`:
@@ -34,10 +46,11 @@ export class Transactor {
     this.dialect = storage.dialect;
   }
 
-  write<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+  write<T>(fn: (trx: Tx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     if (this.dialect === "postgres") return this.#writePostgres(fn);
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      const awaitDurable = options.awaitDurable ?? true;
+      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject, awaitDurable });
       if (!this.#draining) void this.#drain();
     });
   }
@@ -104,11 +117,15 @@ export class Transactor {
       for (const unit of batch) unit.reject(error);
       return;
     }
+    const settle = (unit: Unit, i: number) =>
+      outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value);
+    batch.forEach((unit, i) => !unit.awaitDurable && settle(unit, i));
+    const durable = batch.filter((unit) => unit.awaitDurable);
+    if (durable.length === 0) return;
     // Not awaited: the next batch runs while this one's fsync is under way.
     this.#storage.durable().then(
-      () =>
-        batch.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value))),
-      (error) => batch.forEach((unit) => unit.reject(error)),
+      () => batch.forEach((unit, i) => unit.awaitDurable && settle(unit, i)),
+      (error) => durable.forEach((unit) => unit.reject(error)),
     );
   }
 
