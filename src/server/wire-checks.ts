@@ -49,7 +49,9 @@ const compressions = new Map([
  *   the problem, so the validation interceptor answers it like any rule: the method's
  *   catalogued code in a google.rpc.ErrorInfo, naming the field.
  * A binary gRPC or gRPC-Web body of a unary call is only checked to decode (its numbers are
- * binary): one that does not goes on the same way, as one empty message frame.
+ * binary): one that does not goes on the same way, as one empty message frame. A JSON body of
+ * plain values that decoding cannot refuse (`readsPlainly`) is only walked, not decoded here:
+ * connect-es decodes it once.
  */
 export function withWireChecks(handler: UniversalHandler): UniversalHandler {
   const wrapped = async (request: UniversalServerRequest) => {
