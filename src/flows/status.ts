@@ -3,6 +3,7 @@ import { normalizeEmail } from "../domain/customer.js";
 import { decodePageToken, encodePageToken, pageSize } from "../domain/page-token.js";
 import { PaymentFailure } from "../domain/payment-failure.js";
 import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
+import { newestRefundsOfCharge } from "../storage/charge-reads.js";
 import { findCharge, findContract, findCustomer, listCustomers, refundsOfCharge } from "../storage/status-queries.js";
 import { findItem } from "../storage/zengin.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
@@ -28,7 +29,7 @@ export async function getCharge(
 ): Promise<{ charge: ChargeRecord; refunds: RefundRecord[]; refundsTruncated: boolean; debitDate?: string }> {
   const charge = await findCharge(ctx.tx.db, merchant.id, id);
   if (!charge) throw chargeNotFound(id);
-  const newest = await refundsOfCharge(ctx.tx.db, charge.id, { limit: chargeRefundsShown + 1, newest: true });
+  const newest = await newestRefundsOfCharge(ctx.tx.db, charge.id, chargeRefundsShown + 1);
   return {
     charge,
     refunds: newest.slice(0, chargeRefundsShown).reverse(),

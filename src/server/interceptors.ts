@@ -117,11 +117,21 @@ export function createValidationInterceptor(): Interceptor {
   };
 }
 
-/** The method's `validation_error_code`, or VALIDATION_FAILED for a method that declares none. */
+/**
+ * The method's `validation_error_code`, or VALIDATION_FAILED for a method that declares none; read
+ * once per method (reading an option builds an extension container, on every call otherwise).
+ */
 function validationCodeOf(method: DescMethod): CataloguedCode {
-  return (getOption(method, validation_error_code) ||
-    errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED)) as CataloguedCode;
+  let code = validationCodes.get(method);
+  if (!code) {
+    code = (getOption(method, validation_error_code) ||
+      errorTypeName(ErrorType.PAYMENT_VALIDATION_FAILED)) as CataloguedCode;
+    validationCodes.set(method, code);
+  }
+  return code;
 }
+
+const validationCodes = new WeakMap<DescMethod, CataloguedCode>();
 
 function requestFailure(
   code: CataloguedCode,

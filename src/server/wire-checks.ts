@@ -15,6 +15,7 @@ import { createContextKey, createContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { limits } from "../domain/limits.js";
+import { readsPlainly } from "./plain-json.js";
 
 /**
  * A request the wire checks refuse, before any rule of the .proto runs: the field (proto path,
@@ -48,7 +49,9 @@ const compressions = new Map([
  *   the problem, so the validation interceptor answers it like any rule: the method's
  *   catalogued code in a google.rpc.ErrorInfo, naming the field.
  * A binary gRPC or gRPC-Web body of a unary call is only checked to decode (its numbers are
- * binary): one that does not goes on the same way, as one empty message frame.
+ * binary): one that does not goes on the same way, as one empty message frame. A JSON body of
+ * plain values that decoding cannot refuse (`readsPlainly`) is only walked, not decoded here:
+ * connect-es decodes it once.
  */
 export function withWireChecks(handler: UniversalHandler): UniversalHandler {
   const wrapped = async (request: UniversalServerRequest) => {
@@ -158,6 +161,10 @@ export function jsonProblem(input: DescMessage, json: JsonValue): WireProblem | 
   const paths = new Map<DescField, string>();
   const found = numberProblem(input, json, "", paths);
   if (found) return found;
+  // Most bodies (GetCharge's `{"charge": "trx-…"}`) are a few plain strings and numbers that
+  // fromJson cannot refuse: skip decoding those here, and connect-es decodes them once. Any other
+  // body is decoded here as before, so every refused body is answered as it always was.
+  if (readsPlainly(input, json)) return undefined;
   try {
     fromJson(input, json);
     return undefined;

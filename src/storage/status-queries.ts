@@ -1,22 +1,10 @@
 import { type Kysely, sql } from "kysely";
-import type { ChargeRecord, ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
+import type { ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import type { Database } from "./schema.js";
-import { chargeFromRow, contractFromRow, customerFromRow, refundFromRow } from "./records.js";
+import { contractFromRow, customerFromRow, refundFromRow } from "./records.js";
 
 /** Reads scoped to one merchant: another merchant's id reads exactly like a missing one. */
-export async function findCharge(
-  db: Kysely<Database>,
-  merchantId: string,
-  id: string,
-): Promise<ChargeRecord | undefined> {
-  const row = await db
-    .selectFrom("charges")
-    .selectAll()
-    .where("id", "=", id)
-    .where("merchant_id", "=", merchantId)
-    .executeTakeFirst();
-  return row && chargeFromRow(row);
-}
+export { findCharge } from "./charge-reads.js";
 
 /**
  * A page of a charge's refunds in the order they were accepted (`seq`): oldest first after the
