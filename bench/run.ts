@@ -131,8 +131,8 @@ async function runDebitDay(subscriptions: number, databaseUrl?: string) {
   const chargeAndFile = Number((day.charge.seconds + day.file.seconds).toFixed(2));
   const cpu = `${day.charge.cpuSeconds} + ${day.file.cpuSeconds} s CPU`;
   const figures = [
-    `charge + file ${chargeAndFile} s (${cpu}) ${goal("≤", chargeAndFile, goals.chargeAndFileSeconds, "s")}`,
-    `import ${day.import.seconds} s (${day.import.cpuSeconds} s CPU) ${goal("≤", day.import.seconds, goals.importSeconds, "s")}`,
+    `charge + file ${chargeAndFile} s, ${cpu} ${goal("≤", chargeAndFile, goals.chargeAndFileSeconds, "s")}`,
+    `import ${day.import.seconds} s, ${day.import.cpuSeconds} s CPU ${goal("≤", day.import.seconds, goals.importSeconds, "s")}`,
     `webhooks ${day.webhooks.events} in ${day.webhooks.seconds} s, ${day.webhooks.eventsPerSecond}/s ` +
       goal("≥", day.webhooks.eventsPerSecond, goals.webhookEventsPerSecond, "/s"),
     `seed ${day.seed.seconds} s, peak RSS ${day.webhooks.peakRssMiB} MiB`,
