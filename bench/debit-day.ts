@@ -53,28 +53,25 @@ try {
   const file = await phase("file", () => runZenginCycle(ctx, exchange));
   const name = file.result.written[0];
   const fileRecords = recordsIn(join(dir, "zengin", "outgoing", name));
+  mustBe("charges", charge.result.charged, subscriptions);
+  mustBe("records in the request file", fileRecords, subscriptions);
   writeAnswer(join(dir, "zengin", "outgoing", name), join(dir, "zengin", "incoming", `R${name.slice(1)}`));
   // The day after the debit date, 15:00 JST: the bank has answered.
   clock.advance(2 * 86_400_000);
   const importing = await phase("import", () => runZenginCycle(ctx, exchange));
+  mustBe("result files imported", importing.result.imported.length, 1);
+  const byStatus = await chargesByStatus();
+  const failed = Math.ceil(subscriptions / 10);
+  mustBe("charges succeeded", byStatus[ChargeStatus.SUCCESS], subscriptions - failed);
+  mustBe("charges failed", byStatus[ChargeStatus.FAILURE], failed);
   const webhooks = await phase("webhooks", async () => {
     service.jobs.start();
     service.webhooks.start();
     ctx.wake("events");
     return deliverAll(merchantId);
   });
-  const results = await chargesByStatus();
-  const failed = Math.ceil(subscriptions / 10);
   const checked = await phase("reconcile", () => reconcile(ctx));
-  const wrong = [
-    charge.result.charged !== subscriptions && `${charge.result.charged} charges`,
-    fileRecords !== subscriptions && `${fileRecords} records in the request file`,
-    importing.result.imported.length !== 1 && `import: ${JSON.stringify(importing.result.quarantined)}`,
-    (results[ChargeStatus.SUCCESS] !== subscriptions - failed || results[ChargeStatus.FAILURE] !== failed) &&
-      `charges by status ${JSON.stringify(results)}`,
-    checked.result.length > 0 && `reconcile: ${JSON.stringify(checked.result.slice(0, 5))}`,
-  ].filter(Boolean);
-  if (wrong.length > 0) throw new Error(`debit day of ${subscriptions}: ${wrong.join("; ")}`);
+  mustBe("reconcile's violations", JSON.stringify(checked.result.slice(0, 5)), "[]");
   const { events, byType } = webhooks.result;
   console.log(
     JSON.stringify({
@@ -97,6 +94,11 @@ try {
   await receiver.close();
   await database.drop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Fails the run loudly when a count is not what the debit day must come to. */
+function mustBe<T>(what: string, actual: T, expected: T): void {
+  if (actual !== expected) throw new Error(`debit day of ${subscriptions}: ${what} ${actual}, expected ${expected}`);
 }
 
 /** A phase's wall and CPU seconds and the peak resident size once it is over (on stderr as it ends). */
