@@ -75,6 +75,7 @@ async function main() {
     results.push(row);
     console.log(`${name.padEnd(34)} ${JSON.stringify(row)}`);
   }
+  for (const databaseUrl of [undefined, postgresUrl]) results.push(await runDebitDay(debitDays, databaseUrl));
   mkdirSync(join(root, "bench/results"), { recursive: true });
   writeFileSync(
     join(root, "bench/results/latest.json"),
@@ -112,17 +113,83 @@ const endToEnd: Array<[string, string]> = [
   ["CSV batch of 300 rows", "bench/csv-batch.ts"],
   ["history independence", "bench/history.ts"],
   ["Zengin file of 100,000 debits", "bench/zengin-files.ts"],
-  ["one debit date of 100,000 subscriptions", "bench/subscription-cycle.ts"],
 ];
 
+/** The debit day's subscriptions: `--debit-day N`, 100,000 by default and in the full run. */
+const debitDays = Number(process.argv[process.argv.indexOf("--debit-day") + 1]) || 100_000;
+/** Where the full run's debit day runs on PostgreSQL (a fresh schema, dropped afterwards). */
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/**
+ * bench/debit-day.ts with `subscriptions`, on SQLite or `databaseUrl`; prints its phases beside the
+ * goals and answers its figures.
+ */
+async function runDebitDay(subscriptions: number, databaseUrl?: string) {
+  const env = { BENCH_DEBIT_DAY: String(subscriptions), ...(databaseUrl ? { BENCH_DATABASE_URL: databaseUrl } : {}) };
+  const day = (await runStandalone("bench/debit-day.ts", env)) as DebitDay;
+  const { goals } = day;
+  const chargeAndFile = Number((day.charge.seconds + day.file.seconds).toFixed(2));
+  const cpu = `${day.charge.cpuSeconds} + ${day.file.cpuSeconds} s CPU`;
+  const figures = [
+    `charge + file ${chargeAndFile} s, ${cpu} ${goal("≤", chargeAndFile, goals.chargeAndFileSeconds, "s")}`,
+    `import ${day.import.seconds} s, ${day.import.cpuSeconds} s CPU ${goal("≤", day.import.seconds, goals.importSeconds, "s")}`,
+    `webhooks ${day.webhooks.events} in ${day.webhooks.seconds} s, ${day.webhooks.eventsPerSecond}/s ` +
+      goal("≥", day.webhooks.eventsPerSecond, goals.webhookEventsPerSecond, "/s"),
+    `seed ${day.seed.seconds} s, peak RSS ${day.webhooks.peakRssMiB} MiB`,
+  ];
+  console.log(
+    `${`debit day of ${subscriptions.toLocaleString("en")} (${day.database})`.padEnd(34)} ${figures.join("  ")}`,
+  );
+  return { ...day, chargeAndFileSeconds: chargeAndFile };
+}
+
+/** "(goal ≤ 10 s, met)": a figure against its goal. */
+function goal(sign: "≤" | "≥", value: number, target: number, unit: string): string {
+  const met = sign === "≤" ? value <= target : value >= target;
+  return `(goal ${sign} ${target}${unit === "s" ? " s" : unit}, ${met ? "met" : "NOT MET"})`;
+}
+
+interface Phase {
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMiB: number;
+}
+
+/** What bench/debit-day.ts prints. */
+interface DebitDay {
+  scenario: string;
+  database: string;
+  seed: Phase;
+  charge: Phase;
+  file: Phase;
+  import: Phase;
+  webhooks: Phase & { events: number; eventsPerSecond: number };
+  goals: { chargeAndFileSeconds: number; importSeconds: number; webhookEventsPerSecond: number };
+}
+
 /** Runs a bench script that prints one JSON object as its last line of output. */
-async function runStandalone(file: string): Promise<object> {
-  const child = spawn(process.execPath, ["--import", "tsx", file], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+async function runStandalone(file: string, env: Record<string, string> = {}): Promise<object> {
+  const child = spawn(process.execPath, ["--import", "tsx", file], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   if (code !== 0) throw new Error(`${file} exited with ${code}`);
   return JSON.parse(output.trim().split("\n").at(-1)!);
+}
+
+/** The debit day alone, its figures written to bench/results/debit-day.json. */
+async function writeDebitDay(databaseUrl: string | undefined) {
+  const day = await runDebitDay(debitDays, databaseUrl);
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  writeFileSync(
+    join(root, "bench/results/debit-day.json"),
+    JSON.stringify({ at: new Date().toISOString(), ...day }, null, 2),
+  );
+  console.log("written bench/results/debit-day.json");
 }
 
 type Measured = Awaited<ReturnType<typeof load>>;
@@ -149,4 +216,6 @@ if (process.argv.includes("--soak")) await (await import("./soak.js")).runSoak(p
 else if (process.argv.includes("--cluster")) await import("./cluster.js");
 // `npm run bench -- --history`: only the history-independence figures (bench/history.ts).
 else if (process.argv.includes("--history")) await import("./history.js");
+// `npm run bench -- --debit-day [N]`: only the debit day (bench/debit-day.ts), on BENCH_DATABASE_URL or SQLite.
+else if (process.argv.includes("--debit-day")) await writeDebitDay(process.env.BENCH_DATABASE_URL);
 else await main();

@@ -9,8 +9,6 @@
 // Events are spread over BENCH_WEBHOOK_MERCHANTS (4) merchants (8 attempts in flight per merchant).
 // The receiver runs in the same process as the service, so the figures are a lower bound.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -19,29 +17,15 @@ import { loadConfig } from "../src/config.js";
 import { createMerchant } from "../src/flows/merchants.js";
 import { recordEvent } from "../src/storage/events.js";
 import { startService } from "../src/composition-root.js";
+import { startLoopbackReceiver } from "./loopback-receiver.js";
 
 const burstEvents = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5000);
 const steadySeconds = Number(process.env.BENCH_WEBHOOK_STEADY_SECONDS ?? 5);
 const merchantCount = Number(process.env.BENCH_WEBHOOK_MERCHANTS ?? 4);
 const batchSize = 100;
 
-// The receiver: 200 at once; notes when each event arrived and when it was created.
-const arrivals = new Map<string, { arrivedAt: number; createdAt: number }>();
-let onArrival = () => {};
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (chunk: Buffer) => chunks.push(chunk));
-  req.on("end", () => {
-    const arrivedAt = Date.now();
-    const envelope = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string; created_at: string };
-    if (!arrivals.has(envelope.id))
-      arrivals.set(envelope.id, { arrivedAt, createdAt: Date.parse(envelope.created_at) });
-    res.writeHead(200).end();
-    onArrival();
-  });
-});
-await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+const receiver = await startLoopbackReceiver();
+const { arrivals } = receiver;
 
 const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-webhooks-"));
 const config = loadConfig({
@@ -56,7 +40,7 @@ const service = await startService(config, { logger: pino({ level: "silent" }) }
 const merchants: string[] = [];
 for (let i = 0; i < merchantCount; i++) {
   merchants.push(
-    (await createMerchant(service.ctx, { name: `Bench Shop ${i}`, webhookUrl: `${receiverUrl}/m${i}` })).merchant_id,
+    (await createMerchant(service.ctx, { name: `Bench Shop ${i}`, webhookUrl: `${receiver.url}/m${i}` })).merchant_id,
   );
 }
 
@@ -96,16 +80,7 @@ async function recordBatch(count: number): Promise<string[]> {
 }
 
 function arrivedAll(ids: string[]): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (ids.every((id) => arrivals.has(id))) {
-        onArrival = () => {};
-        resolve();
-      }
-    };
-    onArrival = check;
-    check();
-  });
+  return receiver.until(() => ids.every((id) => arrivals.has(id)));
 }
 
 function percentile(values: number[], p: number): number {
@@ -156,6 +131,6 @@ try {
   );
 } finally {
   await service.close();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -8,40 +8,24 @@
 // from slow code. Prints one JSON object on stdout:
 //   {scenario, debits, writeSeconds, writeCpuSeconds, importSeconds, importCpuSeconds, fileBytes,
 //    peakRssMiB: {seeded, written, imported}}
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
 import { ChargeStatus } from "../gen/payments/v1/enums_pb.js";
-import { loadConfig } from "../src/config.js";
 import { newPendingCharge } from "../src/domain/charge.js";
-import { debitTrailerRecord } from "../src/domain/zengin-debit-file.js";
 import { createMerchant, updateConsignor } from "../src/flows/merchants.js";
 import { runZenginCycle } from "../src/flows/zengin-cycle.js";
 import { zenginExchangeOf } from "../src/flows/zengin-exchange.js";
-import { ManualClock } from "../src/ports/clock.js";
-import { startService } from "../src/composition-root.js";
 import { chargeToRow } from "../src/storage/records.js";
 import { sealedItemAccount } from "../src/storage/zengin.js";
 import { peakRssMiB, timed } from "./phase-timing.js";
+import { writeAnswer } from "./zengin-answer.js";
+import { startZenginService } from "./zengin-service.js";
 
 const debits = Number(process.env.BENCH_ZENGIN_DEBITS ?? 100_000);
 const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-zengin-"));
-const config = loadConfig({
-  ...process.env,
-  MODE: "sandbox",
-  PORT: "0",
-  HOST: "127.0.0.1",
-  DATABASE_URL: `file:${join(dir, "bench.db")}`,
-  LOG_LEVEL: "silent",
-  WORKERS: "off",
-  BANK_CONNECTOR: "zengin",
-  ZENGIN_DIR: join(dir, "zengin"),
-  ZENGIN_SIMULATED_BANK: "off",
-});
-// Tuesday 2026-11-24 10:00 JST; the debit date is Thursday 26th, its cutoff Wednesday 15:00 JST.
-const clock = new ManualClock(new Date("2026-11-24T01:00:00Z"));
-const service = await startService(config, { clock, logger: pino({ level: "silent" }) });
+// The debit date is Thursday 26th, its cutoff Wednesday 15:00 JST.
+const { service, clock } = await startZenginService(dir);
 try {
   const merchant = await createMerchant(service.ctx, { name: "Bench Shop" });
   await updateConsignor(service.ctx, merchant.merchant_id, {
@@ -144,40 +128,4 @@ try {
 } finally {
   await service.close();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** Writes the bank's answer to a request file; returns the request's size. */
-function writeAnswer(requestPath: string, answerPath: string): number {
-  const request = readFileSync(requestPath);
-  writeFileSync(answerPath, answerOf(request));
-  return request.length;
-}
-
-/**
- * The bank's answer, made from the request's bytes as a bank would (every 10th debit 資金不足):
- * each record's 振替結果コード set in place and the trailer's totals, never 100,000 objects
- * alive while the import is measured.
- */
-function answerOf(request: Buffer): Buffer {
-  const stride = 122;
-  const answer = Buffer.from(request);
-  const records = answer.length / stride;
-  const totals = { count: 0, total: 0, debitedCount: 0, debitedAmount: 0, failedCount: 0, failedAmount: 0 };
-  for (let index = 1; index < records - 2; index++) {
-    const at = index * stride;
-    const amount = Number(answer.toString("latin1", at + 80, at + 90));
-    const failed = (index - 1) % 10 === 0;
-    answer.write(failed ? "1" : "0", at + 111, "latin1");
-    totals.count++;
-    totals.total += amount;
-    if (failed) {
-      totals.failedCount++;
-      totals.failedAmount += amount;
-    } else {
-      totals.debitedCount++;
-      totals.debitedAmount += amount;
-    }
-  }
-  answer.write(debitTrailerRecord(totals), (records - 2) * stride, "latin1");
-  return answer;
 }

@@ -41,27 +41,7 @@ export async function seedActiveCustomer(
   const accountId = await server.ctx.tx.write(async (trx) => {
     await trx
       .insertInto("customers")
-      .values({
-        id: customerId,
-        merchant_id: merchantId,
-        email,
-        email_normalized: email.toLowerCase(),
-        name: options.name ?? "Taro Yamada",
-        katakana_last_name: options.kana?.[0] ?? "ヤマダ",
-        katakana_first_name: options.kana?.[1] ?? "タロウ",
-        address: "",
-        birth_date: "",
-        gender: "",
-        metadata_json: "{}",
-        kyc_status: options.kyc ?? KycStatus.NOT_SUBMITTED,
-        kyc_rejection_reason: "",
-        payment_status: PaymentAuthorizationStatus.AUTHORIZED,
-        link_initialized: 1,
-        activated: 1,
-        deleted_at: null,
-        created_at: now,
-        updated_at: now,
-      })
+      .values(activeCustomerRow(customerId, merchantId, now, { ...options, email }))
       .execute();
     const accountId = await openBankAccount(trx, {
       merchantId,
@@ -78,20 +58,60 @@ export async function seedActiveCustomer(
     });
     await trx
       .insertInto("contracts")
-      .values({
-        id: contractId,
-        merchant_id: merchantId,
-        customer_id: customerId,
-        status: ContractStatus.ACTIVATED,
-        metadata_json: "{}",
-        created_at: now,
-        updated_at: now,
-        bank_account_id: accountId,
-      })
+      .values(activatedContractRow({ contractId, customerId, accountId }, merchantId, now))
       .execute();
     return accountId;
   });
   return { customerId, contractId, accountId };
+}
+
+/** The customers row of a customer whose payment is authorized, as the on-session flow leaves it. */
+export function activeCustomerRow(
+  id: string,
+  merchantId: string,
+  now: string,
+  options: { email?: string; name?: string; kana?: [string, string]; kyc?: KycStatus } = {},
+) {
+  const email = options.email ?? `${id}@example.jp`;
+  return {
+    id,
+    merchant_id: merchantId,
+    email,
+    email_normalized: email.toLowerCase(),
+    name: options.name ?? "Taro Yamada",
+    katakana_last_name: options.kana?.[0] ?? "ヤマダ",
+    katakana_first_name: options.kana?.[1] ?? "タロウ",
+    address: "",
+    birth_date: "",
+    gender: "",
+    metadata_json: "{}",
+    kyc_status: options.kyc ?? KycStatus.NOT_SUBMITTED,
+    kyc_rejection_reason: "",
+    payment_status: PaymentAuthorizationStatus.AUTHORIZED,
+    link_initialized: 1,
+    activated: 1,
+    deleted_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The contracts row of an activated contract on the customer's account. */
+export function activatedContractRow(
+  ids: { contractId: string; customerId: string; accountId: string },
+  merchantId: string,
+  now: string,
+) {
+  return {
+    id: ids.contractId,
+    merchant_id: merchantId,
+    customer_id: ids.customerId,
+    status: ContractStatus.ACTIVATED,
+    metadata_json: "{}",
+    created_at: now,
+    updated_at: now,
+    bank_account_id: ids.accountId,
+  };
 }
 
 /** Consignor settings for a merchant, so BANK_CONNECTOR=zengin (production's default) takes its charges. */
