@@ -199,8 +199,8 @@ const catalogue = {
   zenginSftpReadyTimeoutMs: secondsMs(20),
   /** An SMTP conversation gives up after this. */
   smtpTimeoutMs: secondsMs(30),
-  /** Ids per UPDATE … WHERE id IN (…): within every database's parameter limit. */
-  chargeUpdateChunkIds: 500,
+  /** Ids per `IN (…)` list (an UPDATE or a SELECT of many rows): within every database's parameter limit. */
+  sqlInListIds: 500,
   /** Prepared statements cached per SQLite connection. */
   sqliteStatementCacheMax: 2000,
   /** The first wait before the PostgreSQL wake channel reconnects; it doubles. */

@@ -11,8 +11,8 @@ import { recordEvents } from "../storage/events.js";
 import { enqueueJob } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
 import { lockPlans } from "../storage/plans.js";
-import { findAttemptOfCharge, insertAttempt } from "../storage/subscription-attempts.js";
-import { findPeriod, lockSubscription, saveSubscription } from "../storage/subscriptions.js";
+import { findAttemptsOfCharges, insertAttempt } from "../storage/subscription-attempts.js";
+import { findPeriod, lockSubscriptions, saveSubscription } from "../storage/subscriptions.js";
 import type { Tx } from "../storage/transactor.js";
 import { billingRulesOf } from "./bank-rules.js";
 import type { FlowContext } from "./flow-context.js";
@@ -32,19 +32,48 @@ export async function followSubscriptionCharges(
   decisions: readonly SettlementDecision[],
   now: Date,
 ): Promise<void> {
-  for (const { charge, settled } of decisions) {
-    if (!settled || !charge.metadata.subscription_id) continue;
-    const attempt = await findAttemptOfCharge(trx, charge.id);
-    if (!attempt) continue;
-    const subscription = await lockSubscription(ctx.tx, trx, charge.merchantId, attempt.subscriptionId);
-    if (!subscription) continue;
+  const followed = decisions.filter(({ charge, settled }) => settled && charge.metadata.subscription_id);
+  // Read for all at once: a result file settles thousands of subscriptions' charges together.
+  const attempts = await findAttemptsOfCharges(
+    trx,
+    followed.map(({ charge }) => charge.id),
+  );
+  const subscriptions = await subscriptionsOf(ctx, trx, followed, attempts);
+  for (const { charge } of followed) {
+    const attempt = attempts.get(charge.id);
+    const subscription = attempt && subscriptions.get(attempt.subscriptionId);
+    if (!attempt || !subscription) continue;
+    // Later charges of the same subscription in this batch see what this one made of it.
     if (charge.status === ChargeStatus.SUCCESS) {
       const next = afterPaidAttempt(subscription, attempt.period, now);
       if (next !== subscription) await saveSubscription(trx, next);
+      subscriptions.set(next.id, next);
       continue;
     }
-    await followFailure(ctx, trx, subscription, charge, attempt, now);
+    const next = await followFailure(ctx, trx, subscription, charge, attempt, now);
+    subscriptions.set(next.id, next);
   }
+}
+
+/** The charges' subscriptions, locked, by id (each merchant's own only). */
+async function subscriptionsOf(
+  ctx: FlowContext,
+  trx: Tx,
+  followed: readonly SettlementDecision[],
+  attempts: ReadonlyMap<string, { subscriptionId: string }>,
+): Promise<Map<string, SubscriptionRecord>> {
+  const idsByMerchant = new Map<string, Set<string>>();
+  for (const { charge } of followed) {
+    const attempt = attempts.get(charge.id);
+    if (!attempt) continue;
+    const ids = idsByMerchant.get(charge.merchantId) ?? new Set<string>();
+    idsByMerchant.set(charge.merchantId, ids.add(attempt.subscriptionId));
+  }
+  const subscriptions = new Map<string, SubscriptionRecord>();
+  for (const [merchantId, ids] of idsByMerchant)
+    for (const [id, subscription] of await lockSubscriptions(ctx.tx, trx, merchantId, [...ids]))
+      subscriptions.set(id, subscription);
+  return subscriptions;
 }
 
 async function followFailure(
@@ -54,11 +83,11 @@ async function followFailure(
   charge: ChargeRecord,
   attempt: { period: string; attempt: number; debitDate: string },
   now: Date,
-): Promise<void> {
-  if (subscription.status === "cancelled" || subscription.status === "ended") return;
+): Promise<SubscriptionRecord> {
+  if (subscription.status === "cancelled" || subscription.status === "ended") return subscription;
   const plan = (await lockPlans(ctx.tx, trx, [subscription.planId])).get(subscription.planId);
   const period = await findPeriod(trx, subscription.id, attempt.period);
-  if (!plan || !period) return;
+  if (!plan || !period) return subscription;
   const rules = billingRulesOf(ctx.config);
   // The unpaid debts of the charge, oldest first: those carried into a period's charge (合算), then its own.
   const debts: CarriedDebt[] = [
@@ -116,6 +145,7 @@ async function followFailure(
     runAt: now,
     now,
   });
+  return next;
 }
 
 /** The re-debit: a new charge of the failed one's amount, attempt n + 1 of the period, debited on its date. */

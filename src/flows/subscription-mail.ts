@@ -5,7 +5,7 @@ import { findSubscription } from "../storage/subscriptions.js";
 import { billingRulesOf } from "./bank-rules.js";
 import type { JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
-import { attemptsOfPeriod, findAttemptOfCharge } from "../storage/subscription-attempts.js";
+import { attemptsOfPeriod, findAttemptsOfCharges } from "../storage/subscription-attempts.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { FlowContext } from "./flow-context.js";
 
@@ -23,7 +23,7 @@ export function failureMailRef(merchantId: string, chargeId: string): string {
 export async function runDebitFailureMailJob(ctx: FlowContext, ref: string): Promise<JobOutcome> {
   const [merchantId, chargeId] = ref.split("/");
   const charge = await findCharge(ctx.tx.db, merchantId, chargeId);
-  const attempt = charge && (await findAttemptOfCharge(ctx.tx.db, charge.id));
+  const attempt = charge && (await findAttemptsOfCharges(ctx.tx.db, [charge.id])).get(charge.id);
   const customer = charge?.customerId ? await findCustomer(ctx.tx.db, merchantId, charge.customerId) : undefined;
   if (!charge || !attempt || !customer?.email) return { done: true };
   const retry = await nextAttemptDate(ctx, attempt.subscriptionId, attempt.period, attempt.attempt);

@@ -17,7 +17,7 @@ export interface BulkInsertOptions {
  * shape (table, columns, rows, conflict rule) and whose values are bound in column order. Kysely
  * builds and compiles a multi-row insert value by value, which cost as much as running it on the
  * bulk paths (a debit date's subscriptions, a result file's events:
- * docs/operations/benchmark.md#one-debit-date-of-subscriptions). Every row has the same columns,
+ * docs/operations/benchmark.md#debit-day). Every row has the same columns,
  * none undefined (a row mapper's output).
  */
 export async function insertRows<T extends keyof Database & string>(

@@ -71,8 +71,8 @@ export async function updateGrouped<T extends object>(
     groups.set(key, group);
   }
   for (const { set, ids } of groups.values())
-    for (let start = 0; start < ids.length; start += limits.chargeUpdateChunkIds)
-      await update(set, ids.slice(start, start + limits.chargeUpdateChunkIds));
+    for (let start = 0; start < ids.length; start += limits.sqlInListIds)
+      await update(set, ids.slice(start, start + limits.sqlInListIds));
 }
 
 export async function lockCharge(tx: Transactor, trx: Tx, id: string): Promise<ChargeRecord | undefined> {

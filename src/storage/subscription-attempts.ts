@@ -1,27 +1,32 @@
+import { limits } from "../domain/limits.js";
 import type { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { SubscriptionAttemptRecord } from "../domain/subscription.js";
 import type { Tx } from "./transactor.js";
 
 /** The attempt a charge is (attempt 1: a period's charge; later: its re-debits), if it is one. */
-export async function findAttemptOfCharge(
+/** The attempts the charges are, by charge id (a charge not of a subscription has none). */
+export async function findAttemptsOfCharges(
   db: Tx,
-  chargeId: string,
-): Promise<Omit<SubscriptionAttemptRecord, "chargeStatus"> | undefined> {
-  const row = await db
-    .selectFrom("subscription_attempts")
-    .selectAll()
-    .where("charge_id", "=", chargeId)
-    .executeTakeFirst();
-  return (
-    row && {
-      subscriptionId: row.subscription_id,
-      period: row.period,
-      attempt: row.attempt,
-      chargeId: row.charge_id,
-      debitDate: row.debit_date,
-      createdAt: new Date(row.created_at),
-    }
-  );
+  chargeIds: readonly string[],
+): Promise<Map<string, Omit<SubscriptionAttemptRecord, "chargeStatus">>> {
+  const attempts = new Map<string, Omit<SubscriptionAttemptRecord, "chargeStatus">>();
+  for (let start = 0; start < chargeIds.length; start += limits.sqlInListIds) {
+    const rows = await db
+      .selectFrom("subscription_attempts")
+      .selectAll()
+      .where("charge_id", "in", chargeIds.slice(start, start + limits.sqlInListIds))
+      .execute();
+    for (const row of rows)
+      attempts.set(row.charge_id, {
+        subscriptionId: row.subscription_id,
+        period: row.period,
+        attempt: row.attempt,
+        chargeId: row.charge_id,
+        debitDate: row.debit_date,
+        createdAt: new Date(row.created_at),
+      });
+  }
+  return attempts;
 }
 
 /** A re-debit: attempt n ≥ 2 of a period (the primary key keeps one per attempt number). */

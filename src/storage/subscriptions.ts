@@ -56,6 +56,31 @@ export async function lockSubscription(
   return row && subscriptionFromRow(row);
 }
 
+/** `lockSubscription` for many: the merchant's subscriptions with these ids, by id. */
+export async function lockSubscriptions(
+  tx: Transactor,
+  trx: Tx,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<Map<string, SubscriptionRecord>> {
+  const found = new Map<string, SubscriptionRecord>();
+  for (let start = 0; start < ids.length; start += limits.sqlInListIds) {
+    // In id order: concurrent transactions lock them in the same order on PostgreSQL.
+    const rows = await tx
+      .lockRows(
+        trx
+          .selectFrom("subscriptions")
+          .selectAll()
+          .where("id", "in", ids.slice(start, start + limits.sqlInListIds))
+          .where("merchant_id", "=", merchantId)
+          .orderBy("id"),
+      )
+      .execute();
+    for (const row of rows) found.set(row.id, subscriptionFromRow(row));
+  }
+  return found;
+}
+
 /** A page of the merchant's subscriptions, newest first, of one customer, plan or state when asked. */
 export async function listSubscriptions(
   db: Tx,
