@@ -287,7 +287,10 @@ describe("two cycles at once", () => {
     }
     server.clock.advance(jstInstant("2027-04-20", "01:00").getTime() - server.clock.now().getTime());
     const reports = await Promise.all([1, 2, 3].map(() => chargeDueSubscriptions(server.ctx)));
-    expect(reports.reduce((sum, r) => sum + r.charged, 0)).toBe(30);
+    // The server's own cycle job may run beside them (its worker wakes on its own): together no
+    // more than one charge per period, and every period charged (below).
+    expect(reports.reduce((sum, r) => sum + r.charged, 0)).toBeLessThanOrEqual(30);
+    await server.jobs.drain();
     const rows = await server.ctx.tx.db
       .selectFrom("subscription_attempts")
       .select(["subscription_id", "charge_id"])
@@ -295,7 +298,6 @@ describe("two cycles at once", () => {
       .execute();
     expect(rows).toHaveLength(30);
     expect(new Set(rows.map((r) => r.subscription_id)).size).toBe(30);
-    await server.jobs.drain();
   });
 });
 
