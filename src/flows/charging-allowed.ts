@@ -1,3 +1,4 @@
+import type { MerchantRecord } from "../domain/merchant.js";
 import { chargingBlock } from "../domain/onboarding.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext } from "./flow-context.js";
@@ -15,4 +16,9 @@ export async function refuseBlockedMerchant(
   const merchant = await findMerchant(ctx.tx.db, merchantId);
   const blocked = merchant && chargingBlock(merchant.onboardingState, ctx.mode.liveMoney);
   if (blocked) throw refusal(blocked);
+}
+
+/** Whether the merchant may charge now (the same rule, for work that passes over it instead of refusing). */
+export function mayCharge(ctx: FlowContext, merchant: MerchantRecord | undefined): merchant is MerchantRecord {
+  return merchant !== undefined && chargingBlock(merchant.onboardingState, ctx.mode.liveMoney) === undefined;
 }

@@ -1,5 +1,4 @@
 import type { MerchantRecord } from "../domain/merchant.js";
-import { chargingBlock } from "../domain/onboarding.js";
 import { ApiSource, ContractStatus, EventType } from "../../gen/payments/v1/enums_pb.js";
 import { newId } from "../domain/ids.js";
 import { addDays, type JstDate, jstDateOf } from "../domain/jst.js";
@@ -31,6 +30,7 @@ import {
 } from "../storage/subscriptions.js";
 import type { Tx } from "../storage/transactor.js";
 import { billingRulesOf } from "./bank-rules.js";
+import { mayCharge } from "./charging-allowed.js";
 import { queueDueNotices } from "./subscription-notices.js";
 import type { FlowContext } from "./flow-context.js";
 import { limits } from "../domain/limits.js";
@@ -110,8 +110,7 @@ async function chargePage(
   for (const merchantId of new Set(due.map((subscription) => subscription.merchantId)))
     merchants.set(merchantId, await findMerchant(trx, merchantId));
   const outcomes = due.map((subscription) => {
-    const merchant = merchants.get(subscription.merchantId);
-    const blocked = !merchant || chargingBlock(merchant.onboardingState, ctx.mode.liveMoney) !== undefined;
+    const blocked = !mayCharge(ctx, merchants.get(subscription.merchantId));
     const plan = plans.get(subscription.planId)!;
     return outcomeOf(subscription, plan, contracts.get(subscription.contractId), blocked, rules, now);
   });
@@ -158,8 +157,9 @@ function outcomeOf(
     return ended("cancelled", "contract_deactivated");
   const decision = decideDuePeriod(subscription, plan, rules, now);
   if (decision.kind === "end") return ended(subscription.cancelAtPeriodEnd ? "cancelled" : "ended", decision.reason);
-  // A merchant that may not charge (suspended, or not approved where real money moves) charges
-  // no one: the period passes uncharged, as a paused subscription's does (docs/guide/recurring-billing.md#the-cycle).
+  // A merchant that may not charge (suspended, or not approved where real money moves) charges no
+  // one: the period passes uncharged, as a paused subscription's does
+  // (docs/guide/recurring-billing.md#the-cycle).
   if (merchantBlocked)
     return {
       subscription: {

@@ -1,4 +1,3 @@
-import { chargingBlock } from "../domain/onboarding.js";
 import { jstDateOf, addDays } from "../domain/jst.js";
 import { debitAmountOf, decideDuePeriod } from "../domain/subscription.js";
 import { debitScheduleMessage, noticeDue } from "../domain/subscription-mail.js";
@@ -9,6 +8,7 @@ import { findCustomer } from "../storage/status-queries.js";
 import { insertNotices, type NoticeCursor, noticeCandidates } from "../storage/subscription-notices.js";
 import { findSubscription } from "../storage/subscriptions.js";
 import { billingRulesOf } from "./bank-rules.js";
+import { mayCharge } from "./charging-allowed.js";
 import type { FlowContext } from "./flow-context.js";
 
 /** The furthest a plan's notice reaches ahead (CreatePlanRequest.notice_days ≤ 14). */
@@ -63,7 +63,7 @@ export async function runSubscriptionNoticeJob(ctx: FlowContext, ref: string): P
   const decision = decideDuePeriod(subscription, plan, billingRulesOf(ctx.config), ctx.clock.now());
   if (decision.kind !== "charge" || !decision.debit) return { done: true };
   const merchant = await findMerchant(ctx.tx.db, merchantId);
-  if (!merchant || chargingBlock(merchant.onboardingState, ctx.mode.liveMoney)) return { done: true };
+  if (!mayCharge(ctx, merchant)) return { done: true };
   await ctx.notifier.send({
     merchantId,
     to: customer.email,

@@ -7,13 +7,13 @@ import { contractFromRow, customerFromRow, refundFromRow } from "./records.js";
 export { findCharge } from "./charge-reads.js";
 
 /**
- * A page of a charge's refunds in the order they were accepted (`seq`): oldest first after the
- * refund `afterId` (the previous page's last), or `newest` first from the latest.
+ * A page of a charge's refunds in the order they were accepted (`seq`), oldest first after the
+ * refund `afterId` (the previous page's last). GetCharge's newest ones: `newestRefundsOfCharge`.
  */
 export async function refundsOfCharge(
   db: Kysely<Database>,
   chargeId: string,
-  options: { limit: number; afterId?: string; newest?: boolean },
+  options: { limit: number; afterId?: string },
 ): Promise<RefundRecord[]> {
   let query = db.selectFrom("refunds").selectAll().where("charge_id", "=", chargeId);
   const afterId = options.afterId;
@@ -22,7 +22,7 @@ export async function refundsOfCharge(
   // A literal limit: better-sqlite3 runs this statement about five times faster than with `limit ?`
   // (docs/operations/benchmark.md#per-request-work); a limit is a whole number, never text.
   const rows = await query
-    .orderBy("seq", options.newest ? "desc" : "asc")
+    .orderBy("seq", "asc")
     .limit(sql.lit(Math.trunc(options.limit)))
     .execute();
   return rows.map(refundFromRow);
