@@ -67,20 +67,18 @@ export async function customersForResolution(
   ids: string[],
   emailsNormalized: string[],
 ): Promise<CustomerRecord[]> {
-  if (ids.length === 0 && emailsNormalized.length === 0) return [];
-  const rows = await db
-    .selectFrom("customers")
-    .selectAll()
-    .where("merchant_id", "=", merchantId)
-    .where("deleted_at", "is", null)
-    .where((eb) =>
-      eb.or([
-        ...(ids.length ? [eb("id", "in", ids)] : []),
-        ...(emailsNormalized.length ? [eb("email_normalized", "in", emailsNormalized)] : []),
-      ]),
-    )
-    .execute();
-  return rows.map(customerFromRow);
+  const live = db.selectFrom("customers").selectAll().where("deleted_at", "is", null);
+  // Two look-ups, each by its own index: by id alone (the merchant checked on the rows found) and
+  // by (merchant, e-mail); one query with both would read the merchant's every customer
+  // (docs/operations/benchmark.md#history-independence).
+  const byId = ids.length ? await live.where("id", "in", ids).execute() : [];
+  const byEmail = emailsNormalized.length
+    ? await live.where("merchant_id", "=", merchantId).where("email_normalized", "in", emailsNormalized).execute()
+    : [];
+  const rows = new Map(
+    [...byId, ...byEmail].filter((row) => row.merchant_id === merchantId).map((row) => [row.id, row]),
+  );
+  return [...rows.values()].map(customerFromRow);
 }
 
 /** The ACTIVATED contracts of these customers, newest first. */

@@ -135,21 +135,24 @@ export interface PayerRow {
 export async function payersOf(db: Kysely<Database>, merchantId: string, customerIds: string[]): Promise<PayerRow[]> {
   const ids = [...new Set(customerIds)];
   if (ids.length === 0) return [];
-  const [customers, mandates] = await Promise.all([
+  // By id and by customer alone, the merchant checked on the rows found
+  // (docs/operations/benchmark.md#history-independence).
+  const [found, ofCustomers] = await Promise.all([
     db
       .selectFrom("customers")
-      .select(["id", "email", "name", "katakana_last_name", "katakana_first_name"])
-      .where("merchant_id", "=", merchantId)
+      .select(["id", "merchant_id", "email", "name", "katakana_last_name", "katakana_first_name"])
       .where("id", "in", ids)
       .execute(),
     db
       .selectFrom("mandates")
-      .select(["customer_id", "summary_json"])
-      .where("merchant_id", "=", merchantId)
+      .select(["merchant_id", "customer_id", "summary_json"])
       .where("customer_id", "in", ids)
+      .orderBy("customer_id")
       .orderBy("accepted_at")
       .execute(),
   ]);
+  const customers = found.filter((row) => row.merchant_id === merchantId);
+  const mandates = ofCustomers.filter((row) => row.merchant_id === merchantId);
   // Oldest first, so the newest mandate of each customer is the one left in the map.
   const accounts = new Map(
     mandates.map((m) => [m.customer_id, String((JSON.parse(m.summary_json) as { display?: string }).display ?? "")]),

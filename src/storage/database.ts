@@ -48,6 +48,7 @@ import * as merchantOnboarding from "./migrations/0032-merchant-onboarding.js";
 import * as subscriptionCarryOver from "./migrations/0033-subscription-carry-over.js";
 import * as subscriptionImports from "./migrations/0034-subscription-imports.js";
 import * as chargesOneCustomerIndex from "./migrations/0035-charges-one-customer-index.js";
+import * as lookupsByAccountAndCustomer from "./migrations/0036-lookups-by-account-and-customer.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   "0033-subscription-carry-over": subscriptionCarryOver,
   "0034-subscription-imports": subscriptionImports,
   "0035-charges-one-customer-index": chargesOneCustomerIndex,
+  "0036-lookups-by-account-and-customer": lookupsByAccountAndCustomer,
 };
 
 /**

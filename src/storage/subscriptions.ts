@@ -65,18 +65,18 @@ export async function lockSubscriptions(
 ): Promise<Map<string, SubscriptionRecord>> {
   const found = new Map<string, SubscriptionRecord>();
   for (let start = 0; start < ids.length; start += limits.sqlInListIds) {
-    // In id order: concurrent transactions lock them in the same order on PostgreSQL.
+    // In id order: concurrent transactions lock them in the same order on PostgreSQL. By id
+    // alone, the merchant checked on the rows found (docs/operations/benchmark.md#history-independence).
     const rows = await tx
       .lockRows(
         trx
           .selectFrom("subscriptions")
           .selectAll()
           .where("id", "in", ids.slice(start, start + limits.sqlInListIds))
-          .where("merchant_id", "=", merchantId)
           .orderBy("id"),
       )
       .execute();
-    for (const row of rows) found.set(row.id, subscriptionFromRow(row));
+    for (const row of rows) if (row.merchant_id === merchantId) found.set(row.id, subscriptionFromRow(row));
   }
   return found;
 }
@@ -365,12 +365,14 @@ export async function livePlansOfCustomers(
   customerIds: readonly string[],
 ): Promise<Array<{ customerId: string; planId: string }>> {
   if (customerIds.length === 0) return [];
+  // By customer alone, the merchant checked on the rows found (docs/operations/benchmark.md#history-independence).
   const rows = await db
     .selectFrom("subscriptions")
-    .select(["customer_id", "plan_id"])
-    .where("merchant_id", "=", merchantId)
+    .select(["merchant_id", "customer_id", "plan_id"])
     .where("customer_id", "in", customerIds)
     .where("status", "in", ["active", "paused", "past_due"])
     .execute();
-  return rows.map((row) => ({ customerId: row.customer_id, planId: row.plan_id }));
+  return rows
+    .filter((row) => row.merchant_id === merchantId)
+    .map((row) => ({ customerId: row.customer_id, planId: row.plan_id }));
 }

@@ -2,13 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteDatabase } from "../../src/storage/sqlite-driver.js";
-import pg from "pg";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { debitedSoFar } from "../../src/domain/bank-profile.js";
 import { findCurrentBankAccount } from "../../src/storage/bank-accounts.js";
-import { postgresTarget, queryLog } from "../../src/storage/database.js";
 import { decodeDebitFile, encodeDebitFile } from "../../src/domain/zengin-debit-file.js";
 import { updateConsignor } from "../../src/flows/merchants.js";
 import { runZenginCycle } from "../../src/flows/zengin-cycle.js";
@@ -16,69 +13,11 @@ import { zenginExchangeOf } from "../../src/flows/zengin-exchange.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { signInCustomer } from "../helpers/customer-app.js";
 import { createPayment, freshEmail } from "../helpers/on-session.js";
-import { dialects, startTestServer, type Dialect, type TestServer } from "../helpers/test-server.js";
+import { fullScansOf, queriesOf } from "../helpers/query-plans.js";
+import { dialects, startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // 2026-03-10 14:00 JST, a Tuesday.
 const clockStart = new Date("2026-03-10T05:00:00Z");
-
-/** The plan lines of a query that read a whole table (or a whole index) instead of searching it, or sort what it found. */
-type Explain = (sql: string, parameters: readonly unknown[]) => Promise<string[]>;
-
-async function explainer(server: TestServer, dialect: Dialect): Promise<{ explain: Explain; close(): Promise<void> }> {
-  if (dialect === "sqlite") {
-    const sqlite = new SqliteDatabase(server.databaseUrl.replace(/^file:/, ""), { readonly: true });
-    return {
-      explain: async (sql, parameters) =>
-        (sqlite.prepare(`explain query plan ${sql}`).all(...parameters) as { detail: string }[])
-          .map((row) => row.detail)
-          // SEARCH walks an index to the rows asked for; SCAN reads them all, and a temporary
-          // B-tree sorts every row that matched before the first can be returned.
-          .filter((detail) => detail.startsWith("SCAN ") || detail.startsWith("USE TEMP B-TREE")),
-      close: async () => void sqlite.close(),
-    };
-  }
-  const { connectionString, schema } = postgresTarget(server.databaseUrl);
-  const client = new pg.Client({ connectionString, options: `-c search_path=${schema}` });
-  await client.connect();
-  // The test's tables are small, so the planner would rightly prefer reading them whole: forbid
-  // that, and a sequential scan is left only where no index can answer the query.
-  await client.query("set enable_seqscan = off");
-  return {
-    explain: async (sql, parameters) =>
-      (await client.query(`explain ${sql}`, parameters as unknown[])).rows
-        .map((row: { "QUERY PLAN": string }) => row["QUERY PLAN"].trim())
-        .filter((line: string) => line.includes("Seq Scan")),
-    close: () => client.end(),
-  };
-}
-
-/** The plan lines of the queries that read a whole table or sort, each with its query. */
-async function fullScansOf(server: TestServer, dialect: Dialect, queries: Map<string, readonly unknown[]>) {
-  const { explain, close } = await explainer(server, dialect);
-  try {
-    const fullScans: string[] = [];
-    for (const [sql, parameters] of queries) {
-      for (const line of await explain(sql, parameters)) fullScans.push(`${line}  ←  ${sql}`);
-    }
-    return fullScans;
-  } finally {
-    await close();
-  }
-}
-
-/** Runs `work` and returns each distinct query it ran (select, update, delete) with its last parameters. */
-async function queriesOf(work: () => Promise<void>): Promise<Map<string, readonly unknown[]>> {
-  const seen = new Map<string, readonly unknown[]>();
-  queryLog.record = (sql, parameters) => {
-    if (/^\s*(select|update|delete|with)\b/i.test(sql)) seen.set(sql, parameters);
-  };
-  try {
-    await work();
-  } finally {
-    queryLog.record = undefined;
-  }
-  return seen;
-}
 
 for (const dialect of dialects) {
   describe(`hot paths on ${dialect}`, () => {
