@@ -275,7 +275,7 @@ export function eventTypeName(type: EventType): string {
  * serialized here once; the dispatcher sends these bytes unchanged on every attempt.
  * Call `ctx.wake("events")` after the transaction commits.
  */
-type NewEvent = { merchantId: string; type: EventType; chargeId?: string; content: object; now: Date };
+export type NewEvent = { merchantId: string; type: EventType; chargeId?: string; content: object; now: Date };
 
 /** A new event's row: pending delivery, due at once. */
 function eventRow(id: string, event: NewEvent) {

@@ -1,9 +1,9 @@
 import { limits } from "../domain/limits.js";
 import type { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { SubscriptionAttemptRecord } from "../domain/subscription.js";
+import { insertRows } from "./bulk-insert.js";
 import type { Tx } from "./transactor.js";
 
-/** The attempt a charge is (attempt 1: a period's charge; later: its re-debits), if it is one. */
 /** The attempts the charges are, by charge id (a charge not of a subscription has none). */
 export async function findAttemptsOfCharges(
   db: Tx,
@@ -29,19 +29,23 @@ export async function findAttemptsOfCharges(
   return attempts;
 }
 
-/** A re-debit: attempt n ≥ 2 of a period (the primary key keeps one per attempt number). */
-export async function insertAttempt(trx: Tx, attempt: Omit<SubscriptionAttemptRecord, "chargeStatus">): Promise<void> {
-  await trx
-    .insertInto("subscription_attempts")
-    .values({
+/** Re-debits: attempts n ≥ 2 of their periods (the primary key keeps one per attempt number). */
+export async function insertAttempts(
+  trx: Tx,
+  attempts: readonly Omit<SubscriptionAttemptRecord, "chargeStatus">[],
+): Promise<void> {
+  await insertRows(
+    trx,
+    "subscription_attempts",
+    attempts.map((attempt) => ({
       subscription_id: attempt.subscriptionId,
       period: attempt.period,
       attempt: attempt.attempt,
       charge_id: attempt.chargeId,
       debit_date: attempt.debitDate,
       created_at: attempt.createdAt.toISOString(),
-    })
-    .execute();
+    })),
+  );
 }
 
 /** A period's attempts, oldest first, with their charges' statuses. */

@@ -205,18 +205,28 @@ export async function periodsOf(db: Tx, subscriptionId: string, limit: number): 
   return rows.map(periodFromRow);
 }
 
-export async function findPeriod(
+/** Periods by their keys (`periodKey`): a result file's failed charges, read together. */
+export async function findPeriods(
   db: Tx,
-  subscriptionId: string,
-  period: string,
-): Promise<SubscriptionPeriodRecord | undefined> {
-  const row = await db
-    .selectFrom("subscription_periods")
-    .selectAll()
-    .where("subscription_id", "=", subscriptionId)
-    .where("period", "=", period)
-    .executeTakeFirst();
-  return row && periodFromRow(row);
+  keys: readonly { subscriptionId: string; period: string }[],
+): Promise<Map<string, SubscriptionPeriodRecord>> {
+  const found = new Map<string, SubscriptionPeriodRecord>();
+  const subscriptionIds = [...new Set(keys.map((key) => key.subscriptionId))];
+  const wanted = new Set(keys.map((key) => periodKey(key.subscriptionId, key.period)));
+  // By subscription (the primary key's first column), the periods asked for kept.
+  for (let start = 0; start < subscriptionIds.length; start += limits.sqlInListIds) {
+    const rows = await db
+      .selectFrom("subscription_periods")
+      .selectAll()
+      .where("subscription_id", "in", subscriptionIds.slice(start, start + limits.sqlInListIds))
+      .where("period", "in", [...new Set(keys.map((key) => key.period))])
+      .execute();
+    for (const row of rows) {
+      const key = periodKey(row.subscription_id, row.period);
+      if (wanted.has(key)) found.set(key, periodFromRow(row));
+    }
+  }
+  return found;
 }
 
 /** The latest period of the plan already recorded from `fromPeriod` on, if any (a price change may not reach it). */
