@@ -1,4 +1,5 @@
 import type { Transactor, Tx } from "./transactor.js";
+import { insertRows } from "./bulk-insert.js";
 import type { Kysely } from "kysely";
 import { ContractStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { accountIdentity, parseAccount, serialiseAccount, type BankAccountDetails } from "../domain/bank-account.js";
@@ -109,6 +110,15 @@ export async function openBankAccount(
 export async function findBankAccountById(db: Kysely<Database>, id: string): Promise<BankAccountRecord | undefined> {
   const row = await db.selectFrom("bank_accounts").selectAll().where("id", "=", id).executeTakeFirst();
   return row && fromRow(row);
+}
+
+/**
+ * An account's simulated latency, 0 when there is no such account: the one column the bank reads
+ * before its booking transaction, without the sealed details `fromRow` would decrypt.
+ */
+export async function bankAccountLatencyMs(db: Kysely<Database>, id: string): Promise<number> {
+  const row = await db.selectFrom("bank_accounts").select("latency_ms").where("id", "=", id).executeTakeFirst();
+  return row?.latency_ms ?? 0;
 }
 
 /** Accounts by id (a subscription cycle's page), in chunks. */
@@ -289,17 +299,16 @@ export async function bookLedgerEntry(
     })
     .where("id", "=", entry.accountId)
     .execute();
-  await trx
-    .insertInto("bank_ledger")
-    .values({
+  await insertRows(trx, "bank_ledger", [
+    {
       customer_id: entry.customerId,
       account_id: entry.accountId,
       reference: entry.reference,
       amount: entry.signedAmount,
       balance_after: entry.balanceAfter,
       at: entry.at,
-    })
-    .execute();
+    },
+  ]);
 }
 
 /**
@@ -344,16 +353,15 @@ export async function insertBankAnswer(
   answer: StoredBankAnswer,
   at: string,
 ): Promise<void> {
-  await trx
-    .insertInto("bank_answers")
-    .values({
+  await insertRows(trx, "bank_answers", [
+    {
       reference,
       ok: answer.ok ? 1 : 0,
       error_type: answer.ok ? 0 : answer.errorType,
       message: answer.ok ? "" : answer.message,
       at,
-    })
-    .execute();
+    },
+  ]);
 }
 
 /** Holds the account given on a link's bank step, sealed (a repeated step replaces it). */
