@@ -1,3 +1,4 @@
+import { runCompiled, slot } from "./compiled-once.js";
 import type { Transactor, Tx } from "./transactor.js";
 import { insertRows } from "./bulk-insert.js";
 import type { Kysely } from "kysely";
@@ -117,7 +118,12 @@ export async function findBankAccountById(db: Kysely<Database>, id: string): Pro
  * before its booking transaction, without the sealed details `fromRow` would decrypt.
  */
 export async function bankAccountLatencyMs(db: Kysely<Database>, id: string): Promise<number> {
-  const row = await db.selectFrom("bank_accounts").select("latency_ms").where("id", "=", id).executeTakeFirst();
+  const [row] = await runCompiled(
+    db,
+    "bank account latency",
+    () => db.selectFrom("bank_accounts").select("latency_ms").where("id", "=", slot("id")),
+    { id },
+  );
   return row?.latency_ms ?? 0;
 }
 
@@ -224,9 +230,12 @@ export async function lockBankAccount(
   trx: Tx,
   accountId: string,
 ): Promise<BankAccountRecord | undefined> {
-  const row = await tx
-    .lockRows(trx.selectFrom("bank_accounts").selectAll().where("id", "=", accountId))
-    .executeTakeFirst();
+  const [row] = await runCompiled(
+    trx,
+    "bank account, locked",
+    () => tx.lockRows(trx.selectFrom("bank_accounts").selectAll().where("id", "=", slot("id"))),
+    { id: accountId },
+  );
   return row && fromRow(row);
 }
 
@@ -340,9 +349,19 @@ export type StoredBankAnswer = { ok: true } | { ok: false; errorType: ErrorType;
 
 /** The answer given to a reference before, if any (a booking from before answers were kept counts as ok). */
 export async function findBankAnswer(db: Kysely<Database>, reference: string): Promise<StoredBankAnswer | undefined> {
-  const answer = await db.selectFrom("bank_answers").selectAll().where("reference", "=", reference).executeTakeFirst();
+  const [answer] = await runCompiled(
+    db,
+    "bank answer",
+    () => db.selectFrom("bank_answers").selectAll().where("reference", "=", slot("reference")),
+    { reference },
+  );
   if (answer) return answer.ok ? { ok: true } : { ok: false, errorType: answer.error_type, message: answer.message };
-  const booked = await db.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  const [booked] = await runCompiled(
+    db,
+    "ledger booking by reference",
+    () => db.selectFrom("bank_ledger").select("id").where("reference", "=", slot("reference")),
+    { reference },
+  );
   return booked ? { ok: true } : undefined;
 }
 
