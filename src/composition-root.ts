@@ -39,7 +39,7 @@ import {
 } from "../gen/payments/v1/subscription_service_pb.js";
 import { JobRunner } from "./jobs/job-runner.js";
 import { settlePendingRefund } from "./flows/refund.js";
-import { runOffSessionCharge } from "./flows/off-session.js";
+import { runOffSessionCharges } from "./flows/off-session.js";
 import { createIdempotencyInterceptor } from "./server/idempotency-interceptor.js";
 import { createRateLimitInterceptor } from "./server/rate-limit-interceptor.js";
 import { Metrics } from "./server/metrics.js";
@@ -229,7 +229,7 @@ async function jobRunnerOf(ctx: FlowContext, logger: Logger, metrics: Metrics): 
   jobs.register("link-approval", (linkId) => runLinkApprovalJob(ctx, linkId));
   jobs.register("kyc-review", (customerId) => runKycReviewJob(ctx, customerId));
   jobs.register("refund-settlement", (refundId, attempt) => settlePendingRefund(ctx, refundId, attempt));
-  jobs.register("async-charge", (chargeId, attempt) => runOffSessionCharge(ctx, chargeId, attempt));
+  jobs.registerBatch("async-charge", (charges) => runOffSessionCharges(ctx, charges));
   jobs.register("csv-row", (rowRef, attempt) => runCsvRowJob(ctx, rowRef, attempt));
   jobs.register("debit-notice", (linkId) => runDebitNoticeJob(ctx, linkId));
   jobs.register("sign-in-code-mail", (codeId) => runSignInCodeMailJob(ctx, codeId));

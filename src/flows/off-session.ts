@@ -14,7 +14,8 @@ import {
 } from "../domain/async-request.js";
 import { transitionCharge } from "../domain/charge.js";
 import { newId } from "../domain/ids.js";
-import type { ChargeSettlement } from "../domain/charge-settlement.js";
+import type { ChargeSettlement, SettlementDecision } from "../domain/charge-settlement.js";
+import type { BankResult } from "../ports/bank-gateway.js";
 import { afterBankAnswer, newOffSessionCharge, settlementOf } from "../domain/off-session-charge.js";
 import { offSessionRefusal } from "../domain/off-session-eligibility.js";
 import { errorTriggerOf, triggeredErrorMessage } from "../domain/error-trigger.js";
@@ -27,9 +28,11 @@ import {
   findAsyncRequest,
   insertAsyncRequest,
   lockAsyncRequest,
+  lockAsyncRequests,
   saveAsyncRequestStatus,
+  saveAsyncRequestStatuses,
 } from "../storage/async-requests.js";
-import { insertCharge, lockCharge } from "../storage/charges.js";
+import { insertCharge, lockCharge, lockChargesByIds } from "../storage/charges.js";
 import { findActivatedContracts } from "../storage/contracts.js";
 import { findCharge, findCustomer } from "../storage/status-queries.js";
 import type { Tx } from "../storage/transactor.js";
@@ -206,6 +209,125 @@ export async function runOffSessionCharge(ctx: FlowContext, chargeId: string, at
   if ("retryAt" in outcome) return { retryAt: outcome.retryAt };
   await settleCharge(ctx, chargeId, outcome);
   return { done: true };
+}
+
+/**
+ * The engine's jobs for many charges at once: `runOffSessionCharge` for each, with the reads and
+ * writes batched — one transaction marks every request RUNNING (each charge and request read
+ * once, by one statement each), the bank calls run side by side, one transaction settles every
+ * answered charge. A batch transaction that fails is run again charge by charge, so one charge's
+ * fault is that charge's job's alone. Answers each job's outcome in the order given.
+ */
+export async function runOffSessionCharges(
+  ctx: FlowContext,
+  jobs: readonly { refId: string; attempt: number }[],
+): Promise<PromiseSettledResult<JobOutcome>[]> {
+  if (jobs.length === 1) return Promise.allSettled([runOffSessionCharge(ctx, jobs[0].refId, jobs[0].attempt)]);
+  let started: Map<string, { charge: ChargeRecord; scheduled: BankResult | undefined }>;
+  try {
+    started = await startCharges(ctx, jobs);
+  } catch {
+    return Promise.allSettled(jobs.map((job) => runOffSessionCharge(ctx, job.refId, job.attempt)));
+  }
+  const answered = await Promise.allSettled(
+    jobs.map(async (job) => {
+      const start = started.get(job.refId);
+      if (!start) return undefined;
+      const answer = start.scheduled ?? (await debit(ctx, start.charge));
+      // Scheduled for a Zengin file: the request stays RUNNING until the result file settles the charge.
+      if (answer.scheduled) return undefined;
+      return afterBankAnswer(answer, job.attempt, ctx.clock.now());
+    }),
+  );
+  const toSettle = new Map<string, ChargeSettlement>();
+  jobs.forEach((job, i) => {
+    const result = answered[i];
+    if (result.status === "fulfilled" && result.value && !("retryAt" in result.value))
+      toSettle.set(job.refId, result.value);
+  });
+  const settled = await settleManyCharges(ctx, toSettle);
+  return jobs.map((job, i): PromiseSettledResult<JobOutcome> => {
+    const result = answered[i];
+    if (result.status === "rejected") return result;
+    if (result.value && "retryAt" in result.value)
+      return { status: "fulfilled", value: { retryAt: result.value.retryAt } };
+    const failure = settled.get(job.refId);
+    return failure ? { status: "rejected", reason: failure } : { status: "fulfilled", value: { done: true } };
+  });
+}
+
+/** The first half of `runOffSessionCharge` for many charges: the PENDING ones, marked RUNNING, by id. */
+async function startCharges(
+  ctx: FlowContext,
+  jobs: readonly { refId: string; attempt: number }[],
+): Promise<Map<string, { charge: ChargeRecord; scheduled: BankResult | undefined }>> {
+  const attempts = new Map(jobs.map((job) => [job.refId, job.attempt]));
+  return ctx.tx.write(async (trx) => {
+    const pending = (await lockChargesByIds(ctx.tx, trx, [...attempts.keys()])).filter(
+      (charge) => charge.status === ChargeStatus.PENDING,
+    );
+    const requests = await lockAsyncRequests(
+      ctx.tx,
+      trx,
+      pending.flatMap((charge) => (charge.requestId ? [charge.requestId] : [])),
+    );
+    const now = ctx.clock.now();
+    const running: AsyncRequestRecord[] = [];
+    for (const charge of pending) {
+      const request = charge.requestId ? requests.get(charge.requestId) : undefined;
+      if (request && !isAsyncRequestFinal(request.status))
+        running.push(
+          transitionAsyncRequest(request, AsyncStatus.RUNNING, now, { attempts: attempts.get(charge.id) ?? 0 }),
+        );
+    }
+    await saveAsyncRequestStatuses(trx, running);
+    const started = new Map<string, { charge: ChargeRecord; scheduled: BankResult | undefined }>();
+    // A bank of files schedules under the charge's lock (usually done at acceptance already).
+    for (const charge of pending)
+      started.set(charge.id, { charge, scheduled: await ctx.bank.schedule?.(trx, "debit", debitRequest(ctx, charge)) });
+    return started;
+  });
+}
+
+/**
+ * `settleCharge` for many charges in one transaction; should it fail, each is settled in its own.
+ * Answers the error of each charge that could not be settled, by id.
+ */
+async function settleManyCharges(
+  ctx: FlowContext,
+  settlements: ReadonlyMap<string, ChargeSettlement>,
+): Promise<Map<string, unknown>> {
+  const failures = new Map<string, unknown>();
+  if (settlements.size === 0) return failures;
+  const now = ctx.clock.now();
+  let decisions: SettlementDecision[];
+  try {
+    decisions = await ctx.tx.write(async (trx) => {
+      const charges = await lockChargesByIds(ctx.tx, trx, [...settlements.keys()]);
+      if (charges.length !== settlements.size) throw new Error("a charge of the batch vanished");
+      const requests = await lockAsyncRequests(
+        ctx.tx,
+        trx,
+        charges.flatMap((charge) => (charge.requestId ? [charge.requestId] : [])),
+      );
+      const answers = charges.map((charge) => ({
+        charge,
+        request: charge.requestId ? requests.get(charge.requestId) : undefined,
+        settlement: settlements.get(charge.id)!,
+      }));
+      return settleCharges(ctx, trx, answers, now);
+    });
+  } catch {
+    const one = await Promise.allSettled([...settlements].map(([id, settlement]) => settleCharge(ctx, id, settlement)));
+    [...settlements.keys()].forEach((id, i) => {
+      const result = one[i];
+      if (result.status === "rejected") failures.set(id, result.reason);
+    });
+    return failures;
+  }
+  if (decisions.some((decision) => decision.settled)) ctx.wake("events");
+  for (const decision of decisions) if (decision.settled) ctx.metrics?.chargeSettled(decision.charge);
+  return failures;
 }
 
 /** GetAsyncPaymentRequest: poll a request by its pwf-* id. */

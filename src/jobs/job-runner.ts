@@ -1,10 +1,25 @@
 import type { Logger } from "pino";
 import type { FlowContext } from "../flows/flow-context.js";
-import { claimDueJobs, recordJobOutcome, type ClaimedJob, type JobKind, type JobOutcome } from "../storage/jobs.js";
+import {
+  claimDueJobs,
+  recordJobOutcome,
+  recordJobOutcomes,
+  type ClaimedJob,
+  type JobKind,
+  type JobOutcome,
+} from "../storage/jobs.js";
 import { WakeLoop } from "./wake-loop.js";
 import { limits } from "../domain/limits.js";
 
 export type JobHandler = (refId: string, attempt: number) => Promise<JobOutcome>;
+
+/**
+ * Runs many claimed jobs of one kind together (their reads and writes batched); answers each
+ * job's outcome in the order given, a rejected one as a failed run of that job alone.
+ */
+export type JobBatchHandler = (
+  jobs: readonly { refId: string; attempt: number }[],
+) => Promise<PromiseSettledResult<JobOutcome>[]>;
 
 /** How long a claimed job is held before another worker may take it over (JOB_LEASE_MS). */
 
@@ -15,8 +30,11 @@ export type JobHandler = (refId: string, attempt: number) => Promise<JobOutcome>
  */
 export class JobRunner {
   readonly #handlers = new Map<JobKind, JobHandler>();
+  readonly #batchHandlers = new Map<JobKind, JobBatchHandler>();
   readonly #loop: WakeLoop;
   #inFlight = new Set<Promise<void>>();
+  /** Jobs running (a batch counts its jobs), against the concurrency. */
+  #jobsInFlight = 0;
   // Ticks run one at a time: on PostgreSQL a claim skips rows another claim has locked, so a
   // drain() racing the loop's claim would find nothing and return before that claim's jobs ran.
   #ticking: Promise<boolean> = Promise.resolve(false);
@@ -35,6 +53,11 @@ export class JobRunner {
 
   register(kind: JobKind, handler: JobHandler): void {
     this.#handlers.set(kind, handler);
+  }
+
+  /** A kind whose claimed jobs run as one batch (each claim's jobs of that kind together). */
+  registerBatch(kind: JobKind, handler: JobBatchHandler): void {
+    this.#batchHandlers.set(kind, handler);
   }
 
   start(): void {
@@ -74,18 +97,63 @@ export class JobRunner {
     // 64 jobs in flight: on SQLite their writes share group commits with the API's, and with 16
     // the async engine completed ~100 charges/s while accepting ~250/s (docs/operations/benchmark.md#the-async-engine).
     const concurrency = this.options.concurrency ?? 64;
-    if (this.#inFlight.size >= concurrency) {
+    if (this.#jobsInFlight >= concurrency) {
       await Promise.race(this.#inFlight);
       return true;
     }
     const now = this.ctx.clock.now();
     const leaseUntil = new Date(now.getTime() + (this.options.leaseMs ?? limits.jobLeaseMsDefault)).toISOString();
-    const claimed = await claimDueJobs(this.ctx.tx, now, leaseUntil, concurrency - this.#inFlight.size);
+    const claimed = await claimDueJobs(this.ctx.tx, now, leaseUntil, concurrency - this.#jobsInFlight);
+    const batches = new Map<JobKind, ClaimedJob[]>();
     for (const job of claimed) {
-      const run = this.#run(job).finally(() => this.#inFlight.delete(run));
-      this.#inFlight.add(run);
+      if (this.#batchHandlers.has(job.kind)) batches.set(job.kind, [...(batches.get(job.kind) ?? []), job]);
+      else this.#track(this.#run(job), 1);
     }
+    for (const [kind, jobs] of batches) this.#track(this.#runBatch(kind, jobs), jobs.length);
     return claimed.length > 0;
+  }
+
+  #track(running: Promise<void>, jobs: number): void {
+    this.#jobsInFlight += jobs;
+    const run = running.finally(() => {
+      this.#inFlight.delete(run);
+      this.#jobsInFlight -= jobs;
+    });
+    this.#inFlight.add(run);
+  }
+
+  async #runBatch(kind: JobKind, jobs: ClaimedJob[]): Promise<void> {
+    const handler = this.#batchHandlers.get(kind)!;
+    let results: PromiseSettledResult<JobOutcome>[];
+    try {
+      results = await handler(jobs.map((job) => ({ refId: job.refId, attempt: job.attempts })));
+    } catch (error) {
+      results = jobs.map(() => ({ status: "rejected", reason: error }));
+    }
+    const outcomes = jobs.map((job, i) => ({ job, outcome: this.#outcomeOf(job, results[i]) }));
+    await recordJobOutcomes(this.ctx.tx, outcomes).catch((error) =>
+      // Unrecorded, the leases lapse and the jobs run again: handlers are idempotent.
+      this.logger.error(
+        { err: error, kind, jobs: jobs.length },
+        "job outcomes could not be recorded; they run again after their lease",
+      ),
+    );
+  }
+
+  /** A batch's answer for one job as the outcome recorded, a failure retried as in `#run`. */
+  #outcomeOf(job: ClaimedJob, result: PromiseSettledResult<JobOutcome> | undefined): JobOutcome {
+    if (result?.status === "fulfilled") {
+      this.ctx.metrics?.jobRan(job.kind, "done" in result.value ? "done" : "retry");
+      return result.value;
+    }
+    this.ctx.metrics?.jobRan(job.kind, "error");
+    this.logger.error({ err: result?.reason, job: job.id, kind: job.kind }, "job failed; retrying");
+    return this.#retryAfterFailure(job);
+  }
+
+  #retryAfterFailure(job: ClaimedJob): JobOutcome {
+    const backoffMs = Math.min(limits.jobRetryFirstDelayMs * 2 ** Math.min(job.attempts, 8), limits.jobRetryDelayMaxMs);
+    return { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };
   }
 
   async #run(job: ClaimedJob): Promise<void> {
@@ -98,11 +166,7 @@ export class JobRunner {
     } catch (error) {
       this.ctx.metrics?.jobRan(job.kind, "error");
       this.logger.error({ err: error, job: job.id, kind: job.kind }, "job failed; retrying");
-      const backoffMs = Math.min(
-        limits.jobRetryFirstDelayMs * 2 ** Math.min(job.attempts, 8),
-        limits.jobRetryDelayMaxMs,
-      );
-      outcome = { retryAt: new Date(this.ctx.clock.now().getTime() + backoffMs) };
+      outcome = this.#retryAfterFailure(job);
     }
     await recordJobOutcome(this.ctx.tx, job, outcome).catch((error) =>
       // Unrecorded, the lease lapses and the job runs again: handlers are idempotent.

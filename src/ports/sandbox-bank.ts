@@ -9,8 +9,8 @@ import {
   type BankRefusal,
 } from "../domain/bank-profile.js";
 import {
+  bankAccountLatencyMs,
   bookLedgerEntry,
-  findBankAccountById,
   findBankAnswer,
   insertBankAnswer,
   lockBankAccount,
@@ -46,8 +46,8 @@ export class SandboxBank implements BankGateway {
   }
 
   async #book(request: Omit<BankRequest, "amount"> & { signedAmount: number }): Promise<ImmediateBankResult> {
-    const account = await findBankAccountById(this.tx.db, request.accountId);
-    if (account && account.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, account.latencyMs));
+    const latencyMs = await bankAccountLatencyMs(this.tx.db, request.accountId);
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
     const at = request.at.toISOString();
     try {
       return await this.tx.write(async (trx) => {

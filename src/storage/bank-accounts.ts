@@ -1,4 +1,6 @@
+import { runCompiled, slot } from "./compiled-once.js";
 import type { Transactor, Tx } from "./transactor.js";
+import { insertRows } from "./bulk-insert.js";
 import type { Kysely } from "kysely";
 import { ContractStatus, type ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { accountIdentity, parseAccount, serialiseAccount, type BankAccountDetails } from "../domain/bank-account.js";
@@ -111,6 +113,20 @@ export async function findBankAccountById(db: Kysely<Database>, id: string): Pro
   return row && fromRow(row);
 }
 
+/**
+ * An account's simulated latency, 0 when there is no such account: the one column the bank reads
+ * before its booking transaction, without the sealed details `fromRow` would decrypt.
+ */
+export async function bankAccountLatencyMs(db: Kysely<Database>, id: string): Promise<number> {
+  const [row] = await runCompiled(
+    db,
+    "bank account latency",
+    () => db.selectFrom("bank_accounts").select("latency_ms").where("id", "=", slot("id")),
+    { id },
+  );
+  return row?.latency_ms ?? 0;
+}
+
 /** Accounts by id (a subscription cycle's page), in chunks. */
 export async function findBankAccountsByIds(
   db: Kysely<Database>,
@@ -214,9 +230,12 @@ export async function lockBankAccount(
   trx: Tx,
   accountId: string,
 ): Promise<BankAccountRecord | undefined> {
-  const row = await tx
-    .lockRows(trx.selectFrom("bank_accounts").selectAll().where("id", "=", accountId))
-    .executeTakeFirst();
+  const [row] = await runCompiled(
+    trx,
+    "bank account, locked",
+    () => tx.lockRows(trx.selectFrom("bank_accounts").selectAll().where("id", "=", slot("id"))),
+    { id: accountId },
+  );
   return row && fromRow(row);
 }
 
@@ -289,17 +308,16 @@ export async function bookLedgerEntry(
     })
     .where("id", "=", entry.accountId)
     .execute();
-  await trx
-    .insertInto("bank_ledger")
-    .values({
+  await insertRows(trx, "bank_ledger", [
+    {
       customer_id: entry.customerId,
       account_id: entry.accountId,
       reference: entry.reference,
       amount: entry.signedAmount,
       balance_after: entry.balanceAfter,
       at: entry.at,
-    })
-    .execute();
+    },
+  ]);
 }
 
 /**
@@ -331,9 +349,19 @@ export type StoredBankAnswer = { ok: true } | { ok: false; errorType: ErrorType;
 
 /** The answer given to a reference before, if any (a booking from before answers were kept counts as ok). */
 export async function findBankAnswer(db: Kysely<Database>, reference: string): Promise<StoredBankAnswer | undefined> {
-  const answer = await db.selectFrom("bank_answers").selectAll().where("reference", "=", reference).executeTakeFirst();
+  const [answer] = await runCompiled(
+    db,
+    "bank answer",
+    () => db.selectFrom("bank_answers").selectAll().where("reference", "=", slot("reference")),
+    { reference },
+  );
   if (answer) return answer.ok ? { ok: true } : { ok: false, errorType: answer.error_type, message: answer.message };
-  const booked = await db.selectFrom("bank_ledger").select("id").where("reference", "=", reference).executeTakeFirst();
+  const [booked] = await runCompiled(
+    db,
+    "ledger booking by reference",
+    () => db.selectFrom("bank_ledger").select("id").where("reference", "=", slot("reference")),
+    { reference },
+  );
   return booked ? { ok: true } : undefined;
 }
 
@@ -344,16 +372,15 @@ export async function insertBankAnswer(
   answer: StoredBankAnswer,
   at: string,
 ): Promise<void> {
-  await trx
-    .insertInto("bank_answers")
-    .values({
+  await insertRows(trx, "bank_answers", [
+    {
       reference,
       ok: answer.ok ? 1 : 0,
       error_type: answer.ok ? 0 : answer.errorType,
       message: answer.ok ? "" : answer.message,
       at,
-    })
-    .execute();
+    },
+  ]);
 }
 
 /** Holds the account given on a link's bank step, sealed (a repeated step replaces it). */

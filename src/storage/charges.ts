@@ -6,8 +6,7 @@ import type { Transactor, Tx } from "./transactor.js";
 import { limits } from "../domain/limits.js";
 
 export async function insertCharge(trx: Tx, charge: ChargeRecord): Promise<void> {
-  assertChargeInvariants(charge);
-  await trx.insertInto("charges").values(chargeToRow(charge)).execute();
+  await insertCharges(trx, [charge]);
 }
 
 /** `insertCharge` for many charges at once (a subscription cycle's page), in chunks. */
@@ -78,4 +77,27 @@ export async function updateGrouped<T extends object>(
 export async function lockCharge(tx: Transactor, trx: Tx, id: string): Promise<ChargeRecord | undefined> {
   const row = await tx.lockRows(trx.selectFrom("charges").selectAll().where("id", "=", id)).executeTakeFirst();
   return row && chargeFromRow(row);
+}
+
+/**
+ * Locks many charges by id (the engine's batch of jobs), in id order so two batches lock their
+ * common rows in the same order; a missing id is left out.
+ */
+export async function lockChargesByIds(tx: Transactor, trx: Tx, ids: readonly string[]): Promise<ChargeRecord[]> {
+  const rows = await inSortedIdChunks(ids, (chunk) =>
+    tx.lockRows(trx.selectFrom("charges").selectAll().where("id", "in", chunk).orderBy("id")).execute(),
+  );
+  return rows.map(chargeFromRow);
+}
+
+/** Runs `select` over distinct ids, sorted (a lock order), in chunks of at most limits.sqlInListIds. */
+export async function inSortedIdChunks<R>(
+  ids: readonly string[],
+  select: (chunk: string[]) => Promise<R[]>,
+): Promise<R[]> {
+  const unique = [...new Set(ids)].sort();
+  const rows: R[] = [];
+  for (let start = 0; start < unique.length; start += limits.sqlInListIds)
+    rows.push(...(await select(unique.slice(start, start + limits.sqlInListIds))));
+  return rows;
 }

@@ -1,3 +1,4 @@
+import { runCompiled, slot } from "./compiled-once.js";
 import { ContractStatus } from "../../gen/payments/v1/enums_pb.js";
 import type { ContractRecord } from "../domain/records.js";
 import type { Database } from "./schema.js";
@@ -30,13 +31,18 @@ export async function findContractById(db: Kysely<Database>, id: string): Promis
 
 /** The customer's ACTIVATED contracts, newest first (normally one). */
 export async function findActivatedContracts(db: Kysely<Database>, customerId: string): Promise<ContractRecord[]> {
-  const rows = await db
-    .selectFrom("contracts")
-    .selectAll()
-    .where("customer_id", "=", customerId)
-    .where("status", "=", ContractStatus.ACTIVATED)
-    .orderBy("created_at", "desc")
-    .execute();
+  const rows = await runCompiled(
+    db,
+    "activated contracts of customer",
+    () =>
+      db
+        .selectFrom("contracts")
+        .selectAll()
+        .where("customer_id", "=", slot("customer"))
+        .where("status", "=", ContractStatus.ACTIVATED)
+        .orderBy("created_at", "desc"),
+    { customer: customerId },
+  );
   return rows.map(contractFromRow);
 }
 

@@ -1,3 +1,4 @@
+import { runCompiled, slot } from "./compiled-once.js";
 import type { Kysely } from "kysely";
 import { normalizeEmail } from "../domain/customer.js";
 import type { CustomerRecord } from "../domain/records.js";
@@ -12,16 +13,20 @@ export async function lockCustomerByEmail(
   merchantId: string,
   email: string,
 ): Promise<CustomerRecord | undefined> {
-  const row = await tx
-    .lockRows(
-      trx
-        .selectFrom("customers")
-        .selectAll()
-        .where("merchant_id", "=", merchantId)
-        .where("email_normalized", "=", normalizeEmail(email))
-        .where("deleted_at", "is", null),
-    )
-    .executeTakeFirst();
+  const [row] = await runCompiled(
+    trx,
+    "customer by e-mail, locked",
+    () =>
+      tx.lockRows(
+        trx
+          .selectFrom("customers")
+          .selectAll()
+          .where("merchant_id", "=", slot("merchant"))
+          .where("email_normalized", "=", slot("email"))
+          .where("deleted_at", "is", null),
+      ),
+    { merchant: merchantId, email: normalizeEmail(email) },
+  );
   return row && customerFromRow(row);
 }
 

@@ -1,5 +1,7 @@
 import { newId } from "../domain/ids.js";
 import type { Transactor, Tx } from "./transactor.js";
+import { insertRows } from "./bulk-insert.js";
+import { limits } from "../domain/limits.js";
 
 /** Kinds of durable work; each has one handler registered with the JobRunner. */
 export type JobKind =
@@ -37,9 +39,18 @@ export async function enqueueJob(
   trx: Tx,
   job: { kind: JobKind; refId: string; runAt: Date; now: Date },
 ): Promise<void> {
-  await trx
-    .insertInto("jobs")
-    .values({
+  await enqueueJobs(trx, [job]);
+}
+
+/** `enqueueJob` for many jobs at once (a subscription cycle's charges), in chunks. */
+export async function enqueueJobs(
+  trx: Tx,
+  jobs: readonly { kind: JobKind; refId: string; runAt: Date; now: Date }[],
+): Promise<void> {
+  await insertRows(
+    trx,
+    "jobs",
+    jobs.map((job) => ({
       id: newId("job"),
       kind: job.kind,
       ref_id: job.refId,
@@ -48,31 +59,8 @@ export async function enqueueJob(
       lease_until: null,
       state: "pending",
       created_at: job.now.toISOString(),
-    })
-    .execute();
-}
-
-/** `enqueueJob` for many jobs at once (a subscription cycle's charges), in chunks. */
-export async function enqueueJobs(
-  trx: Tx,
-  jobs: readonly { kind: JobKind; refId: string; runAt: Date; now: Date }[],
-): Promise<void> {
-  for (let start = 0; start < jobs.length; start += 200)
-    await trx
-      .insertInto("jobs")
-      .values(
-        jobs.slice(start, start + 200).map((job) => ({
-          id: newId("job"),
-          kind: job.kind,
-          ref_id: job.refId,
-          run_at: job.runAt.toISOString(),
-          attempts: 0,
-          lease_until: null,
-          state: "pending",
-          created_at: job.now.toISOString(),
-        })),
-      )
-      .execute();
+    })),
+  );
 }
 
 /** Whether a job of this kind for this reference is still waiting to run. */
@@ -130,17 +118,36 @@ export function recordJobOutcome(
   job: { id: string; leaseUntil: string },
   outcome: JobOutcome,
 ): Promise<void> {
+  return recordJobOutcomes(tx, [{ job, outcome }]);
+}
+
+/**
+ * `recordJobOutcome` for a batch of jobs in one transaction: the done jobs of one claim (one
+ * lease) are deleted by one statement, each retry is rescheduled by its own.
+ */
+export function recordJobOutcomes(
+  tx: Transactor,
+  outcomes: readonly { job: { id: string; leaseUntil: string }; outcome: JobOutcome }[],
+): Promise<void> {
   return tx.write(async (trx) => {
-    if ("done" in outcome)
-      await trx.deleteFrom("jobs").where("id", "=", job.id).where("lease_until", "=", job.leaseUntil).execute();
-    else {
-      await trx
-        .updateTable("jobs")
-        .set({ run_at: outcome.retryAt.toISOString(), lease_until: null })
-        .where("id", "=", job.id)
-        .where("lease_until", "=", job.leaseUntil)
-        .execute();
+    const doneByLease = new Map<string, string[]>();
+    for (const { job, outcome } of outcomes) {
+      if ("done" in outcome) doneByLease.set(job.leaseUntil, [...(doneByLease.get(job.leaseUntil) ?? []), job.id]);
+      else
+        await trx
+          .updateTable("jobs")
+          .set({ run_at: outcome.retryAt.toISOString(), lease_until: null })
+          .where("id", "=", job.id)
+          .where("lease_until", "=", job.leaseUntil)
+          .execute();
     }
+    for (const [leaseUntil, ids] of doneByLease)
+      for (let start = 0; start < ids.length; start += limits.sqlInListIds)
+        await trx
+          .deleteFrom("jobs")
+          .where("id", "in", ids.slice(start, start + limits.sqlInListIds))
+          .where("lease_until", "=", leaseUntil)
+          .execute();
   });
 }
 

@@ -1,3 +1,4 @@
+import { runCompiled, slot } from "./compiled-once.js";
 import type { Kysely, Selectable } from "kysely";
 import type { MerchantRecord, NewMerchant } from "../domain/merchant.js";
 import { isOnboardingState, type OnboardingState } from "../domain/onboarding.js";
@@ -91,7 +92,13 @@ export async function findMerchantByKeyHash(
 }
 
 export async function findMerchant(db: Kysely<Database>, id: string): Promise<MerchantRecord | undefined> {
-  return merchantFromRow(await db.selectFrom("merchants").selectAll().where("id", "=", id).executeTakeFirst());
+  const [row] = await runCompiled(
+    db,
+    "merchant by id",
+    () => db.selectFrom("merchants").selectAll().where("id", "=", slot("id")),
+    { id },
+  );
+  return merchantFromRow(row);
 }
 
 export async function listMerchants(db: Kysely<Database>): Promise<MerchantRecord[]> {

@@ -1,3 +1,4 @@
+import { insertRows } from "./bulk-insert.js";
 import type { Kysely } from "kysely";
 import { hashLinkToken, type LinkState, type PaymentLinkRecord } from "../domain/payment-link.js";
 import type { Database } from "./schema.js";
@@ -6,9 +7,9 @@ import { paymentLinkFromRow } from "./records.js";
 import { seal, unseal } from "./sealed.js";
 
 export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promise<void> {
-  await trx
-    .insertInto("payment_links")
-    .values({
+  // insertRows: SQL text built once, not by Kysely on every on-session create.
+  await insertRows(trx, "payment_links", [
+    {
       id: link.id,
       merchant_id: link.merchantId,
       token_hash: hashLinkToken(link.token),
@@ -32,8 +33,8 @@ export async function insertPaymentLink(trx: Tx, link: PaymentLinkRecord): Promi
       completed_at: link.completedAt?.toISOString() ?? null,
       created_at: link.createdAt.toISOString(),
       updated_at: link.updatedAt.toISOString(),
-    })
-    .execute();
+    },
+  ]);
 }
 
 export async function findPaymentLinkByToken(

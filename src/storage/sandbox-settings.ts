@@ -1,3 +1,4 @@
+import { runCompiled, slot } from "./compiled-once.js";
 import type { Kysely } from "kysely";
 import { defaultKycReview, type KycReviewSettings } from "../domain/kyc.js";
 import type { SimulatedBankMaintenance } from "../domain/simulated-bank-maintenance.js";
@@ -27,7 +28,12 @@ export async function findBankSettings(
   db: Kysely<Database>,
   merchantId: string,
 ): Promise<SimulatedBankMaintenance | undefined> {
-  const row = await db.selectFrom("bank_settings").selectAll().where("merchant_id", "=", merchantId).executeTakeFirst();
+  const [row] = await runCompiled(
+    db,
+    "bank settings of merchant",
+    () => db.selectFrom("bank_settings").selectAll().where("merchant_id", "=", slot("merchant")),
+    { merchant: merchantId },
+  );
   return (
     row && {
       underMaintenance: row.under_maintenance === 1,

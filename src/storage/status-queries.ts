@@ -1,3 +1,4 @@
+import { runCompiled, slot } from "./compiled-once.js";
 import { type Kysely, sql } from "kysely";
 import type { ContractRecord, CustomerRecord, RefundRecord } from "../domain/records.js";
 import type { Database } from "./schema.js";
@@ -47,13 +48,18 @@ export async function findCustomer(
   merchantId: string,
   id: string,
 ): Promise<CustomerRecord | undefined> {
-  const row = await db
-    .selectFrom("customers")
-    .selectAll()
-    .where("id", "=", id)
-    .where("merchant_id", "=", merchantId)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
+  const [row] = await runCompiled(
+    db,
+    "customer by id",
+    () =>
+      db
+        .selectFrom("customers")
+        .selectAll()
+        .where("id", "=", slot("id"))
+        .where("merchant_id", "=", slot("merchant"))
+        .where("deleted_at", "is", null),
+    { id, merchant: merchantId },
+  );
   return row && customerFromRow(row);
 }
 
