@@ -1,5 +1,5 @@
-// `tsx bench/cpu-per-call.ts [bundle …]`: the server's CPU time per call of one RPC (BENCH_RPC, a
-// scenario's name, GetCharge by default), read from
+// `tsx bench/cpu-per-call.ts [bundle …]`: the server's CPU time per call of one scenario
+// (BENCH_SCENARIO, GetCharge by default; any of bench/scenarios.ts), read from
 // /proc before and after a fixed number of calls (BENCH_CALLS, 20,000), for each compiled bundle
 // given (default dist/main.js) and the bare echo, alternating round by round (BENCH_ROUNDS, 5) on
 // one database so the shared machine's load falls on all alike; prints each round and the medians.
@@ -40,8 +40,8 @@ async function drive(
 const dir = mkdtempSync(join(tmpdir(), "furikomi-cpu-"));
 const databaseUrl = `file:${join(dir, "bench.db")}`;
 const env = { MODE: "sandbox", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: databaseUrl };
-const rpc = process.env.BENCH_RPC ?? "GetCharge";
-const scenario = scenarios.find((s) => s.name === rpc)!;
+const scenarioName = process.env.BENCH_SCENARIO ?? "GetCharge";
+const scenario = scenarios.find((s) => s.name === scenarioName)!;
 const servers = [];
 const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 for (const bundle of bundles) {
@@ -54,7 +54,7 @@ const answer = await fetch(servers[0].url + request.path, {
   body: request.body,
   headers: { "content-type": "application/json", ...request.headers },
 });
-await fetch(`${echo.url}/answers/${rpc}`, { method: "PUT", body: await answer.text() });
+await fetch(`${echo.url}/answers/${scenarioName}`, { method: "PUT", body: await answer.text() });
 const all = [...servers, echo];
 const perCall = new Map<string, number[]>(all.map((s) => [s.name, []]));
 try {

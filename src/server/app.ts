@@ -30,6 +30,7 @@ export interface AppOptions {
 }
 
 const apiHeaders = Object.freeze({ "cache-control": "no-store", "x-content-type-options": "nosniff" });
+const apiHeaderEntries = Object.entries(apiHeaders);
 
 /** One year; browsers then refuse plain HTTP to this host (docs/reference/security.md). */
 const hstsHeader = "max-age=31536000";
@@ -61,7 +62,7 @@ export function createApp(options: AppOptions): RequestListener {
     const path = (req.url ?? "/").split("?", 1)[0];
     if (options.hsts) res.setHeader("strict-transport-security", hstsHeader);
     // API and RPC answers (a webhook secret, a charge) are never cached nor sniffed; pages set their own.
-    for (const [name, value] of Object.entries(apiHeaders)) res.setHeader(name, value);
+    for (const [name, value] of apiHeaderEntries) res.setHeader(name, value);
     const rpc = rpcs.get(path) ?? rpcs.get(customerAppRpcPath(path));
     if (rpc) {
       rpc(universalRequestOf(req, res, requestContext(req)))

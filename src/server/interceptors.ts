@@ -29,6 +29,10 @@ export function requestIdOf(given: string | null): string {
  * are logged at debug); failures are always logged at info or above.
  */
 export function createErrorInterceptor(logger: Logger, sampleRate = 1): Interceptor {
+  // A success's line holds five plain values (strings, a number) at its top level, which no
+  // redaction path can match (they name nested keys: logger.ts): the same line without the
+  // redaction's walk over it. A failure's line, which may carry an error's fields, is redacted.
+  const successLog = logger.child({}, { redact: [] });
   return (next) => async (req) => {
     const requestId = requestIdOf(req.header.get("x-request-id"));
     req.contextValues.set(requestIdKey, requestId);
@@ -45,7 +49,7 @@ export function createErrorInterceptor(logger: Logger, sampleRate = 1): Intercep
       res.header.set("x-request-id", requestId);
       if (req.method.deprecated) res.header.set("deprecation", "true");
       // Unsampled successes still reach a debug log.
-      logger[sampleRate >= 1 || Math.random() < sampleRate ? "info" : "debug"](access("ok"), "call");
+      successLog[sampleRate >= 1 || Math.random() < sampleRate ? "info" : "debug"](access("ok"), "call");
       return res;
     } catch (error) {
       const converted = toConnectError(error);

@@ -106,7 +106,7 @@ async function checkBody(method: DescMethod, request: UniversalServerRequest): P
   }
   let json: JsonValue;
   try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
+    json = JSON.parse(utf8.decode(bytes));
   } catch (error) {
     return {
       body: replay,
@@ -117,6 +117,9 @@ async function checkBody(method: DescMethod, request: UniversalServerRequest): P
 }
 
 const grpcBinary = /^application\/grpc(-web)?(\+proto)?$/i;
+
+/** One decoder for every body: it keeps no state between whole (non-streaming) decodes. */
+const utf8 = new TextDecoder();
 
 /** A unary gRPC or gRPC-Web request is one message frame: a flags byte, a 4-byte length, the message. */
 async function checkFrame(

@@ -1,18 +1,13 @@
-import { type CompiledQuery, type Kysely, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { ChargeRecord, RefundRecord } from "../domain/records.js";
 import type { Database } from "./schema.js";
 import { chargeFromRow, refundFromRow } from "./records.js";
+import { bound, compiledOnce, slot } from "./compiled-once.js";
 
-/**
- * GetCharge's reads, each built and compiled by Kysely once per database and then run with its
- * values bound: building and compiling the same two queries on every call cost more than running
- * them (docs/operations/benchmark.md#per-request-work). The SQL text is the query builder's own,
- * so SQLite's statement cache and PostgreSQL see exactly what they saw before.
- */
+/** GetCharge's reads, each compiled once per database (compiled-once.ts). */
 
-/** Placeholder values the queries are compiled with; each is replaced by its value when run. */
-const chargeIdSlot = "\u0000charge id";
-const merchantIdSlot = "\u0000merchant id";
+const chargeIdSlot = slot("charge id");
+const merchantIdSlot = slot("merchant id");
 
 /** A merchant's charge by id: another merchant's id reads exactly like a missing one. */
 export async function findCharge(
@@ -53,28 +48,4 @@ export async function newestRefundsOfCharge(
   );
   const { rows } = await db.executeQuery(bound(query, { [chargeIdSlot]: chargeId }));
   return rows.map(refundFromRow);
-}
-
-/**
- * Compiled queries by database: keyed by the executor's adapter, the one object a database's
- * connections and transactions share, which decides the SQL text (placeholders, quoting).
- */
-const compiled = new WeakMap<object, Map<string, CompiledQuery>>();
-
-function compiledOnce<Row>(db: Kysely<Database>, shape: string, compile: () => CompiledQuery<Row>): CompiledQuery<Row> {
-  const adapter = db.getExecutor().adapter;
-  let queries = compiled.get(adapter);
-  if (!queries) compiled.set(adapter, (queries = new Map()));
-  let query = queries.get(shape);
-  if (!query) queries.set(shape, (query = compile()));
-  return query as CompiledQuery<Row>;
-}
-
-/** The compiled query with each placeholder value replaced by the value given for it. */
-function bound<Row>(query: CompiledQuery<Row>, values: Record<string, unknown>): CompiledQuery<Row> {
-  const parameters = query.parameters.map((slot) => {
-    if (typeof slot !== "string" || !(slot in values)) throw new Error(`unbound parameter in ${query.sql}`);
-    return values[slot];
-  });
-  return { ...query, parameters };
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from "kysely";
+import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from "kysely";
 import type { Database } from "./schema.js";
 import type { DialectName, Storage } from "./database.js";
 
@@ -87,7 +87,7 @@ export class Transactor {
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     try {
       await this.db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
+        await conn.executeQuery(control.begin);
         try {
           for (const unit of batch) {
             // A unit alone needs no savepoint: if it fails, the whole transaction rolls back (below).
@@ -97,19 +97,19 @@ export class Transactor {
               outcomes.push({ ok: true, value: await unit.fn(conn) });
               continue;
             }
-            await sql`savepoint unit`.execute(conn);
+            await conn.executeQuery(control.savepoint);
             try {
               outcomes.push({ ok: true, value: await unit.fn(conn) });
-              await sql`release savepoint unit`.execute(conn);
+              await conn.executeQuery(control.release);
             } catch (error) {
-              await sql`rollback to savepoint unit`.execute(conn);
-              await sql`release savepoint unit`.execute(conn);
+              await conn.executeQuery(control.rollbackTo);
+              await conn.executeQuery(control.release);
               outcomes.push({ ok: false, value: error });
             }
           }
-          await sql`commit`.execute(conn);
+          await conn.executeQuery(control.commit);
         } catch (error) {
-          await sql`rollback`.execute(conn).catch(() => {});
+          await conn.executeQuery(control.rollback).catch(() => {});
           throw error;
         }
       });
@@ -142,6 +142,16 @@ export class Transactor {
     }
   }
 }
+
+/** The group commit's own statements on SQLite, built once (a raw sql`…` is built and compiled on every run). */
+const control = {
+  begin: CompiledQuery.raw("begin immediate"),
+  savepoint: CompiledQuery.raw("savepoint unit"),
+  release: CompiledQuery.raw("release savepoint unit"),
+  rollbackTo: CompiledQuery.raw("rollback to savepoint unit"),
+  commit: CompiledQuery.raw("commit"),
+  rollback: CompiledQuery.raw("rollback"),
+};
 
 /** True when an error is a unique-constraint violation, on either database. */
 export function isUniqueViolation(error: unknown): boolean {
