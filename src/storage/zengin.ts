@@ -483,7 +483,6 @@ export async function mandateRegistered(
     .select("result_code")
     .where("merchant_id", "=", merchantId)
     .where("account_key", "in", itemAccountKeys(account))
-    .where("state", "=", "answered")
     .where("result_code", "in", registrationResultCodes)
     .orderBy("date", "desc")
     .orderBy("updated_at", "desc")
@@ -524,7 +523,6 @@ export async function registeredMandates(
         "in",
         [...ownersOfKey.keys()].map((owner) => owner.slice(owner.indexOf("/") + 1)),
       )
-      .where("state", "=", "answered")
       .where("result_code", "in", registrationResultCodes)
       .execute();
     const latest = new Map<string, { at: string; code: number | null }>();
@@ -538,7 +536,12 @@ export async function registeredMandates(
   return registered;
 }
 
-/** The results that say whether the bank holds the mandate: 0 it does; 2, 3 and 4 it does not (or no longer). */
+/**
+ * The results that say whether the bank holds the mandate: 0 it does; 2, 3 and 4 it does not (or
+ * no longer). A debit has a result code once answered and never before, so the queries above ask
+ * for the codes alone, by the partial index of answered debits (migration 0036), which a condition
+ * on the state would lead SQLite's planner away from.
+ */
 const registrationResultCodes = [0, 2, 3, 4];
 
 /** A file's record count and total, from its items. */

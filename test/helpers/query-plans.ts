@@ -50,30 +50,36 @@ async function explainer(server: TestServer, dialect: Dialect): Promise<{ explai
   };
 }
 
-/** The columns a query lists its rows by (`"id" in (?, …)`), other than the merchant. */
+/** A column that names rows (an id, a key, a number), not one of a few states or codes. */
+const keyColumn = /^(id|reference)$|_(id|key|number)$/;
+
+/** The key columns a query lists its rows by (`"id" in (?, …)`), other than the merchant. */
 function listedColumnsOf(sql: string): string[] {
-  return [...sql.matchAll(/"(\w+)" in \(/g)].map((match) => match[1]).filter((column) => column !== "merchant_id");
+  return [...sql.matchAll(/"(\w+)" in \(/g)]
+    .map((match) => match[1])
+    .filter((column) => keyColumn.test(column) && column !== "merchant_id");
 }
 
 /** Rows a hot path asks for by a list of keys at once: its page (`limits.sqlInListIds`). */
 const pageOfKeys = 500;
 
 /**
- * The query as it runs with a page of keys: each `in (?, …)` list of the test's few values grows
- * to `pageOfKeys` (its values repeated), since SQLite's plan changes with the list's length.
+ * The query as it runs with a page of keys: each `"key" in (?, …)` list of the test's few values
+ * grows to `pageOfKeys` (its values repeated), since SQLite's plan changes with the list's length;
+ * a list of states or codes stays as it is.
  */
 function atPageSize(sql: string, parameters: readonly unknown[]): { sql: string; parameters: unknown[] } {
   const grown: unknown[] = [];
   let next = 0;
-  const text = sql.replace(/ in \((\?(?:, \?)*)\)|\?/g, (match, list?: string) => {
-    if (list === undefined) {
-      grown.push(parameters[next++]);
+  const text = sql.replace(/"(\w+)" in \((\?(?:, \?)*)\)|\?/g, (match, column?: string, list?: string) => {
+    const values = parameters.slice(next, next + (list === undefined ? 1 : list.split("?").length - 1));
+    next += values.length;
+    if (list === undefined || !keyColumn.test(column ?? "")) {
+      grown.push(...values);
       return match;
     }
-    const values = parameters.slice(next, next + list.split("?").length - 1);
-    next += values.length;
     for (let i = 0; i < pageOfKeys; i++) grown.push(values[i % values.length]);
-    return ` in (${Array(pageOfKeys).fill("?").join(", ")})`;
+    return `"${column}" in (${Array(pageOfKeys).fill("?").join(", ")})`;
   });
   return { sql: text, parameters: grown };
 }
