@@ -1,4 +1,4 @@
-import { msClearOfDailyWindow } from "./clear-of-daily-window.js";
+import { msClearOfMaintenance } from "./clear-of-maintenance.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,7 +108,7 @@ export async function startTestServer(
     ...options.env,
   });
   const clock = new ManualClock(options.clockStart);
-  if (!options.clockStart) clock.advance(msClearOfDailyWindow(clock.now()));
+  if (!options.clockStart) clock.advance(msClearOfMaintenance(clock.now()));
   const log = new CanaryLog();
   const service = await startService(config, { clock, logger: options.logger ?? log.logger });
   const closeService = registerTeardown("service", () => service.close());
