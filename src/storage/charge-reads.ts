@@ -2,12 +2,9 @@ import { type Kysely, sql } from "kysely";
 import type { ChargeRecord, RefundRecord } from "../domain/records.js";
 import type { Database } from "./schema.js";
 import { chargeFromRow, refundFromRow } from "./records.js";
-import { bound, compiledOnce, slot } from "./compiled-once.js";
+import { runCompiled, slot } from "./compiled-once.js";
 
 /** GetCharge's reads, each compiled once per database (compiled-once.ts). */
-
-const chargeIdSlot = slot("charge id");
-const merchantIdSlot = slot("merchant id");
 
 /** A merchant's charge by id: another merchant's id reads exactly like a missing one. */
 export async function findCharge(
@@ -15,16 +12,13 @@ export async function findCharge(
   merchantId: string,
   id: string,
 ): Promise<ChargeRecord | undefined> {
-  const query = compiledOnce(db, "charge", () =>
-    db
-      .selectFrom("charges")
-      .selectAll()
-      .where("id", "=", chargeIdSlot)
-      .where("merchant_id", "=", merchantIdSlot)
-      .compile(),
+  const [row] = await runCompiled(
+    db,
+    "charge",
+    () => db.selectFrom("charges").selectAll().where("id", "=", slot("id")).where("merchant_id", "=", slot("merchant")),
+    { id, merchant: merchantId },
   );
-  const { rows } = await db.executeQuery(bound(query, { [chargeIdSlot]: id, [merchantIdSlot]: merchantId }));
-  return rows[0] && chargeFromRow(rows[0]);
+  return row && chargeFromRow(row);
 }
 
 /**
@@ -37,15 +31,17 @@ export async function newestRefundsOfCharge(
   limit: number,
 ): Promise<RefundRecord[]> {
   const whole = Math.trunc(limit);
-  const query = compiledOnce(db, `refunds ${whole}`, () =>
-    db
-      .selectFrom("refunds")
-      .selectAll()
-      .where("charge_id", "=", chargeIdSlot)
-      .orderBy("seq", "desc")
-      .limit(sql.lit(whole))
-      .compile(),
+  const rows = await runCompiled(
+    db,
+    `refunds ${whole}`,
+    () =>
+      db
+        .selectFrom("refunds")
+        .selectAll()
+        .where("charge_id", "=", slot("charge"))
+        .orderBy("seq", "desc")
+        .limit(sql.lit(whole)),
+    { charge: chargeId },
   );
-  const { rows } = await db.executeQuery(bound(query, { [chargeIdSlot]: chargeId }));
   return rows.map(refundFromRow);
 }

@@ -5,10 +5,7 @@ import type { ChargeRecord, RefundRecord } from "../domain/records.js";
 import { chargeFromRow, refundFromRow, refundToRow } from "./records.js";
 import type { Database } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
-import { bound, compiledOnce, slot } from "./compiled-once.js";
-
-const chargeIdSlot = slot("charge id");
-const merchantIdSlot = slot("merchant id");
+import { runCompiled, slot } from "./compiled-once.js";
 
 /** The merchant's charge, locked for the rest of the transaction (FOR UPDATE on PostgreSQL). */
 export async function lockChargeOfMerchant(
@@ -19,64 +16,63 @@ export async function lockChargeOfMerchant(
 ): Promise<ChargeRecord | undefined> {
   // A refund's statements are compiled once per database (compiled-once.ts); lockRows decides
   // the text per dialect, and each database has its own compiled queries.
-  const query = compiledOnce(trx, "refund: lock charge", () =>
-    tx
-      .lockRows(
-        trx.selectFrom("charges").selectAll().where("id", "=", chargeIdSlot).where("merchant_id", "=", merchantIdSlot),
-      )
-      .compile(),
+  const [row] = await runCompiled(
+    trx,
+    "refund: lock charge",
+    () =>
+      tx.lockRows(
+        trx.selectFrom("charges").selectAll().where("id", "=", slot("id")).where("merchant_id", "=", slot("merchant")),
+      ),
+    { id: chargeId, merchant: merchantId },
   );
-  const { rows } = await trx.executeQuery(bound(query, { [chargeIdSlot]: chargeId, [merchantIdSlot]: merchantId }));
-  return rows[0] && chargeFromRow(rows[0]);
+  return row && chargeFromRow(row);
 }
 
 /** Writes what a refund changes on its charge: status, refunded and pending amounts. */
 export async function saveChargeRefundState(trx: Tx, charge: ChargeRecord): Promise<void> {
   assertChargeInvariants(charge);
-  const query = compiledOnce(trx, "refund: charge state", () =>
-    trx
-      .updateTable("charges")
-      .set({
-        status: slot("status") as never,
-        refunded_amount: slot("refunded") as never,
-        pending_refund_amount: slot("pending") as never,
-        updated_at: slot("updated at"),
-      })
-      .where("id", "=", chargeIdSlot)
-      .compile(),
-  );
-  await trx.executeQuery(
-    bound(query, {
-      [slot("status")]: charge.status,
-      [slot("refunded")]: charge.refundedAmount,
-      [slot("pending")]: charge.pendingRefundAmount,
-      [slot("updated at")]: charge.updatedAt.toISOString(),
-      [chargeIdSlot]: charge.id,
-    }),
+  await runCompiled(
+    trx,
+    "refund: charge state",
+    () =>
+      trx
+        .updateTable("charges")
+        .set({
+          status: slot("status") as never,
+          refunded_amount: slot("refunded") as never,
+          pending_refund_amount: slot("pending") as never,
+          updated_at: slot("updated at"),
+        })
+        .where("id", "=", slot("id")),
+    {
+      status: charge.status,
+      refunded: charge.refundedAmount,
+      pending: charge.pendingRefundAmount,
+      "updated at": charge.updatedAt.toISOString(),
+      id: charge.id,
+    },
   );
 }
 
 /** Inserts a refund as its charge's next (`seq`); the caller holds the charge's lock, so two cannot take the same. */
 export async function insertRefund(trx: Tx, refund: RefundRecord): Promise<void> {
   const row = refundToRow(refund);
-  // refundToRow's columns are the same for every refund.
+  // refundToRow's columns are the same for every refund: each column's value goes in its slot.
   const columns = Object.keys(row) as (keyof typeof row)[];
-  const query = compiledOnce(trx, "refund: insert", () =>
-    trx
-      .insertInto("refunds")
-      .values({
+  await runCompiled(
+    trx,
+    "refund: insert",
+    () =>
+      trx.insertInto("refunds").values({
         ...(Object.fromEntries(columns.map((column) => [column, slot(column)])) as unknown as typeof row),
         seq: (eb) =>
           eb
             .selectFrom("refunds")
             .select(sql<number>`coalesce(max(seq), 0) + 1`.as("next"))
-            .where("charge_id", "=", chargeIdSlot),
-      })
-      .compile(),
+            .where("charge_id", "=", slot("charge")),
+      }),
+    { ...row, charge: refund.chargeId },
   );
-  const values: Record<string, unknown> = { [chargeIdSlot]: refund.chargeId };
-  for (const column of columns) values[slot(column)] = row[column];
-  await trx.executeQuery(bound(query, values));
 }
 
 /** Writes a settlement outcome (status, root cause). */

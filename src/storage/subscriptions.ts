@@ -9,7 +9,8 @@ import type {
   SubscriptionStatus,
 } from "../domain/subscription.js";
 import { insertRows } from "./bulk-insert.js";
-import { updateGrouped } from "./charges.js";
+import { inSortedIdChunks, updateGrouped } from "./charges.js";
+import { insertAttempts } from "./subscription-attempts.js";
 import { olderThanCursor } from "./keyset-cursor.js";
 import type { SubscriptionPeriodTable, SubscriptionTable } from "./schema.js";
 import type { Transactor, Tx } from "./transactor.js";
@@ -63,22 +64,13 @@ export async function lockSubscriptions(
   merchantId: string,
   ids: readonly string[],
 ): Promise<Map<string, SubscriptionRecord>> {
-  const found = new Map<string, SubscriptionRecord>();
-  for (let start = 0; start < ids.length; start += limits.sqlInListIds) {
-    // In id order: concurrent transactions lock them in the same order on PostgreSQL. By id
-    // alone, the merchant checked on the rows found (docs/operations/benchmark.md#history-independence).
-    const rows = await tx
-      .lockRows(
-        trx
-          .selectFrom("subscriptions")
-          .selectAll()
-          .where("id", "in", ids.slice(start, start + limits.sqlInListIds))
-          .orderBy("id"),
-      )
-      .execute();
-    for (const row of rows) if (row.merchant_id === merchantId) found.set(row.id, subscriptionFromRow(row));
-  }
-  return found;
+  // In id order, across chunks too: concurrent transactions lock them in the same order on
+  // PostgreSQL. By id alone, the merchant checked on the rows found
+  // (docs/operations/benchmark.md#history-independence).
+  const rows = await inSortedIdChunks(ids, (chunk) =>
+    tx.lockRows(trx.selectFrom("subscriptions").selectAll().where("id", "in", chunk).orderBy("id")).execute(),
+  );
+  return new Map(rows.filter((row) => row.merchant_id === merchantId).map((row) => [row.id, subscriptionFromRow(row)]));
 }
 
 /** A page of the merchant's subscriptions, newest first, of one customer, plan or state when asked. */
@@ -172,21 +164,23 @@ export async function insertPeriods(
 
 /** The charges of periods' first attempts. */
 export async function insertFirstAttempts(trx: Tx, periods: readonly SubscriptionPeriodRecord[]): Promise<void> {
-  const rows = periods.flatMap((period) =>
-    period.chargeId
-      ? [
-          {
-            subscription_id: period.subscriptionId,
-            period: period.period,
-            attempt: 1,
-            charge_id: period.chargeId,
-            debit_date: period.debitDate,
-            created_at: period.createdAt.toISOString(),
-          },
-        ]
-      : [],
+  await insertAttempts(
+    trx,
+    periods.flatMap((period) =>
+      period.chargeId
+        ? [
+            {
+              subscriptionId: period.subscriptionId,
+              period: period.period,
+              attempt: 1,
+              chargeId: period.chargeId,
+              debitDate: period.debitDate,
+              createdAt: period.createdAt,
+            },
+          ]
+        : [],
+    ),
   );
-  await insertRows(trx, "subscription_attempts", rows);
 }
 
 export function periodKey(subscriptionId: string, period: string): string {
@@ -210,23 +204,24 @@ export async function findPeriods(
   db: Tx,
   keys: readonly { subscriptionId: string; period: string }[],
 ): Promise<Map<string, SubscriptionPeriodRecord>> {
-  const found = new Map<string, SubscriptionPeriodRecord>();
-  const subscriptionIds = [...new Set(keys.map((key) => key.subscriptionId))];
+  const periods = [...new Set(keys.map((key) => key.period))];
   const wanted = new Set(keys.map((key) => periodKey(key.subscriptionId, key.period)));
   // By subscription (the primary key's first column), the periods asked for kept.
-  for (let start = 0; start < subscriptionIds.length; start += limits.sqlInListIds) {
-    const rows = await db
-      .selectFrom("subscription_periods")
-      .selectAll()
-      .where("subscription_id", "in", subscriptionIds.slice(start, start + limits.sqlInListIds))
-      .where("period", "in", [...new Set(keys.map((key) => key.period))])
-      .execute();
-    for (const row of rows) {
-      const key = periodKey(row.subscription_id, row.period);
-      if (wanted.has(key)) found.set(key, periodFromRow(row));
-    }
-  }
-  return found;
+  const rows = await inSortedIdChunks(
+    keys.map((key) => key.subscriptionId),
+    (chunk) =>
+      db
+        .selectFrom("subscription_periods")
+        .selectAll()
+        .where("subscription_id", "in", chunk)
+        .where("period", "in", periods)
+        .execute(),
+  );
+  return new Map(
+    rows
+      .filter((row) => wanted.has(periodKey(row.subscription_id, row.period)))
+      .map((row) => [periodKey(row.subscription_id, row.period), periodFromRow(row)]),
+  );
 }
 
 /** The latest period of the plan already recorded from `fromPeriod` on, if any (a price change may not reach it). */
