@@ -10,6 +10,7 @@ import { accountIdentity, serialiseAccount } from "../src/domain/bank-account.js
 import { noDebits } from "../src/domain/bank-profile.js";
 import { defaultDunning } from "../src/domain/dunning.js";
 import { newId } from "../src/domain/ids.js";
+import { requireBankAccountHolder } from "../src/domain/kana.js";
 import { createMerchant, updateConsignor } from "../src/flows/merchants.js";
 import { createPlan } from "../src/flows/plans.js";
 import type { FlowContext } from "../src/flows/flow-context.js";
@@ -110,6 +111,9 @@ async function inBatches(ctx: FlowContext, count: number, row: (i: number) => Ro
   }
 }
 
+// Stored as linking stores it: in the bank's half-width form (domain/kana.ts).
+const holder = requireBankAccountHolder("ヤマダ タロウ");
+
 /** A customer who approved a contract on their own account, as the on-session flow leaves them. */
 function activeCustomerRows(
   merchantId: string,
@@ -122,7 +126,7 @@ function activeCustomerRows(
     branchCode: "001",
     accountType: BankAccountType.ORDINARY,
     accountNumber: String(1_000_000 + (i % 9_000_000)),
-    accountHolder: "ヤマダ タロウ",
+    accountHolder: holder,
   };
   return {
     customers: activeCustomerRow(ids.customerId, merchantId, now),

@@ -7,6 +7,7 @@ import {
   ContractStopRequestedContentSchema,
   RefundFailedContentSchema,
   RefundSucceededContentSchema,
+  type SubscriptionEventContent,
   SubscriptionEventContentSchema,
 } from "../../gen/payments/v1/webhooks_pb.js";
 import { errorTypeMessages } from "./payment-failure.js";
@@ -148,33 +149,33 @@ export function subscriptionEventContent(
   period?: SubscriptionPeriodRecord,
   dunning?: { attempt: number; retryDebitDate?: string; retryChargeId?: string; carriedAmount?: number },
 ): object {
-  return toJson(
-    SubscriptionEventContentSchema,
-    create(SubscriptionEventContentSchema, {
-      subscriptionId: subscription.id,
-      customer: subscription.customerId,
-      planId: subscription.planId,
-      status: `SUBSCRIPTION_STATUS_${subscription.status.toUpperCase()}`,
-      endReason: subscription.endReason ? `SUBSCRIPTION_END_REASON_${subscription.endReason.toUpperCase()}` : "",
-      merchantName,
-      metadata: subscription.metadata,
-      period: period?.period ?? "",
-      debitDate: period?.debitDate ?? "",
-      chargeId: period?.chargeId ?? "",
-      initialAmount: period?.amounts.initialAmount ?? 0,
-      discount: period?.amounts.discount ?? 0,
-      finalAmount: period?.amounts.finalAmount ?? 0,
-      currency: "JPY",
-      nextPeriod: subscription.nextPeriod ?? "",
-      nextDebitDate: subscription.nextDebitDate ?? "",
-      createdAt: now.toISOString(),
-      pastDueReason: subscription.pastDueReason ? `PAST_DUE_REASON_${subscription.pastDueReason.toUpperCase()}` : "",
-      attempt: dunning?.attempt ?? 0,
-      retryDebitDate: dunning?.retryDebitDate ?? "",
-      retryChargeId: dunning?.retryChargeId ?? "",
-      // 合算: what this period's charge carried in, or (PAST_DUE) what the next period's will.
-      carriedAmount: dunning ? (dunning.carriedAmount ?? 0) : carriedAmountOf(period?.carried ?? []),
-    }),
-    asWebhookJson,
-  ) as object;
+  // Every field given, so the message is written out as a literal rather than through `create`:
+  // a debit date records one of these per subscription (docs/operations/benchmark.md#debit-day).
+  const content: SubscriptionEventContent = {
+    $typeName: SubscriptionEventContentSchema.typeName,
+    subscriptionId: subscription.id,
+    customer: subscription.customerId,
+    planId: subscription.planId,
+    status: `SUBSCRIPTION_STATUS_${subscription.status.toUpperCase()}`,
+    endReason: subscription.endReason ? `SUBSCRIPTION_END_REASON_${subscription.endReason.toUpperCase()}` : "",
+    merchantName,
+    metadata: subscription.metadata,
+    period: period?.period ?? "",
+    debitDate: period?.debitDate ?? "",
+    chargeId: period?.chargeId ?? "",
+    initialAmount: period?.amounts.initialAmount ?? 0,
+    discount: period?.amounts.discount ?? 0,
+    finalAmount: period?.amounts.finalAmount ?? 0,
+    currency: "JPY",
+    nextPeriod: subscription.nextPeriod ?? "",
+    nextDebitDate: subscription.nextDebitDate ?? "",
+    createdAt: now.toISOString(),
+    pastDueReason: subscription.pastDueReason ? `PAST_DUE_REASON_${subscription.pastDueReason.toUpperCase()}` : "",
+    attempt: dunning?.attempt ?? 0,
+    retryDebitDate: dunning?.retryDebitDate ?? "",
+    retryChargeId: dunning?.retryChargeId ?? "",
+    // 合算: what this period's charge carried in, or (PAST_DUE) what the next period's will.
+    carriedAmount: dunning ? (dunning.carriedAmount ?? 0) : carriedAmountOf(period?.carried ?? []),
+  };
+  return toJson(SubscriptionEventContentSchema, content, asWebhookJson) as object;
 }

@@ -4,7 +4,7 @@ import { newId } from "../domain/ids.js";
 import { addDays, type JstDate, jstDateOf } from "../domain/jst.js";
 import { newOffSessionCharge } from "../domain/off-session-charge.js";
 import type { PlanRecord } from "../domain/plan.js";
-import type { ChargeRecord, ContractRecord } from "../domain/records.js";
+import type { ChargeRecord } from "../domain/records.js";
 import {
   type BillingRules,
   debitAmountOf,
@@ -15,7 +15,7 @@ import {
 } from "../domain/subscription.js";
 import { subscriptionEventContent } from "../domain/webhook-content.js";
 import { insertCharges } from "../storage/charges.js";
-import { findContractsByIds } from "../storage/contracts.js";
+import { type ContractState, findContractStatesByIds } from "../storage/contracts.js";
 import { recordEvents } from "../storage/events.js";
 import { enqueueJobs, type JobOutcome } from "../storage/jobs.js";
 import { findMerchant } from "../storage/merchants.js";
@@ -102,7 +102,7 @@ async function chargePage(
   const due = await lockDueSubscriptions(ctx.tx, trx, date);
   if (due.length === 0) return 0;
   const plans = await lockPlans(ctx.tx, trx, [...new Set(due.map((subscription) => subscription.planId))]);
-  const contracts = await findContractsByIds(
+  const contracts = await findContractStatesByIds(
     trx,
     due.map((subscription) => subscription.contractId),
   );
@@ -143,7 +143,7 @@ async function chargePage(
 function outcomeOf(
   subscription: SubscriptionRecord,
   plan: PlanRecord,
-  contract: ContractRecord | undefined,
+  contract: ContractState | undefined,
   merchantBlocked: boolean,
   rules: BillingRules,
   now: Date,

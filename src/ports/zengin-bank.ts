@@ -6,16 +6,18 @@ import { japaneseNationalHolidays } from "./national-holidays.js";
 import { accountHolderMaxLength, normaliseBankKana } from "../domain/kana.js";
 import { errorTypeMessages } from "../domain/payment-failure.js";
 import { debitDateOf, monthlyDebitDateOf, type ZenginTimetable } from "../domain/zengin-schedule.js";
-import { findBankAccountById, findBankAccountsByIds } from "../storage/bank-accounts.js";
+import { findAccountDetailsByIds, findBankAccountById } from "../storage/bank-accounts.js";
 import type { Transactor, Tx } from "../storage/transactor.js";
 import { lockCharge } from "../storage/charges.js";
 import { findRefund } from "../storage/refunds.js";
 import type { ConsignorSettings, ZenginItemKind, ZenginItemRecord } from "../domain/zengin-records.js";
+import type { OpenedItemAccount } from "../storage/zengin-rows.js";
 import type { BankAccountDetails } from "../domain/bank-account.js";
 import {
   findItem,
   insertItem,
   insertItems,
+  itemAccountKeys,
   listContracts,
   mandateRegistered,
   registeredMandates,
@@ -90,23 +92,26 @@ export class ZenginBank implements BankGateway {
     const contracts = new Map<string, ConsignorSettings[]>();
     for (const merchantId of new Set(requests.map((request) => request.merchantId)))
       contracts.set(merchantId, await listContracts(trx, merchantId));
-    const accounts = await findBankAccountsByIds(
+    const accounts = await findAccountDetailsByIds(
       trx,
       requests.map((request) => request.accountId),
     );
-    const registered = await registeredMandates(trx, requests, accounts);
-    const items: ZenginItemRecord[] = [];
+    // Each account's keyed hashes once: the mandates' look-up and the items' key both use them.
+    const keys = new Map([...accounts].map(([id, account]) => [id, itemAccountKeys(account.details)]));
+    const registered = await registeredMandates(trx, requests, keys);
+    const items: { item: ZenginItemRecord; opened?: OpenedItemAccount }[] = [];
     const answers = requests.map((request): BankResult => {
-      const account = accounts.get(request.accountId)?.details;
+      const account = accounts.get(request.accountId);
       const planned = this.#itemOf(
         "debit",
         request,
         contracts.get(request.merchantId) ?? [],
-        account,
+        account?.details,
         account !== undefined && registered.has(`${request.merchantId}/${request.accountId}`),
       );
       if ("refusal" in planned) return refusal(planned.refusal);
-      items.push(planned.item);
+      const opened = account && { sealed: account.sealed, plain: account.plain, key: keys.get(request.accountId)![0] };
+      items.push({ item: planned.item, opened });
       return { ok: false, scheduled: true, date: planned.item.date ?? undefined };
     });
     await insertItems(trx, "zengin_debits", items);

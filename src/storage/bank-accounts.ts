@@ -127,20 +127,31 @@ export async function bankAccountLatencyMs(db: Kysely<Database>, id: string): Pr
   return row?.latency_ms ?? 0;
 }
 
-/** Accounts by id (a subscription cycle's page), in chunks. */
-export async function findBankAccountsByIds(
+/** An account's details as opened from its row, with the sealed text they came from. */
+export interface OpenedAccount {
+  readonly details: BankAccountDetails;
+  /** `account_sealed` as stored, and what it opens to: a copy of the same details may reuse it. */
+  readonly sealed: string;
+  readonly plain: string;
+}
+
+/** Accounts' details by id (a subscription cycle's page), in chunks: the columns it reads, no more. */
+export async function findAccountDetailsByIds(
   db: Kysely<Database>,
   ids: readonly string[],
-): Promise<Map<string, BankAccountRecord>> {
-  const found = new Map<string, BankAccountRecord>();
+): Promise<Map<string, OpenedAccount>> {
+  const found = new Map<string, OpenedAccount>();
   const unique = [...new Set(ids)].filter(Boolean);
   for (let start = 0; start < unique.length; start += 500) {
     const rows = await db
       .selectFrom("bank_accounts")
-      .selectAll()
+      .select(["id", "account_sealed"])
       .where("id", "in", unique.slice(start, start + 500))
       .execute();
-    for (const row of rows) found.set(row.id, fromRow(row));
+    for (const row of rows) {
+      const plain = unseal(row.account_sealed);
+      found.set(row.id, { details: parseAccount(plain), sealed: row.account_sealed, plain });
+    }
   }
   return found;
 }

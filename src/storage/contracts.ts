@@ -6,6 +6,9 @@ import type { Kysely } from "kysely";
 import { contractFromRow, contractToRow } from "./records.js";
 import type { Transactor, Tx } from "./transactor.js";
 
+/** What a subscription cycle reads of a contract. */
+export type ContractState = Pick<ContractRecord, "id" | "status" | "bankAccountId">;
+
 export async function insertContract(trx: Tx, contract: ContractRecord): Promise<void> {
   await trx.insertInto("contracts").values(contractToRow(contract)).execute();
 }
@@ -51,20 +54,20 @@ export async function lockContract(tx: Transactor, trx: Tx, id: string): Promise
   return row && contractFromRow(row);
 }
 
-/** Contracts by id (a subscription cycle's page), in chunks. */
-export async function findContractsByIds(
+/** Whether contracts may be charged, and from which account, by id (a subscription cycle's page), in chunks. */
+export async function findContractStatesByIds(
   db: Kysely<Database>,
   ids: readonly string[],
-): Promise<Map<string, ContractRecord>> {
-  const found = new Map<string, ContractRecord>();
+): Promise<Map<string, ContractState>> {
+  const found = new Map<string, ContractState>();
   const unique = [...new Set(ids)];
   for (let start = 0; start < unique.length; start += 500) {
     const rows = await db
       .selectFrom("contracts")
-      .selectAll()
+      .select(["id", "status", "bank_account_id"])
       .where("id", "in", unique.slice(start, start + 500))
       .execute();
-    for (const row of rows) found.set(row.id, contractFromRow(row));
+    for (const row of rows) found.set(row.id, { id: row.id, status: row.status, bankAccountId: row.bank_account_id });
   }
   return found;
 }

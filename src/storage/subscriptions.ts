@@ -131,14 +131,7 @@ export async function lockDueSubscriptions(tx: Transactor, trx: Tx, debitDate: J
 /** The cycle's schedule changes for many subscriptions: one UPDATE per distinct change and chunk of ids. */
 export async function saveSubscriptionSchedules(trx: Tx, subscriptions: readonly SubscriptionRecord[]): Promise<void> {
   await updateGrouped(
-    subscriptions.map((subscription) => {
-      const row = subscriptionToRow(subscription);
-      const { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at, carry_json } = row;
-      return {
-        id: row.id,
-        set: { status, end_reason, next_period, next_debit_date, last_period, updated_at, ended_at, carry_json },
-      };
-    }),
+    subscriptions.map((subscription) => ({ id: subscription.id, set: scheduleColumnsOf(subscription) })),
     (set, ids) => trx.updateTable("subscriptions").set(set).where("id", "in", ids).execute(),
   );
 }
@@ -310,19 +303,26 @@ function subscriptionToRow(record: SubscriptionRecord): SubscriptionTable {
     amount: record.amount,
     start_period: record.startPeriod,
     end_period: record.endPeriod,
-    status: record.status,
     cancel_at_period_end: record.cancelAtPeriodEnd ? 1 : 0,
+    description: record.description,
+    metadata_json: JSON.stringify(record.metadata),
+    created_at: record.createdAt.toISOString(),
+    past_due_reason: record.pastDueReason,
+    past_due_period: record.pastDuePeriod,
+    ...scheduleColumnsOf(record),
+  };
+}
+
+/** The columns a cycle moves on (saveSubscriptionSchedules), without serialising the rest of the row. */
+function scheduleColumnsOf(record: SubscriptionRecord) {
+  return {
+    status: record.status,
     end_reason: record.endReason,
     next_period: record.nextPeriod,
     next_debit_date: record.nextDebitDate,
     last_period: record.lastPeriod,
-    description: record.description,
-    metadata_json: JSON.stringify(record.metadata),
-    created_at: record.createdAt.toISOString(),
     updated_at: record.updatedAt.toISOString(),
     ended_at: record.endedAt?.toISOString() ?? null,
-    past_due_reason: record.pastDueReason,
-    past_due_period: record.pastDuePeriod,
     carry_json: JSON.stringify(record.carry),
   };
 }

@@ -26,6 +26,7 @@ import {
   fileToRow,
   itemFromRow,
   itemToRow,
+  type OpenedItemAccount,
 } from "./zengin-rows.js";
 import { limits } from "../domain/limits.js";
 
@@ -90,9 +91,18 @@ export async function insertItem(trx: Tx, table: ZenginItemKind, item: ZenginIte
     .execute();
 }
 
-/** `insertItem` for many items at once (a subscription cycle's debits), in chunks. */
-export async function insertItems(trx: Tx, table: ZenginItemKind, items: readonly ZenginItemRecord[]): Promise<void> {
-  await insertRows(trx, table, items.map(itemToRow), { ignoreConflictOn: ["reference"] });
+/** `insertItem` for many items at once (a subscription cycle's debits), in chunks, with what is known of their accounts. */
+export async function insertItems(
+  trx: Tx,
+  table: ZenginItemKind,
+  items: readonly { item: ZenginItemRecord; opened?: OpenedItemAccount }[],
+): Promise<void> {
+  await insertRows(
+    trx,
+    table,
+    items.map(({ item, opened }) => itemToRow(item, opened)),
+    { ignoreConflictOn: ["reference"] },
+  );
 }
 
 /** The item recorded under this reference (the bank was already asked): its state and its file's date. */
@@ -160,32 +170,30 @@ export async function scheduledGroups(
 }
 
 /**
- * Puts every item still scheduled for the merchant's contract and date into the file (one UPDATE: an item
- * cancelled meanwhile stays out) and numbers them in a fixed order (creation time, reference).
- * Inside the transaction that creates the file.
+ * Puts every item still scheduled for the merchant's contract and date into the file (an item
+ * cancelled meanwhile stays out) and numbers them in a fixed order (creation time, reference),
+ * in one UPDATE: each item's row and its index entries are written once. Inside the transaction
+ * that creates the file.
  */
 export async function fileItems(
   trx: Tx,
   table: ZenginItemKind,
   group: { merchantId: string; contractCode: string; date: string; fileId: string; now: string },
 ): Promise<void> {
-  await trx
-    .updateTable(table)
-    .set({ state: "filed", file_id: group.fileId, updated_at: group.now })
-    .where("state", "=", "scheduled")
-    .where("merchant_id", "=", group.merchantId)
-    .where("date", "=", group.date)
-    .where("contract_code", "=", group.contractCode)
-    .execute();
-  // 顧客番号: the date (YYYYMMDD) and the position, 12 digits, in one statement for the whole file.
+  // 顧客番号: the date (YYYYMMDD) and the position, 12 digits.
   const zeros = "000000000000";
   await sql`
-    update ${sql.table(table)} set customer_number = ${group.date.replaceAll("-", "")} || substr(${zeros} || numbered.pos, length(${zeros} || numbered.pos) - 11, 12)
+    update ${sql.table(table)} set state = 'filed', file_id = ${group.fileId}, updated_at = ${group.now},
+      customer_number = ${group.date.replaceAll("-", "")} || substr(${zeros} || numbered.pos, length(${zeros} || numbered.pos) - 11, 12)
     from (
       select reference as ref, row_number() over (order by created_at, reference) as pos
-      from ${sql.table(table)} where file_id = ${group.fileId}
+      from ${sql.table(table)}
+      where state = 'scheduled' and merchant_id = ${group.merchantId} and date = ${group.date}
+        and contract_code = ${group.contractCode}
     ) as numbered
-    where ${sql.table(table)}.reference = numbered.ref`.execute(trx);
+    -- Checked on the row again: PostgreSQL re-reads a row a concurrent cancel changed (a gap in
+    -- the numbers then, never a cancelled item in the file).
+    where ${sql.table(table)}.reference = numbered.ref and ${sql.table(table)}.state = 'scheduled'`.execute(trx);
 }
 
 /** The items of a file with these customer numbers (a batch of a result file's records), by the (file_id, customer_number) index. */
@@ -497,22 +505,19 @@ export async function mandateRegistered(
 export async function registeredMandates(
   db: Tx,
   requests: readonly { merchantId: string; accountId: string }[],
-  accounts: ReadonlyMap<string, { details: BankAccountDetails }>,
+  keysOf: ReadonlyMap<string, readonly string[]>,
 ): Promise<Set<string>> {
   const registered = new Set<string>();
   const pairs = [...new Map(requests.map((r) => [`${r.merchantId}/${r.accountId}`, r])).values()];
   for (let start = 0; start < pairs.length; start += 200) {
     const chunk = pairs.slice(start, start + 200);
     const ownersOfKey = new Map<string, string[]>();
-    for (const pair of chunk) {
-      const details = accounts.get(pair.accountId)?.details;
-      if (!details) continue;
-      for (const key of itemAccountKeys(details))
+    for (const pair of chunk)
+      for (const key of keysOf.get(pair.accountId) ?? [])
         ownersOfKey.set(`${pair.merchantId}/${key}`, [
           ...(ownersOfKey.get(`${pair.merchantId}/${key}`) ?? []),
           `${pair.merchantId}/${pair.accountId}`,
         ]);
-    }
     if (ownersOfKey.size === 0) continue;
     const rows = await db
       .selectFrom("zengin_debits")
