@@ -171,11 +171,7 @@ const catalogue = {
   zenginCycleIntervalMs: minutesMs(1),
 
   // Recurring billing.
-  /**
-   * Subscriptions charged in one transaction of the cycle: bounds its locks and memory. 1,000
-   * holds the writer about 0.1 s at a time; 500 cost a debit date of 100,000 two more seconds in
-   * commits (docs/operations/benchmark.md#debit-day).
-   */
+  /** Subscriptions charged in one transaction of the cycle: bounds its locks (about 0.1 s) and memory. */
   subscriptionCyclePageRows: 1000,
   /** The subscription cycle (simulated bank) looks for due periods this often. */
   subscriptionCycleIntervalMs: minutesMs(1),
