@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { ledgerOf } from "../../src/storage/bank-accounts.js";
-import { findIdempotencyRecord } from "../../src/storage/idempotency-keys.js";
+import { findIdempotencyRecord, insertIdempotencyRecord } from "../../src/storage/idempotency-keys.js";
+import {
+  bindIdempotentResource,
+  IdempotencyKeyTaken,
+  renewIdempotentRequest,
+  runIdempotent,
+  settleFailedRequest,
+  type IdempotencyScope,
+} from "../../src/flows/idempotency.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
 import { freshEmail, redirect } from "../helpers/on-session.js";
 import { api, startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -126,5 +134,47 @@ describe("the first use of an idempotency key, claimed in the flow's own transac
     expect(corrected.status).toBe(200);
     expect(corrected.replayed).toBeNull();
     await expectRecord("first-use-refused", corrected.body.chargeId, corrected.body);
+  });
+
+  it("a first use that loses the key to another request rolls back, leaves that request's record alone, and is answered as a duplicate", async () => {
+    const key = "first-use-lost";
+    const request = { merchantId: merchant.merchant_id, key, method: "test/FirstUse", requestHash: "same" };
+    const scopes: IdempotencyScope[] = [];
+    const answer = runIdempotent(server.ctx, request, true, async (start) => {
+      if (!("run" in start)) throw new Error("a replay was not expected");
+      const scope = start.run;
+      scopes.push(scope);
+      if (scopes.length > 1) return "ran again";
+      // Before its flow wrote the claim, renewing or settling it changes nothing.
+      await renewIdempotentRequest(server.ctx, scope);
+      await settleFailedRequest(server.ctx, scope, undefined);
+      expect(await findIdempotencyRecord(server.ctx.tx.db, merchant.merchant_id, key)).toBeUndefined();
+      // Another request with the key commits its claim first (its resource "res-winner")...
+      await runIdempotent(server.ctx, request, true, async (other) => {
+        if (!("run" in other)) throw new Error("a replay was not expected");
+        await server.ctx.tx.write((trx) => bindIdempotentResource(trx, other.run, "res-winner"));
+      });
+      // ... so this one's insert finds the key taken and its transaction rolls back with what it wrote.
+      const write = server.ctx.tx.write(async (trx) => {
+        // Something the flow wrote before binding (here another key's record) must not survive.
+        await insertIdempotencyRecord(trx, { ...scope.pendingClaim!.record, key: "first-use-rolled-back" });
+        await bindIdempotentResource(trx, scope, "res-loser");
+      });
+      await expect(write).rejects.toBeInstanceOf(IdempotencyKeyTaken);
+      expect(scope.pendingClaim?.taken).toBe(true);
+      expect(
+        await findIdempotencyRecord(server.ctx.tx.db, merchant.merchant_id, "first-use-rolled-back"),
+      ).toBeUndefined();
+      await settleFailedRequest(server.ctx, scope, { json: "{}", httpStatus: 500 });
+      throw new Error("the loser's flow failed");
+    });
+    // Started again by the locked path: the winner is in flight, so this request is refused as a duplicate.
+    await expect(answer).rejects.toMatchObject({ kind: "in_flight" });
+    expect(scopes).toHaveLength(1);
+    expect(await findIdempotencyRecord(server.ctx.tx.db, merchant.merchant_id, key)).toMatchObject({
+      state: "in_flight",
+      resourceId: "res-winner",
+      responseJson: "",
+    });
   });
 });
