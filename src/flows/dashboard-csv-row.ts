@@ -17,7 +17,7 @@ import type { JobOutcome } from "../storage/jobs.js";
 import { findCsvBatchById, findCsvRow, updateCsvRow } from "../storage/csv-batches.js";
 import { findMerchant } from "../storage/merchants.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
-import { beginIdempotentRequest, finishIdempotentRequest, settleFailedRequest } from "./idempotency.js";
+import { finishIdempotentRequest, runIdempotent, settleFailedRequest, type IdempotencyScope } from "./idempotency.js";
 import { createOffSessionPaymentAsync, type OffSessionInput } from "./off-session.js";
 import { limits } from "../domain/limits.js";
 
@@ -95,34 +95,44 @@ async function startChargeOnce(
     customerId: input.customerId,
     charge: { price: input.price, description: input.description, metadata: input.metadata },
   });
-  let start: Awaited<ReturnType<typeof beginIdempotentRequest>>;
+  const request = {
+    merchantId: merchant.id,
+    key,
+    method: asyncMethod,
+    requestHash: requestFingerprint(asyncMethod, toJson(CreateOffSessionPaymentAsyncRequestSchema, message)),
+  };
   try {
-    start = await beginIdempotentRequest(ctx, {
-      merchantId: merchant.id,
-      key,
-      method: asyncMethod,
-      requestHash: requestFingerprint(asyncMethod, toJson(CreateOffSessionPaymentAsyncRequestSchema, message)),
-    });
+    // The async create binds the key in the transaction that writes the charge: a first use claims it there.
+    return await runIdempotent(ctx, request, true, (start) =>
+      "replay" in start ? Promise.resolve(storedAnswer(start.replay)) : startUnder(ctx, merchant, input, start.run),
+    );
   } catch (error) {
     if (error instanceof RequestRefusal && error.kind === "conflict") return { reason: csvChargeReasons.keyReused };
     throw error;
   }
-  if ("replay" in start) return storedAnswer(start.replay);
+}
+
+async function startUnder(
+  ctx: FlowContext,
+  merchant: MerchantPrincipal,
+  input: OffSessionInput,
+  scope: IdempotencyScope,
+): Promise<StartedCharge> {
   try {
-    const request = await createOffSessionPaymentAsync(ctx, merchant, input, start.run);
+    const request = await createOffSessionPaymentAsync(ctx, merchant, input, scope);
     const response = create(CreateOffSessionPaymentAsyncResponseSchema, {
       requestId: request.id,
       status: request.status,
       chargeId: request.chargeId,
     });
-    await finishIdempotentRequest(ctx, start.run, {
+    await finishIdempotentRequest(ctx, scope, {
       json: JSON.stringify(toJson(CreateOffSessionPaymentAsyncResponseSchema, response, jsonOptions)),
       httpStatus: 200,
     });
     return { chargeId: request.chargeId };
   } catch (error) {
     const connectError = toConnectError(error);
-    await settleFailedRequest(ctx, start.run, storedErrorAnswer(error));
+    await settleFailedRequest(ctx, scope, storedErrorAnswer(error));
     if (!connectError) throw error;
     return { reason: reasonOfError(connectError) };
   }

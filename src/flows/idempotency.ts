@@ -29,6 +29,35 @@ export interface IdempotencyScope {
    * flow committed: what that attempt created, which the flow resumes instead of creating again.
    */
   readonly resumeResourceId: string;
+  /**
+   * Set on a first use of the key whose claim is not written yet: the flow's own transaction
+   * writes it, bound to what it creates (bindIdempotentResource), so the claim costs no
+   * transaction of its own (docs/architecture.md#durability).
+   */
+  readonly pendingClaim?: PendingClaim;
+}
+
+/** The claim of a first use, written by the flow's transaction; what became of it. */
+export interface PendingClaim {
+  /** The in-flight record to insert (resourceId "" here: bindIdempotentResource sets it). */
+  readonly record: IdempotencyRecord;
+  /** What the flow bound when it inserted the claim; "" while nothing was. */
+  boundResourceId: string;
+  /**
+   * A concurrent first use inserted the key first: the flow's transaction rolled back, nothing
+   * was created, and the request starts again by the locked path (runIdempotent).
+   */
+  taken: boolean;
+}
+
+/**
+ * Thrown by bindIdempotentResource when a concurrent first use holds the key: it rolls back the
+ * flow's whole transaction, so what that transaction wrote is not created twice.
+ */
+export class IdempotencyKeyTaken extends Error {
+  constructor(key: string) {
+    super(`idempotency key ${key} was claimed by a concurrent request`);
+  }
 }
 
 /** What to do with a request that carries a key: run it under the scope, or answer the first response again. */
@@ -38,14 +67,49 @@ export type IdempotentStart = { run: IdempotencyScope } | { replay: IdempotencyR
 const purgeEveryMs = limits.idempotencyPurgeEveryMs;
 const lastPurge = new WeakMap<FlowContext, number>();
 
+/** What identifies a keyed request. */
+export interface IdempotentRequest {
+  merchantId: string;
+  key: string;
+  method: string;
+  requestHash: string;
+}
+
+/**
+ * Runs a keyed request: `attempt` gets what beginIdempotentRequest decided (run the flow under
+ * the scope, or answer the stored response) and does it. `claimInFlow` is for a flow that binds
+ * the key in the transaction of its first side effect, before any bank call (bindIdempotentResource):
+ * a first use then leaves the claim to that transaction. When it finds the key taken by a
+ * concurrent first use, that transaction rolled back, and the request starts again by the locked
+ * path, which answers it as if it had come second (replay, in flight, conflict).
+ */
+export async function runIdempotent<T>(
+  ctx: FlowContext,
+  request: IdempotentRequest,
+  claimInFlow: boolean,
+  attempt: (start: IdempotentStart) => Promise<T>,
+): Promise<T> {
+  const start = await beginIdempotentRequest(ctx, request, claimInFlow);
+  try {
+    return await attempt(start);
+  } catch (error) {
+    if (!("run" in start && start.run.pendingClaim?.taken)) throw error;
+  }
+  return attempt(await beginIdempotentRequest(ctx, request, false));
+}
+
 /**
  * Claims a key for a request (docs/reference/contract.md#idempotency), or says it was answered already.
  * Refuses the same key with another request (invalid_argument) and a duplicate of a request
  * still in flight (aborted). Concurrent duplicates race for one row: exactly one claims it.
+ * With `claimInFlow`, a key with no record yet (a plain read) is not claimed here: the scope
+ * carries the claim for the flow's transaction to insert (PendingClaim); any record, live or
+ * expired, is decided under its lock as before.
  */
-export async function beginIdempotentRequest(
+async function beginIdempotentRequest(
   ctx: FlowContext,
-  request: { merchantId: string; key: string; method: string; requestHash: string },
+  request: IdempotentRequest,
+  claimInFlow = false,
 ): Promise<IdempotentStart> {
   const now = ctx.clock.now();
   await purgeExpired(ctx, now);
@@ -63,6 +127,10 @@ export async function beginIdempotentRequest(
     leaseUntil,
     resourceId: "",
   };
+  if (claimInFlow && !(await findIdempotencyRecord(ctx.tx.db, request.merchantId, request.key))) {
+    const pendingClaim: PendingClaim = { record: claim, boundResourceId: "", taken: false };
+    return { run: { merchantId: request.merchantId, key: request.key, resumeResourceId: "", pendingClaim } };
+  }
   const decision = await ctx.tx.write(
     async (trx) => {
       for (;;) {
@@ -110,13 +178,27 @@ export async function beginIdempotentRequest(
 /**
  * Ties what a flow created to the key, inside the flow's own transaction: if the process dies
  * before the response is stored, the attempt that takes the key over resumes this resource.
+ * A pending claim (a first use) is inserted here, already bound; a concurrent first use that
+ * inserted the key first makes it throw IdempotencyKeyTaken, which rolls the transaction back.
  */
 export async function bindIdempotentResource(
   trx: Tx,
   scope: IdempotencyScope | undefined,
   resourceId: string,
 ): Promise<void> {
-  if (scope) await updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { resource_id: resourceId });
+  if (!scope) return;
+  const claim = scope.pendingClaim;
+  if (!claim) return updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { resource_id: resourceId });
+  if (!(await insertIdempotencyRecord(trx, { ...claim.record, resourceId }))) {
+    claim.taken = true;
+    throw new IdempotencyKeyTaken(scope.key);
+  }
+  claim.boundResourceId = resourceId;
+}
+
+/** False for a first use whose flow has not written its claim (nothing of it is stored to change). */
+function claimWritten(scope: IdempotencyScope): boolean {
+  return !scope.pendingClaim || scope.pendingClaim.boundResourceId !== "";
 }
 
 /** Stores the first response (message JSON or Connect error JSON): later duplicates replay it. */
@@ -125,6 +207,9 @@ export async function finishIdempotentRequest(
   scope: IdempotencyScope,
   response: { json: string; httpStatus: number },
 ): Promise<void> {
+  // A flow that succeeded without binding its pending claim wrote no record, and a duplicate
+  // would create again: only a method whose flow always binds may be run with claimInFlow.
+  if (!claimWritten(scope)) throw new Error(`idempotency key ${scope.key}: the flow never bound its deferred claim`);
   // Answered at its commit: lost in a crash, the retry that takes the key over rebuilds it
   // from the bound resource (docs/architecture.md#durability).
   await ctx.tx.write(
@@ -141,6 +226,7 @@ export async function finishIdempotentRequest(
 
 /** Keeps the claim while the request runs (a slow bank must not look like a dead process). */
 export async function renewIdempotentRequest(ctx: FlowContext, scope: IdempotencyScope): Promise<void> {
+  if (!claimWritten(scope)) return;
   const leaseUntil = new Date(ctx.clock.now().getTime() + idempotencyLeaseMs).toISOString();
   await ctx.tx.write((trx) =>
     updateInFlightIdempotencyRecord(trx, scope.merchantId, scope.key, { lease_until: leaseUntil }),
@@ -152,16 +238,21 @@ export async function renewIdempotentRequest(ctx: FlowContext, scope: Idempotenc
  * refusal was decided before any side effect, whatever layer raised it): the key is freed and
  * stores nothing, so the corrected request can use it (decisions.md, "Idempotency"). Otherwise a
  * payment error or refusal (`response`) is stored as the answer, and an unexpected failure lets
- * the claim go at once, so a retry runs again and resumes what was created.
+ * the claim go at once, so a retry runs again and resumes what was created. A first use whose
+ * flow never wrote its claim left no record to settle; one whose claim was rolled back with its
+ * transaction owns no record either, so a record bound to another resource is left alone.
  */
 export async function settleFailedRequest(
   ctx: FlowContext,
   scope: IdempotencyScope,
   response: { json: string; httpStatus: number } | undefined,
 ): Promise<void> {
+  if (!claimWritten(scope)) return;
+  const bound = scope.pendingClaim?.boundResourceId;
   await ctx.tx.write(async (trx) => {
     const record = await lockIdempotencyRecord(ctx.tx, trx, scope.merchantId, scope.key);
     if (record?.state !== "in_flight") return;
+    if (bound !== undefined && record.resourceId !== bound) return;
     if (record.resourceId === "") return deleteIdempotencyRecord(trx, scope.merchantId, scope.key);
     await updateInFlightIdempotencyRecord(
       trx,

@@ -34,7 +34,7 @@ import { findMerchant } from "../storage/merchants.js";
 import { findPaymentLinkWithToken, insertPaymentLink } from "../storage/payment-links.js";
 import { isUniqueViolation } from "../storage/transactor.js";
 import type { FlowContext, MerchantPrincipal } from "./flow-context.js";
-import { bindIdempotentResource, type IdempotencyScope } from "./idempotency.js";
+import { bindIdempotentResource, IdempotencyKeyTaken, type IdempotencyScope } from "./idempotency.js";
 
 /** An on-session request, decoded (docs/reference/contract.md#on-session: the buyer, charge and redirect groups). */
 export interface OnSessionRequest {
@@ -82,7 +82,9 @@ export async function createOnSessionPayment(
       throw error;
     }
   } catch (error) {
-    if (error instanceof PaymentFailure || error instanceof RequestRefusal) throw error;
+    // A key taken by a concurrent first use is no failure of this flow: the request starts again.
+    if (error instanceof PaymentFailure || error instanceof RequestRefusal || error instanceof IdempotencyKeyTaken)
+      throw error;
     throw onSessionInternalError(error);
   }
 }

@@ -3,16 +3,21 @@ import { errorFromJson } from "@connectrpc/connect/protocol-connect";
 import { fromJson, getOption, toJson, type DescField, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
 import { PaymentErrorCode } from "../../gen/payments/v1/enums_pb.js";
 import { validation_error_code } from "../../gen/payments/v1/errors_pb.js";
+import { DashboardService } from "../../gen/payments/v1/dashboard_service_pb.js";
+import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
+import { SandboxService } from "../../gen/payments/v1/sandbox_service_pb.js";
+import { SubscriptionService } from "../../gen/payments/v1/subscription_service_pb.js";
 import { idempotencyLeaseMs, requestFingerprint, type IdempotencyRecord } from "../domain/idempotency.js";
 import { PaymentFailure, type CataloguedCode } from "../domain/payment-failure.js";
 import { idempotencyKeyPath, keyAt, withoutKey } from "../domain/method-idempotency.js";
 import { storedErrorAnswer } from "../errors.js";
 import type { FlowContext } from "../flows/flow-context.js";
 import {
-  beginIdempotentRequest,
   finishIdempotentRequest,
   renewIdempotentRequest,
+  runIdempotent,
   settleFailedRequest,
+  type IdempotencyScope,
 } from "../flows/idempotency.js";
 import { idempotencyScopeKey, merchantKey } from "../api/request-context.js";
 import type { Logger } from "pino";
@@ -22,6 +27,29 @@ import { limits } from "../domain/limits.js";
 export const replayedHeader = "idempotent-replayed";
 
 const jsonOptions = { alwaysEmitImplicit: true } as const;
+
+/**
+ * The keyed methods whose flow binds the key (bindIdempotentResource) in the transaction of its
+ * first side effect, before any bank call or other effect outside it: a first use of a key is
+ * claimed in that transaction (docs/architecture.md#durability). A keyed method not listed here
+ * claims its key first, in a transaction of its own; a new one is added only once its flow binds so.
+ */
+const claimInFlowMethods: ReadonlySet<string> = new Set(
+  [
+    PaymentService.method.createOnSessionPayment,
+    PaymentService.method.createOffSessionPaymentAsync,
+    PaymentService.method.createOffSessionPayment,
+    PaymentService.method.refund,
+    DashboardService.method.refundCharge,
+    DashboardService.method.createBillingPlan,
+    DashboardService.method.updateBillingPlanPrice,
+    DashboardService.method.createBillingSubscription,
+    SandboxService.method.withdraw,
+    SubscriptionService.method.createPlan,
+    SubscriptionService.method.updatePlanPrice,
+    SubscriptionService.method.createSubscription,
+  ].map(methodName),
+);
 
 /**
  * Idempotency for every create call (docs/reference/contract.md#idempotency), once for all methods:
@@ -45,17 +73,21 @@ export function createIdempotencyInterceptor(ctx: FlowContext, logger: Logger): 
     const key = keyOf(req, path);
     if (!key) return next(req);
 
-    const method = `${req.service.typeName}/${req.method.name}`;
+    const method = methodName(req.method);
     const messageJson = withoutKey(toJson(req.method.input, req.message) as Record<string, JsonValue>, path);
-    const start = await beginIdempotentRequest(ctx, {
-      merchantId: merchant.id,
-      key,
-      method,
-      requestHash: requestFingerprint(method, messageJson),
-    });
-    if ("replay" in start) return replay(req, start.replay);
+    const request = { merchantId: merchant.id, key, method, requestHash: requestFingerprint(method, messageJson) };
+    return runIdempotent(ctx, request, claimInFlowMethods.has(method), async (start) =>
+      "replay" in start ? replay(req, start.replay) : runUnder(next, req, method, start.run),
+    );
+  };
 
-    const scope = start.run;
+  /** Runs the call under its key's scope, keeping the lease, and stores or settles its answer. */
+  async function runUnder(
+    next: Parameters<Interceptor>[0],
+    req: UnaryRequest,
+    method: string,
+    scope: IdempotencyScope,
+  ): ReturnType<typeof next> {
     req.contextValues.set(idempotencyScopeKey, scope);
     // A renewal or a settlement that fails is logged, not thrown: the call's own answer matters more,
     // and an unrenewed lease only lets a retry take the key over (docs/reference/contract.md#idempotency).
@@ -82,7 +114,12 @@ export function createIdempotencyInterceptor(ctx: FlowContext, logger: Logger): 
     } finally {
       clearInterval(renewal);
     }
-  };
+  }
+}
+
+/** payments.v1.PaymentService/CreateOffSessionPaymentAsync, …: the name a key's record keeps. */
+function methodName(method: DescMethod): string {
+  return `${method.parent.typeName}/${method.name}`;
 }
 
 function keyOf(req: UnaryRequest, path: readonly DescField[]): string {
