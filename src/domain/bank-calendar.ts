@@ -23,13 +23,26 @@ export interface BankCalendar {
  */
 export function bankCalendar(holidays: Iterable<JstDate>): BankCalendar {
   const closed = new Set(holidays);
+  // Answers kept per date: a debit date asks the same few dates once per subscription, and
+  // each answer parses dates (a few hundred dates a year, so the maps stay small).
+  const businessDays = new Map<JstDate, boolean>();
+  const nextOf = new Map<JstDate, JstDate>();
   const isBusinessDay = (date: JstDate) => {
-    const weekday = weekdayOf(date);
-    return weekday !== 0 && weekday !== 6 && !closed.has(date) && !isYearEndClosing(date);
+    let open = businessDays.get(date);
+    if (open === undefined) {
+      const weekday = weekdayOf(date);
+      open = weekday !== 0 && weekday !== 6 && !closed.has(date) && !isYearEndClosing(date);
+      businessDays.set(date, open);
+    }
+    return open;
   };
   const nextBusinessDay = (date: JstDate) => {
-    let next = addDays(date, 1);
-    while (!isBusinessDay(next)) next = addDays(next, 1);
+    let next = nextOf.get(date);
+    if (next === undefined) {
+      next = addDays(date, 1);
+      while (!isBusinessDay(next)) next = addDays(next, 1);
+      nextOf.set(date, next);
+    }
     return next;
   };
   return Object.freeze({
