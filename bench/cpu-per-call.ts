@@ -4,6 +4,7 @@
 // given (default dist/main.js) and the bare echo, alternating round by round (BENCH_ROUNDS, 5) on
 // one database so the shared machine's load falls on all alike; prints each round and the medians.
 // To compare two builds, copy the first one's dist/main.js aside (inside dist/, so packages resolve).
+// BENCH_KEYED=1 sends a new Idempotency-Key header with every request.
 import autocannon from "autocannon";
 import { readFileSync, mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -34,8 +35,16 @@ async function drive(
     headers: { "content-type": "application/json", ...request.headers },
     connections,
     amount,
+    // BENCH_KEYED=1: a new Idempotency-Key on every request, as a merchant's retry-safe client sends.
+    requests: keyed
+      ? [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": newKey() } }) }]
+      : undefined,
   });
 }
+
+const keyed = process.env.BENCH_KEYED === "1";
+let keys = 0;
+const newKey = () => `bench-${process.pid}-${++keys}`;
 
 const dir = mkdtempSync(join(tmpdir(), "furikomi-cpu-"));
 const databaseUrl = `file:${join(dir, "bench.db")}`;
