@@ -110,8 +110,7 @@ export class ZenginBank implements BankGateway {
         account !== undefined && registered.has(`${request.merchantId}/${request.accountId}`),
       );
       if ("refusal" in planned) return refusal(planned.refusal);
-      const opened = account && { sealed: account.sealed, plain: account.plain, key: keys.get(request.accountId)![0] };
-      items.push({ item: planned.item, opened });
+      items.push({ item: planned.item, opened: account && { ...account, key: keys.get(request.accountId)![0] } });
       return { ok: false, scheduled: true, date: planned.item.date ?? undefined };
     });
     await insertItems(trx, "zengin_debits", items);

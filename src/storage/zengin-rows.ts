@@ -10,6 +10,7 @@ import type {
 } from "../domain/zengin-records.js";
 import type { ZenginContractTable, ZenginFileTable, ZenginItemTable } from "./schema.js";
 import { keyedHash, seal, unseal } from "./sealed.js";
+import type { OpenedAccount } from "./bank-accounts.js";
 import { accountIdentity } from "../domain/bank-account.js";
 
 /** Row ↔ record mapping of the Zengin tables, in one place (as storage/records.ts for the others). */
@@ -176,11 +177,7 @@ export function itemToRow(record: ZenginItemRecord, opened?: OpenedItemAccount):
  * What the caller already holds of an item's account: the account row's sealed text and what it
  * opens to, and the keyed hash of its numbers under the current key (a cycle's page has both).
  */
-export interface OpenedItemAccount {
-  readonly sealed: string;
-  readonly plain: string;
-  readonly key: string;
-}
+export type OpenedItemAccount = Pick<OpenedAccount, "sealed" | "plain"> & { readonly key: string };
 
 /**
  * The sealed columns of an account: the details sealed, and the keyed hash of which account it is.
