@@ -229,11 +229,15 @@ export async function runOffSessionCharges(
   } catch {
     return Promise.allSettled(jobs.map((job) => runOffSessionCharge(ctx, job.refId, job.attempt)));
   }
+  const debits = debitAll(
+    ctx,
+    [...started.values()].flatMap((start) => (start.scheduled ? [] : [start.charge])),
+  );
   const answered = await Promise.allSettled(
     jobs.map(async (job) => {
       const start = started.get(job.refId);
       if (!start) return undefined;
-      const answer = start.scheduled ?? (await debit(ctx, start.charge));
+      const answer = start.scheduled ?? (await debits.get(job.refId)!);
       // Scheduled for a Zengin file: the request stays RUNNING until the result file settles the charge.
       if (answer.scheduled) return undefined;
       return afterBankAnswer(answer, job.attempt, ctx.clock.now());
@@ -417,6 +421,29 @@ function idsOf(charge: ChargeRecord): Record<string, string> {
 
 function debit(ctx: FlowContext, charge: ChargeRecord) {
   return ctx.bank.debit(debitRequest(ctx, charge));
+}
+
+/**
+ * The bank's answers to many charges' debits, by charge id: one call for all where the bank takes
+ * a batch (the simulated bank books them in one transaction), else a call per charge. A batch that
+ * fails is asked again charge by charge, so one charge's fault stays its own.
+ */
+function debitAll(ctx: FlowContext, charges: readonly ChargeRecord[]): Map<string, Promise<BankResult>> {
+  const many = ctx.bank.debitMany;
+  if (!many || charges.length < 2) return new Map(charges.map((charge) => [charge.id, debit(ctx, charge)]));
+  const batch = many.call(
+    ctx.bank,
+    charges.map((charge) => debitRequest(ctx, charge)),
+  );
+  return new Map(
+    charges.map((charge, index) => [
+      charge.id,
+      batch.then(
+        (answers) => answers[index],
+        () => debit(ctx, charge),
+      ),
+    ]),
+  );
 }
 
 function debitRequest(ctx: FlowContext, charge: ChargeRecord) {

@@ -41,6 +41,12 @@ export interface BankRequest {
  */
 export interface BankGateway {
   debit(request: BankRequest): Promise<BankResult>;
+  /**
+   * `debit` for a batch of charges at once (the engine's claim), where the bank can take them
+   * together: the answers in the requests' order, each what `debit` would have answered had the
+   * requests come one after the other in that order.
+   */
+  debitMany?(requests: readonly BankRequest[]): Promise<BankResult[]>;
   refund(request: BankRequest): Promise<BankResult>;
   /**
    * Reverses what was booked under `reference`, inside the caller's transaction (the one that

@@ -41,6 +41,34 @@ export class SandboxBank implements BankGateway {
     return this.#book({ ...request, signedAmount: -request.amount });
   }
 
+  /**
+   * A batch of debits in one booking transaction: the slowest account's latency waited once (as
+   * debits called side by side would), then each booked as `debit` books it, in the requests'
+   * order per account, on the account as the batch's earlier bookings left it. The accounts are
+   * locked in id order, so two batches never wait on each other in a circle. Should the
+   * transaction fail (a concurrent call answered one of the references first), each debit is
+   * asked on its own.
+   */
+  async debitMany(requests: readonly BankRequest[]): Promise<ImmediateBankResult[]> {
+    const accounts = [...new Set(requests.map((request) => request.accountId))];
+    const latencyMs = Math.max(0, ...(await Promise.all(accounts.map((id) => bankAccountLatencyMs(this.tx.db, id)))));
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    const order = requests.map((_, index) => index);
+    order.sort((a, b) =>
+      requests[a].accountId < requests[b].accountId ? -1 : requests[a].accountId > requests[b].accountId ? 1 : a - b,
+    );
+    try {
+      return await this.tx.write(async (trx) => {
+        const answers: ImmediateBankResult[] = new Array(requests.length);
+        for (const index of order)
+          answers[index] = await this.#bookIn(trx, { ...requests[index], signedAmount: -requests[index].amount });
+        return answers;
+      });
+    } catch {
+      return Promise.all(requests.map((request) => this.debit(request)));
+    }
+  }
+
   async refund(request: BankRequest): Promise<ImmediateBankResult> {
     return this.#book({ ...request, signedAmount: request.amount });
   }
@@ -48,22 +76,28 @@ export class SandboxBank implements BankGateway {
   async #book(request: Omit<BankRequest, "amount"> & { signedAmount: number }): Promise<ImmediateBankResult> {
     const latencyMs = await bankAccountLatencyMs(this.tx.db, request.accountId);
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-    const at = request.at.toISOString();
     try {
-      return await this.tx.write(async (trx) => {
-        const answered = await findBankAnswer(trx, request.reference);
-        if (answered) return asResult(answered);
-        const answer = await this.#decide(trx, request, at);
-        // A final answer is kept: the same reference asked again, by anyone, gets this answer.
-        if (answer.ok || !answer.retryable) await insertBankAnswer(trx, request.reference, answer, at);
-        return answer;
-      });
+      return await this.tx.write((trx) => this.#bookIn(trx, request));
     } catch (error) {
       // A concurrent call with the same reference answered first: its answer is the answer.
       const answered = isUniqueViolation(error) && (await findBankAnswer(this.tx.db, request.reference));
       if (answered) return asResult(answered);
       throw error;
     }
+  }
+
+  /** One booking inside the caller's transaction: the reference's kept answer, or a new one. */
+  async #bookIn(
+    trx: Tx,
+    request: Omit<BankRequest, "amount"> & { signedAmount: number },
+  ): Promise<ImmediateBankResult> {
+    const at = request.at.toISOString();
+    const answered = await findBankAnswer(trx, request.reference);
+    if (answered) return asResult(answered);
+    const answer = await this.#decide(trx, request, at);
+    // A final answer is kept: the same reference asked again, by anyone, gets this answer.
+    if (answer.ok || !answer.retryable) await insertBankAnswer(trx, request.reference, answer, at);
+    return answer;
   }
 
   /** Inside the booking transaction: refuses, or books the amount on the ledger. */

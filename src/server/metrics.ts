@@ -200,6 +200,23 @@ class TimedBank implements BankGateway {
     return this.#timed("refund", () => this.bank.refund(request));
   }
 
+  /** A batch of debits, timed as one call of its own operation (each answer counted by debit's result is the batch's work). */
+  get debitMany(): BankGateway["debitMany"] {
+    const many = this.bank.debitMany?.bind(this.bank);
+    if (!many) return undefined;
+    return async (requests) => {
+      const stop = this.histogram.startTimer({ operation: "debit_many" });
+      try {
+        const answers = await many(requests);
+        stop({ result: answers.every((answer) => answer.ok) ? "ok" : "refused" });
+        return answers;
+      } catch (error) {
+        stop({ result: "error" });
+        throw error;
+      }
+    };
+  }
+
   /** Scheduled inside the caller's transaction (a Zengin file's item): not a bank call, not timed. */
   get schedule(): BankGateway["schedule"] {
     return this.bank.schedule?.bind(this.bank);

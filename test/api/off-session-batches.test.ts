@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AsyncStatus, ChargeStatus } from "../../gen/payments/v1/enums_pb.js";
+import { AsyncStatus, ChargeStatus, ErrorType } from "../../gen/payments/v1/enums_pb.js";
 import { PaymentService } from "../../gen/payments/v1/payment_service_pb.js";
 import { runOffSessionCharges } from "../../src/flows/off-session.js";
 import { seedActiveCustomer } from "../helpers/fixtures.js";
@@ -57,11 +57,46 @@ describe.each(dialects)("a batch of async charges, on %s", (dialect) => {
     expect(debits).toEqual([]);
   });
 
-  it("a bank call that throws fails its own job only; the others settle", async () => {
+  it("books the batch in one call, each charge on the balance the earlier ones left", async () => {
+    const { customerId } = await seedActiveCustomer(server, { balance: 2_500 });
+    const payments = server.client(PaymentService);
+    const accepted = [];
+    for (const price of [1_000, 1_200, 400])
+      accepted.push(await payments.createOffSessionPaymentAsync({ customerId, charge: { price } }));
+    const bank = server.ctx.bank;
+    const debit = bank.debit.bind(bank);
+    const single: string[] = [];
+    bank.debit = (request) => {
+      single.push(request.reference);
+      return debit(request);
+    };
+    try {
+      await runOffSessionCharges(
+        server.ctx,
+        accepted.map(({ chargeId }) => ({ refId: chargeId, attempt: 1 })),
+      );
+    } finally {
+      bank.debit = debit;
+    }
+    // 1,000 then 1,200 of 2,500 leave 300: the 400 is refused, in the order the charges came.
+    expect(single).toEqual([]);
+    expect(await statusOf(accepted[0])).toEqual({ charge: ChargeStatus.SUCCESS, request: AsyncStatus.SUCCEEDED });
+    expect(await statusOf(accepted[1])).toEqual({ charge: ChargeStatus.SUCCESS, request: AsyncStatus.SUCCEEDED });
+    expect(await statusOf(accepted[2])).toEqual({ charge: ChargeStatus.FAILURE, request: AsyncStatus.FAILED });
+    const failed = await payments.getAsyncPaymentRequest({ requestId: accepted[2].requestId });
+    expect(failed.request?.error?.code).toBe(ErrorType.PAYMENT_CHARGE_INSUFFICIENT_FUNDS);
+  });
+
+  it("a batch call that fails is asked charge by charge; a charge whose call throws fails its own job only", async () => {
     const accepted = await acceptedCharges(3);
     const broken = accepted[1].chargeId;
     const bank = server.ctx.bank;
     const debit = bank.debit.bind(bank);
+    // The metrics wrapper serves debitMany from a getter: the stand-in goes on the instance.
+    Object.defineProperty(bank, "debitMany", {
+      value: () => Promise.reject(new Error("bank unreachable")),
+      configurable: true,
+    });
     bank.debit = (request) =>
       request.reference === broken ? Promise.reject(new Error("bank unreachable")) : debit(request);
     let results: Awaited<ReturnType<typeof runOffSessionCharges>>;
@@ -71,6 +106,7 @@ describe.each(dialects)("a batch of async charges, on %s", (dialect) => {
         accepted.map(({ chargeId }) => ({ refId: chargeId, attempt: 1 })),
       );
     } finally {
+      Reflect.deleteProperty(bank, "debitMany");
       bank.debit = debit;
     }
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
