@@ -1,7 +1,7 @@
 // npx tsx bench/subscription-cycle.ts: one debit date of 100,000 subscriptions (BENCH_SUBSCRIPTIONS).
 // Starts the service (BANK_CONNECTOR=zengin, workers off, manual clock) on a fresh SQLite file
 // (BENCH_DATABASE_URL=postgres://… for PostgreSQL), seeds (bench/debit-date-seed.ts) one merchant
-// with a consignor contract, 1,000 customers with active contracts and the subscriptions spread
+// with a consignor contract, 1,000 customers (BENCH_CUSTOMERS) with active contracts and the subscriptions spread
 // over them, all due on one debit date, then times one turn of the file cycle at that date's cutoff: every period's charge
 // created (docs/guide/recurring-billing.md#the-cycle) and the request file written. Goal ≤ 10 s,
 // memory flat (peak resident size after seeding against after the cycle). Prints one JSON object:
@@ -11,6 +11,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { limits } from "../src/domain/limits.js";
 import { decodeDebitFile } from "../src/domain/zengin-debit-file.js";
 import { runZenginCycle } from "../src/flows/zengin-cycle.js";
 import { chargeDueSubscriptions } from "../src/flows/subscription-cycle.js";
@@ -20,7 +21,8 @@ import { peakRssMiB, timed } from "./phase-timing.js";
 import { startZenginService } from "./zengin-service.js";
 
 const subscriptions = Number(process.env.BENCH_SUBSCRIPTIONS ?? 100_000);
-const customers = Math.min(1000, subscriptions);
+// BENCH_CUSTOMERS: one subscription per customer as the debit day seeds (`= BENCH_SUBSCRIPTIONS`), or fewer.
+const customers = Number(process.env.BENCH_CUSTOMERS ?? Math.min(1000, subscriptions));
 const dir = mkdtempSync(join(tmpdir(), "furikomi-bench-subscriptions-"));
 const { service, clock } = await startZenginService(dir, process.env.BENCH_DATABASE_URL);
 try {
@@ -37,7 +39,9 @@ try {
     .executeTakeFirstOrThrow();
   const decoded = decodeDebitFile(readFileSync(join(dir, "zengin", "outgoing", cycle.result.written[0])), false);
   if (!decoded.ok) throw new Error(decoded.reason);
-  if (Number(charges.n) !== subscriptions || decoded.file.records.length !== subscriptions)
+  // A file holds at most limits.zenginFileRecordsMax records; the rest wait for the next date.
+  const filed = Math.min(subscriptions, limits.zenginFileRecordsMax);
+  if (Number(charges.n) !== subscriptions || decoded.file.records.length !== filed)
     throw new Error(`${charges.n} charges, ${decoded.file.records.length} records for ${subscriptions} subscriptions`);
   console.log(
     JSON.stringify({

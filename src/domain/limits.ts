@@ -165,6 +165,10 @@ const catalogue = {
   // Zengin files.
   /** Items read and encoded at a time while a request file is written: bounds memory per query. */
   zenginRequestPageRows: 2000,
+  /** Records of one request file: its trailer's 合計件数 has 6 digits (the rest wait for the next date). */
+  zenginFileRecordsMax: 999_999,
+  /** Yen of one request file: its trailer's 合計金額 has 12 digits (the rest wait for the next date). */
+  zenginFileAmountYenMax: 999_999_999_999,
   /** Records of a result file looked up, checked and applied at a time. */
   zenginResultBatchRows: 1000,
   /** The Zengin cycle job runs this often. */

@@ -170,15 +170,19 @@ export async function scheduledGroups(
 }
 
 /**
- * Puts every item still scheduled for the merchant's contract and date into the file (an item
+ * Puts the items still scheduled for the merchant's contract and date into the file (an item
  * cancelled meanwhile stays out) and numbers them in a fixed order (creation time, reference),
- * in one UPDATE: each item's row and its index entries are written once. Inside the transaction
- * that creates the file.
+ * in one UPDATE: each item's row and its index entries are written once. A file holds what its
+ * trailer can count (`caps`: 999,999 records, 999,999,999,999 yen); the items after that stay
+ * scheduled, and the next turn of the cycle moves them to the next debit date, as it moves an
+ * item scheduled after its file was written (flows/zengin-request-files.ts). Inside the
+ * transaction that creates the file.
  */
 export async function fileItems(
   trx: Tx,
   table: ZenginItemKind,
   group: { merchantId: string; contractCode: string; date: string; fileId: string; now: string },
+  caps = { records: limits.zenginFileRecordsMax, amountYen: limits.zenginFileAmountYenMax },
 ): Promise<void> {
   // 顧客番号: the date (YYYYMMDD) and the position, 12 digits.
   const zeros = "000000000000";
@@ -186,10 +190,15 @@ export async function fileItems(
     update ${sql.table(table)} set state = 'filed', file_id = ${group.fileId}, updated_at = ${group.now},
       customer_number = ${group.date.replaceAll("-", "")} || substr(${zeros} || numbered.pos, length(${zeros} || numbered.pos) - 11, 12)
     from (
-      select reference as ref, row_number() over (order by created_at, reference) as pos
-      from ${sql.table(table)}
-      where state = 'scheduled' and merchant_id = ${group.merchantId} and date = ${group.date}
-        and contract_code = ${group.contractCode}
+      select ref, pos from (
+        select reference as ref,
+          row_number() over (order by created_at, reference) as pos,
+          sum(amount) over (order by created_at, reference rows between unbounded preceding and current row) as running
+        from ${sql.table(table)}
+        where state = 'scheduled' and merchant_id = ${group.merchantId} and date = ${group.date}
+          and contract_code = ${group.contractCode}
+      ) as ordered
+      where pos <= ${caps.records} and running <= ${caps.amountYen}
     ) as numbered
     -- Checked on the row again: PostgreSQL re-reads a row a concurrent cancel changed (a gap in
     -- the numbers then, never a cancelled item in the file).
