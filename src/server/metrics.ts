@@ -193,28 +193,23 @@ class TimedBank implements BankGateway {
   ) {}
 
   debit(request: Parameters<BankGateway["debit"]>[0]): Promise<BankResult> {
-    return this.#timed("debit", () => this.bank.debit(request));
+    return this.#timed("debit", () => this.bank.debit(request), answered);
   }
 
   refund(request: Parameters<BankGateway["refund"]>[0]): Promise<BankResult> {
-    return this.#timed("refund", () => this.bank.refund(request));
+    return this.#timed("refund", () => this.bank.refund(request), answered);
   }
 
   /** A batch of debits, timed as one call of its own operation (each answer counted by debit's result is the batch's work). */
   get debitMany(): BankGateway["debitMany"] {
     const many = this.bank.debitMany?.bind(this.bank);
     if (!many) return undefined;
-    return async (requests) => {
-      const stop = this.histogram.startTimer({ operation: "debit_many" });
-      try {
-        const answers = await many(requests);
-        stop({ result: answers.every((answer) => answer.ok) ? "ok" : "refused" });
-        return answers;
-      } catch (error) {
-        stop({ result: "error" });
-        throw error;
-      }
-    };
+    return (requests) =>
+      this.#timed(
+        "debit_many",
+        () => many(requests),
+        (answers) => answers.every(answered),
+      );
   }
 
   /** Scheduled inside the caller's transaction (a Zengin file's item): not a bank call, not timed. */
@@ -237,11 +232,11 @@ class TimedBank implements BankGateway {
     return this.bank.reverseBooking(...args);
   }
 
-  async #timed(operation: string, call: () => Promise<BankResult>): Promise<BankResult> {
+  async #timed<T>(operation: string, call: () => Promise<T>, ok: (result: T) => boolean): Promise<T> {
     const stop = this.histogram.startTimer({ operation });
     try {
       const result = await call();
-      stop({ result: result.ok ? "ok" : "refused" });
+      stop({ result: ok(result) ? "ok" : "refused" });
       return result;
     } catch (error) {
       stop({ result: "error" });
@@ -249,3 +244,6 @@ class TimedBank implements BankGateway {
     }
   }
 }
+
+/** A bank call's result label: "ok" when the bank took it, "refused" otherwise. */
+const answered = (result: BankResult) => result.ok;
